@@ -1,0 +1,48 @@
+import type { KubeObject } from '@kapi/apimachinery';
+
+/**
+ * Turns objects into stored bytes and back. The scheme supplies one per resource (encode to the storage
+ * version, decode any decodable version). The store clears `metadata.resourceVersion` before encoding.
+ */
+export interface Codec {
+  encode(object: KubeObject): Uint8Array;
+  /** Throws on bytes it cannot decode; the store reports that as CorruptObject. */
+  decode(data: Uint8Array): KubeObject;
+}
+
+/** JSON codec with no version conversion. */
+export const jsonCodec: Codec = {
+  encode(object) {
+    return Buffer.from(JSON.stringify(object));
+  },
+  decode(data) {
+    const value: unknown = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
+    if (typeof value !== 'object' || value === null || typeof (value as KubeObject).metadata !== 'object') {
+      throw new Error('stored value is not a Kubernetes object');
+    }
+    return value as KubeObject;
+  },
+};
+
+/** Context of a value transformation: the storage key is authenticated data for encryption. */
+export interface TransformContext {
+  key: string;
+}
+
+/** What a transformer reads back: the plain bytes, and whether they should be rewritten (e.g. old key). */
+export interface TransformedValue {
+  data: Uint8Array;
+  stale: boolean;
+}
+
+/** The hook between codec and backend (encryption at rest). */
+export interface ValueTransformer {
+  fromStorage(data: Uint8Array, context: TransformContext): TransformedValue;
+  toStorage(data: Uint8Array, context: TransformContext): Uint8Array;
+}
+
+/** Stores bytes unchanged. */
+export const identityTransformer: ValueTransformer = {
+  fromStorage: (data) => ({ data, stale: false }),
+  toStorage: (data) => data,
+};

@@ -1,0 +1,54 @@
+export type {
+  ResourceVersionMatch,
+  Preconditions,
+  ObjectAttributes,
+  AttributesFunc,
+  SelectionPredicate,
+  GetOptions,
+  ListOptions,
+  ListResult,
+  StorageWatchEvent,
+  Watch,
+  ResponseMeta,
+  UpdateResult,
+  UpdateFunc,
+  GuaranteedUpdateOptions,
+  DeleteOptions,
+  CreateOptions,
+  Interface,
+  ProgressRequester,
+  RevisionReader,
+  Compactor,
+  Closer,
+} from './interfaces.js';
+export {
+  isProgressRequester,
+  isRevisionReader,
+  isCompactor,
+  isCloser,
+  defaultAttributes,
+  predicateMatches,
+  predicateHasSelectors,
+} from './interfaces.js';
+export type { StorageErrorCode } from './storage-error.js';
+export { StorageError, storageErrorToStatus } from './storage-error.js';
+export type {
+  KVBackend,
+  KVEntry,
+  KVGetResult,
+  KVRangeOptions,
+  KVRangeResult,
+  KVWriteCondition,
+  KVConditionOptions,
+  KVWriteOptions,
+  KVWriteResult,
+  KVWatchOptions,
+  KVEvent,
+  KVWatchListener,
+  KVWatch,
+} from './kv-backend.js';
+export { RevisionCompactedError, FutureRevisionError, prefixRangeEnd } from './kv-backend.js';
+export type { Codec, TransformContext, TransformedValue, ValueTransformer } from './codec.js';
+export { jsonCodec, identityTransformer } from './codec.js';
+export type { WatchChannelOptions } from './watch-channel.js';
+export { WatchChannel } from './watch-channel.js';

@@ -1,0 +1,113 @@
+import type { StorageWatchEvent, Watch } from './interfaces.js';
+
+/** Options of a {@link WatchChannel}. */
+export interface WatchChannelOptions {
+  /**
+   * Maximum events queued for a consumer that is not reading. When exceeded the channel closes itself
+   * (`overflowed` becomes true) instead of blocking the producer. Default: unbounded.
+   */
+  capacity?: number;
+  /** Called once when the channel stops (by the consumer, the producer, or overflow). */
+  onStop?: () => void;
+  /** Stop when this signal aborts. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A push-to-pull event queue implementing {@link Watch}: producers call `push`/`close`, consumers
+ * iterate. A slow consumer never blocks the producer: past `capacity` the channel closes.
+ */
+export class WatchChannel implements Watch {
+  private readonly queue: StorageWatchEvent[] = [];
+  private head = 0;
+  private waiter: ((result: IteratorResult<StorageWatchEvent>) => void) | undefined;
+  private stopped = false;
+  private resolveDone!: () => void;
+  /** True once the channel closed because its consumer fell more than `capacity` events behind. */
+  overflowed = false;
+  readonly done: Promise<void>;
+
+  constructor(private readonly options: WatchChannelOptions = {}) {
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    const signal = options.signal;
+    if (signal) {
+      if (signal.aborted) this.stop();
+      else signal.addEventListener('abort', () => this.stop(), { once: true });
+    }
+  }
+
+  /** True once stopped; pushes are ignored from then on. */
+  get closed(): boolean {
+    return this.stopped;
+  }
+
+  /** Number of events queued and not yet read. */
+  get pending(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** Queues an event. Returns false when the channel is closed (or just closed by overflow). */
+  push(event: StorageWatchEvent): boolean {
+    if (this.stopped) return false;
+    const waiter = this.waiter;
+    if (waiter) {
+      this.waiter = undefined;
+      waiter({ value: event, done: false });
+      return true;
+    }
+    if (this.options.capacity !== undefined && this.pending >= this.options.capacity) {
+      this.overflowed = true;
+      this.stop();
+      return false;
+    }
+    this.queue.push(event);
+    return true;
+  }
+
+  /** Producer side: ends the stream after the queued events are read. */
+  close(): void {
+    this.finish(false);
+  }
+
+  /** Consumer side: ends the stream now, dropping queued events. */
+  stop(): void {
+    this.finish(true);
+  }
+
+  private finish(drop: boolean): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (drop) {
+      this.queue.length = 0;
+      this.head = 0;
+    }
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.({ value: undefined, done: true });
+    this.options.onStop?.();
+    this.resolveDone();
+  }
+
+  private next(): Promise<IteratorResult<StorageWatchEvent>> {
+    if (this.head < this.queue.length) {
+      const value = this.queue[this.head++] as StorageWatchEvent;
+      if (this.head > 1024 && this.head * 2 > this.queue.length) {
+        this.queue.splice(0, this.head);
+        this.head = 0;
+      }
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.stopped) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => (this.waiter = resolve));
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<StorageWatchEvent> {
+    return {
+      next: () => this.next(),
+      return: () => {
+        this.stop();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+  }
+}

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Runs the benchmark scenarios (each beside its control); prints tables and writes bench/results/*.json.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+bash scripts/ensure-deps.sh --with-test-tools
+pnpm exec turbo run build --output-logs=errors-only
+cd bench && exec pnpm exec tsx --conditions=@kapi/source src/main.ts "$@"

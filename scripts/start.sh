@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs, builds and starts kube-apiserver-lite on the embedded durable store (SQLite) in ./.kapi.
+# Extra arguments are passed to the server (see --help).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+bash scripts/ensure-deps.sh
+echo "[kapi start] building"
+pnpm exec turbo run build --filter=@kapi/kube-apiserver-lite... --output-logs=errors-only
+exec node apps/kube-apiserver-lite/dist/main.js --storage=sqlite --data-dir="$root/.kapi" "$@"
