@@ -1,0 +1,82 @@
+import type { FieldError, KubeObject } from '@kapi/apimachinery';
+import type { UserInfo } from '@kapi/filters';
+import type { AttributesFunc } from '@kapi/storage';
+
+/** The REST verbs a resource can serve. */
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+/** A `kubectl get` column (CRD additionalPrinterColumns / metav1.TableColumnDefinition). */
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description?: string;
+  /** 0 is shown by default, >0 only with `-o wide`. */
+  priority?: number;
+  /** Simple JSONPath into the object, e.g. `.spec.replicas` or `.metadata.creationTimestamp`. */
+  jsonPath: string;
+}
+
+/** What a strategy hook knows about the request. */
+export interface RequestScope {
+  user?: UserInfo;
+  namespace: string;
+  name: string;
+  /** '' or 'status'. */
+  subresource: string;
+  dryRun: boolean;
+}
+
+/**
+ * Per-resource behaviour (the strategy object of k8s.io/apiserver's registry). Every hook is optional;
+ * hooks receive objects in the hub (internal) version, already defaulted by the scheme.
+ */
+export interface ResourceStrategy {
+  /** Clears fields a create may not set (e.g. `status` when there is a status subresource) and sets initial ones. */
+  prepareForCreate?(object: KubeObject, scope: RequestScope): void;
+  /** Same for update; `old` is the stored object. */
+  prepareForUpdate?(object: KubeObject, old: KubeObject, scope: RequestScope): void;
+  /** Validation beyond the schema, on create. */
+  validate?(object: KubeObject, scope: RequestScope): FieldError[];
+  /** Validation beyond the schema, on update (immutable fields...). */
+  validateUpdate?(object: KubeObject, old: KubeObject, scope: RequestScope): FieldError[];
+  /** Checks that need other state (e.g. the namespace exists and is not terminating); throw a StatusError to refuse. */
+  admit?(operation: 'create' | 'update' | 'delete', object: KubeObject, old: KubeObject | undefined, scope: RequestScope): Promise<void> | void;
+  /** Label/field attributes for selectors; defaults to labels plus metadata.name/namespace. */
+  getAttributes?: AttributesFunc;
+  /** PUT of a missing object creates it (e.g. leases). Default false. */
+  allowCreateOnUpdate?: boolean;
+  /** PUT without metadata.resourceVersion is allowed (last write wins). Default true, as upstream's most resources. */
+  allowUnconditionalUpdate?: boolean;
+}
+
+/**
+ * Declares one resource; the generic REST store serves it. Its kind must be registered in the server's
+ * scheme at every version in `versions`.
+ */
+export interface ResourceDefinition {
+  group: string;
+  /** Plural, lower case: `horizontalpodautoscalers`. */
+  resource: string;
+  kind: string;
+  /** Default `<kind>List`. */
+  listKind?: string;
+  /** Default: lower-case kind. */
+  singularName?: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  /** Served versions, preferred first. */
+  versions: string[];
+  /** The version written to storage; default: the first served version. */
+  storageVersion?: string;
+  /** Default: all eight verbs. */
+  verbs?: Verb[];
+  /** A `/status` subresource: the main resource ignores status changes, `/status` ignores everything else. */
+  subresources?: { status?: boolean };
+  /** Columns for `kubectl get`; the default is Name (+ Namespace when listing all) and Age. */
+  printerColumns?: PrinterColumn[];
+  strategy?: ResourceStrategy;
+  /** Storage key prefix for this resource; default `/<resource>` (`/<group>/<resource>` for non-core groups is allowed). */
+  storagePrefix?: string;
+}
