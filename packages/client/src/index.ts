@@ -1,1 +1,16 @@
-export {};
+export type { RestConfig } from './rest-config.js';
+export { loadKubeconfig, kubeconfigFromText } from './rest-config.js';
+export type { RestRequest, RestResponse } from './rest-client.js';
+export { RestClient, errorFromResponse } from './rest-client.js';
+export type { WatchStream } from './watch-stream.js';
+export { decodeWatchStream } from './watch-stream.js';
+export type { ResourceRef, ListQuery, WriteQuery, PatchType } from './resource-client.js';
+export { ResourceClient } from './resource-client.js';
+export type { IndexFunc } from './thread-safe-store.js';
+export { Indexer, objectKey, namespaceIndex } from './thread-safe-store.js';
+export type { ReflectorStore, ReflectorOptions, ReflectorStats } from './reflector.js';
+export { Reflector } from './reflector.js';
+export type { EventHandlers, InformerOptions } from './informer.js';
+export { Informer } from './informer.js';
+export type { Lease, Clock, LeaderElectionOptions } from './leader-election.js';
+export { LeaderElector, microTime } from './leader-election.js';

@@ -1,0 +1,141 @@
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { StatusError, type KubeObject, type Status, type WatchEvent } from '@kapi/apimachinery';
+import type { RestConfig } from './rest-config.js';
+import { decodeWatchStream, type WatchStream } from './watch-stream.js';
+
+/** One HTTP request to the apiserver. */
+export interface RestRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Absolute path, e.g. `/api/v1/namespaces/default/configmaps`. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Default `application/json`. */
+  contentType?: string;
+  accept?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/** A raw response: status code, headers and body bytes. */
+export interface RestResponse {
+  statusCode: number;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+function buildQuery(query: RestRequest['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** Turns a non-2xx response into a StatusError (using the Status body when there is one). */
+export function errorFromResponse(statusCode: number, body: Buffer): StatusError {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as Partial<Status>;
+    if (parsed && parsed.kind === 'Status') return new StatusError({ ...(parsed as Status), code: parsed.code ?? statusCode });
+  } catch {
+    // not JSON: fall through
+  }
+  const text = body.toString('utf8').trim() || http.STATUS_CODES[statusCode] || 'error';
+  return StatusError.of(statusCode, '', text);
+}
+
+/**
+ * A minimal REST client for JSON over HTTP(S) with keep-alive, bearer-token or client-certificate auth.
+ * Non-2xx responses are thrown as StatusError.
+ */
+export class RestClient {
+  private readonly agent: http.Agent;
+  private readonly url: URL;
+
+  constructor(readonly config: RestConfig) {
+    this.url = new URL(config.server);
+    const tls = this.url.protocol === 'https:';
+    const agentOptions = { keepAlive: true, maxSockets: 64 };
+    this.agent = tls
+      ? new https.Agent({
+          ...agentOptions,
+          ...(config.ca ? { ca: config.ca } : {}),
+          ...(config.cert ? { cert: config.cert } : {}),
+          ...(config.key ? { key: config.key } : {}),
+          rejectUnauthorized: !config.insecureSkipTLSVerify,
+        })
+      : new http.Agent(agentOptions);
+  }
+
+  private open(request: RestRequest): Promise<IncomingMessage> {
+    const tls = this.url.protocol === 'https:';
+    const headers: Record<string, string> = {
+      Accept: request.accept ?? 'application/json',
+      'User-Agent': this.config.userAgent ?? 'kapi-client',
+    };
+    if (this.config.token) headers.Authorization = `Bearer ${this.config.token}`;
+    let payload: Buffer | undefined;
+    if (request.body !== undefined) {
+      payload = Buffer.isBuffer(request.body) ? request.body : Buffer.from(JSON.stringify(request.body));
+      headers['Content-Type'] = request.contentType ?? 'application/json';
+      headers['Content-Length'] = String(payload.length);
+    }
+    return new Promise((resolve, reject) => {
+      const outgoing = (tls ? https : http).request(
+        {
+          protocol: this.url.protocol,
+          hostname: this.url.hostname,
+          port: this.url.port,
+          method: request.method,
+          path: `${this.url.pathname.replace(/\/$/, '')}${request.path}${buildQuery(request.query)}`,
+          headers,
+          agent: this.agent,
+          ...(request.signal ? { signal: request.signal } : {}),
+          ...(request.timeoutMs ? { timeout: request.timeoutMs } : {}),
+        },
+        resolve,
+      );
+      outgoing.on('timeout', () => outgoing.destroy(new Error(`request timed out after ${request.timeoutMs} ms`)));
+      outgoing.on('error', reject);
+      outgoing.end(payload);
+    });
+  }
+
+  /** Sends a request and returns the raw response, whatever its status. */
+  async raw(request: RestRequest): Promise<RestResponse> {
+    const response = await this.open(request);
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+    return { statusCode: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) };
+  }
+
+  /** Sends a request and returns the parsed JSON body; throws StatusError on non-2xx. */
+  async request<T = unknown>(request: RestRequest): Promise<T> {
+    const response = await this.raw(request);
+    if (response.statusCode < 200 || response.statusCode >= 300) throw errorFromResponse(response.statusCode, response.body);
+    if (response.body.length === 0) return undefined as T;
+    return JSON.parse(response.body.toString('utf8')) as T;
+  }
+
+  /** Opens a watch (`watch=true` is added) and decodes its event stream. */
+  async watch<T extends KubeObject = KubeObject>(request: Omit<RestRequest, 'method'>): Promise<WatchStream<T>> {
+    const abort = new AbortController();
+    const signal = request.signal ? AbortSignal.any([request.signal, abort.signal]) : abort.signal;
+    const response = await this.open({ ...request, method: 'GET', query: { ...request.query, watch: 'true' }, signal });
+    const statusCode = response.statusCode ?? 0;
+    if (statusCode < 200 || statusCode >= 300) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+      throw errorFromResponse(statusCode, Buffer.concat(chunks));
+    }
+    return decodeWatchStream<T>(response, () => abort.abort());
+  }
+
+  /** Releases pooled connections. */
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+export type { WatchEvent };
