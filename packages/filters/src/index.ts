@@ -1,1 +1,66 @@
-export {};
+export type { Handler, Filter, RequestInfo, UserInfo, RequestContext } from './handler.js';
+export { buildHandlerChain, requestContext, abortRequest, writeJson, writeStatus } from './handler.js';
+
+export type { PanicRecoveryOptions } from './with-panic-recovery.js';
+export { withPanicRecovery } from './with-panic-recovery.js';
+
+export type { RequestInfoOptions } from './with-request-info.js';
+export { withRequestInfo } from './with-request-info.js';
+export { parseRequestInfo, isLongRunningRequest } from './request-info.js';
+
+export type { MaxInFlightOptions, MaxInFlightFilter, InFlightCounts } from './with-max-in-flight.js';
+export { withMaxInFlight, tooManyRequestsMessage } from './with-max-in-flight.js';
+
+export type { RequestTimeoutOptions } from './with-request-timeout.js';
+export { withRequestTimeout, requestTimeoutMessage } from './with-request-timeout.js';
+export { parseGoDuration } from './go-duration.js';
+
+export type { CorsOptions } from './with-cors.js';
+export { withCors } from './with-cors.js';
+
+export type { Authenticator, AuthenticationOptions } from './with-authentication.js';
+export {
+  withAuthentication,
+  bearerToken,
+  allAuthenticatedGroup,
+  allUnauthenticatedGroup,
+  anonymousUser,
+  systemPrivilegedGroup,
+} from './with-authentication.js';
+export type { TokenFileSource } from './token-file-authenticator.js';
+export { tokenFileAuthenticator, parseTokenFile } from './token-file-authenticator.js';
+export { clientCertAuthenticator } from './client-cert-authenticator.js';
+export { loopbackAuthenticator, generateLoopbackToken, loopbackUserName } from './loopback-authenticator.js';
+
+export type {
+  Authorizer,
+  AuthorizationAttributes,
+  AuthorizationDecision,
+  SubjectAccessReviewStatus,
+} from './authorizer.js';
+export {
+  attributesFromRequest,
+  alwaysAllowAuthorizer,
+  alwaysDenyAuthorizer,
+  privilegedGroupsAuthorizer,
+  unionAuthorizer,
+  authorizeAttributes,
+  forbiddenMessage,
+  forbiddenError,
+} from './authorizer.js';
+export type { AuthorizationOptions } from './with-authorization.js';
+export { withAuthorization } from './with-authorization.js';
+
+export type {
+  PolicyRule,
+  Subject,
+  RoleRef,
+  Role,
+  ClusterRole,
+  RoleBinding,
+  ClusterRoleBinding,
+  RBACRuleSource,
+  MaybePromise,
+} from './rbac-types.js';
+export type { RBACAuthorizerOptions } from './rbac-authorizer.js';
+export { RBACAuthorizer, ruleAllows, resourceMatches, subjectMatchesUser, serviceAccountUserName } from './rbac-authorizer.js';

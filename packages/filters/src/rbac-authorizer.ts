@@ -1,0 +1,178 @@
+import type { UserInfo } from './handler.js';
+import type { AuthorizationAttributes, AuthorizationDecision, Authorizer } from './authorizer.js';
+import type { PolicyRule, RBACRuleSource, RoleRef, Subject } from './rbac-types.js';
+
+const serviceAccountPrefix = 'system:serviceaccount:';
+
+/** `system:serviceaccount:<namespace>:<name>`, the user name of a service account. */
+export function serviceAccountUserName(namespace: string, name: string): string {
+  return `${serviceAccountPrefix}${namespace}:${name}`;
+}
+
+function verbMatches(rule: PolicyRule, verb: string): boolean {
+  return rule.verbs.some((ruleVerb) => ruleVerb === '*' || ruleVerb === verb);
+}
+
+function apiGroupMatches(rule: PolicyRule, group: string): boolean {
+  return (rule.apiGroups ?? []).some((ruleGroup) => ruleGroup === '*' || ruleGroup === group);
+}
+
+/** `*`, exact `resource` or `resource/subresource`, or `*\/subresource`. */
+export function resourceMatches(rule: PolicyRule, combinedResource: string, subresource: string): boolean {
+  for (const ruleResource of rule.resources ?? []) {
+    if (ruleResource === '*' || ruleResource === combinedResource) return true;
+    if (subresource && ruleResource === `*/${subresource}`) return true;
+  }
+  return false;
+}
+
+function resourceNameMatches(rule: PolicyRule, name: string): boolean {
+  const names = rule.resourceNames ?? [];
+  return names.length === 0 || names.includes(name);
+}
+
+/** `*`, exact, or a prefix ending in `*`. */
+function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
+  for (const url of rule.nonResourceURLs ?? []) {
+    if (url === '*' || url === path) return true;
+    if (url.endsWith('*') && path.startsWith(url.slice(0, -1))) return true;
+  }
+  return false;
+}
+
+/** Whether one rule grants the request (rbac RuleAllows). */
+export function ruleAllows(attributes: AuthorizationAttributes, rule: PolicyRule): boolean {
+  if (attributes.isResourceRequest) {
+    const combined = attributes.subresource ? `${attributes.resource}/${attributes.subresource}` : attributes.resource;
+    return (
+      verbMatches(rule, attributes.verb) &&
+      apiGroupMatches(rule, attributes.apiGroup) &&
+      resourceMatches(rule, combined, attributes.subresource) &&
+      resourceNameMatches(rule, attributes.name)
+    );
+  }
+  return verbMatches(rule, attributes.verb) && nonResourceURLMatches(rule, attributes.path);
+}
+
+/** Whether a binding subject names the user; a ServiceAccount without namespace takes the binding's. */
+export function subjectMatchesUser(user: UserInfo, subject: Subject, bindingNamespace: string): boolean {
+  switch (subject.kind) {
+    case 'User':
+      return user.name === subject.name;
+    case 'Group':
+      return user.groups.includes(subject.name);
+    case 'ServiceAccount': {
+      const namespace = subject.namespace || bindingNamespace;
+      if (!namespace) return false;
+      return user.name === serviceAccountUserName(namespace, subject.name);
+    }
+    default:
+      return false;
+  }
+}
+
+/** Options of {@link RBACAuthorizer}. */
+export interface RBACAuthorizerOptions {
+  /** Groups always allowed; default `system:masters`. Pass `[]` to rely on RBAC rules only. */
+  privilegedGroups?: readonly string[];
+}
+
+/**
+ * `--authorization-mode=RBAC`: allows a request when a rule of a role bound to the user grants it.
+ * ClusterRoleBindings apply everywhere; RoleBindings in the request's namespace apply there, to a
+ * Role of that namespace or to a ClusterRole scoped to it. Nothing found is `noOpinion` (denied at
+ * the end), with the lookup errors, if any, as the reason.
+ */
+export class RBACAuthorizer implements Authorizer {
+  private readonly source: RBACRuleSource;
+  private readonly privilegedGroups: ReadonlySet<string>;
+
+  constructor(source: RBACRuleSource, options: RBACAuthorizerOptions = {}) {
+    this.source = source;
+    this.privilegedGroups = new Set(options.privilegedGroups ?? ['system:masters']);
+  }
+
+  async authorize(attributes: AuthorizationAttributes): Promise<AuthorizationDecision> {
+    const user = attributes.user;
+    if (!user) return { decision: 'noOpinion' };
+    if (user.groups.some((group) => this.privilegedGroups.has(group))) return { decision: 'allow' };
+    const errors: string[] = [];
+    const allowed = await this.visitRules(user, attributes.namespace, errors, (rule) => ruleAllows(attributes, rule));
+    if (allowed) return { decision: 'allow' };
+    return errors.length > 0 ? { decision: 'noOpinion', reason: `RBAC: ${aggregate(errors)}` } : { decision: 'noOpinion' };
+  }
+
+  /** All rules that apply to the user in the namespace ("" for cluster scope), for rules reviews. */
+  async rulesFor(user: UserInfo, namespace: string): Promise<{ rules: PolicyRule[]; errors: string[] }> {
+    const rules: PolicyRule[] = [];
+    const errors: string[] = [];
+    await this.visitRules(user, namespace, errors, (rule) => {
+      rules.push(rule);
+      return false;
+    });
+    return { rules, errors };
+  }
+
+  /** Calls `visit` for each rule bound to the user until it returns true (VisitRulesFor). */
+  private async visitRules(
+    user: UserInfo,
+    namespace: string,
+    errors: string[],
+    visit: (rule: PolicyRule) => boolean,
+  ): Promise<boolean> {
+    try {
+      for (const binding of await this.source.listClusterRoleBindings()) {
+        if (!(binding.subjects ?? []).some((subject) => subjectMatchesUser(user, subject, ''))) continue;
+        const rules = await this.roleRules(binding.roleRef, '', errors, `clusterrolebinding ${quote(binding.metadata.name)}`);
+        if (rules.some(visit)) return true;
+      }
+    } catch (error) {
+      errors.push(message(error));
+    }
+    if (!namespace) return false;
+    try {
+      for (const binding of await this.source.listRoleBindings(namespace)) {
+        if (!(binding.subjects ?? []).some((subject) => subjectMatchesUser(user, subject, namespace))) continue;
+        const rules = await this.roleRules(binding.roleRef, namespace, errors, `rolebinding ${quote(`${namespace}/${binding.metadata.name}`)}`);
+        if (rules.some(visit)) return true;
+      }
+    } catch (error) {
+      errors.push(message(error));
+    }
+    return false;
+  }
+
+  private async roleRules(roleRef: RoleRef, namespace: string, errors: string[], from: string): Promise<PolicyRule[]> {
+    try {
+      if (roleRef.kind === 'ClusterRole') {
+        const role = await this.source.getClusterRole(roleRef.name);
+        if (role) return role.rules ?? [];
+        errors.push(`${from} references missing clusterrole ${quote(roleRef.name)}`);
+        return [];
+      }
+      if (roleRef.kind === 'Role' && namespace) {
+        const role = await this.source.getRole(namespace, roleRef.name);
+        if (role) return role.rules ?? [];
+        errors.push(`${from} references missing role ${quote(`${namespace}/${roleRef.name}`)}`);
+        return [];
+      }
+      errors.push(`${from} has unsupported roleRef kind ${quote(roleRef.kind)}`);
+    } catch (error) {
+      errors.push(message(error));
+    }
+    return [];
+  }
+}
+
+function quote(value: string): string {
+  return JSON.stringify(value);
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** utilerrors.NewAggregate's text: one error alone, several as `[a, b]`. */
+function aggregate(errors: readonly string[]): string {
+  return errors.length === 1 ? (errors[0] ?? '') : `[${errors.join(', ')}]`;
+}

@@ -1,0 +1,133 @@
+import { StatusError } from '@kapi/apimachinery';
+import type { RequestInfo } from './handler.js';
+
+/** URL prefixes that carry API resources (`/api/v1/...`, `/apis/<group>/<version>/...`). */
+const apiPrefixes = new Set(['api', 'apis']);
+/** Prefixes without a group segment (the legacy core group). */
+const grouplessApiPrefixes = new Set(['api']);
+/** Path verbs that precede the resource path (`/api/v1/watch/pods`). */
+const specialVerbs = new Set(['proxy', 'watch']);
+/** Special verbs whose third part is not a subresource. */
+const specialVerbsNoSubresources = new Set(['proxy']);
+/** Subresources of a namespace, so `/namespaces/foo/status` is not read as resource `status` in `foo`. */
+const namespaceSubresources = new Set(['status', 'finalize']);
+
+const methodVerbs: Record<string, string> = {
+  POST: 'create',
+  GET: 'get',
+  HEAD: 'get',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+};
+
+function splitPath(path: string): string[] {
+  const trimmed = path.replace(/^\/+|\/+$/g, '');
+  if (trimmed === '') return [];
+  return trimmed.split('/').map(decodeSegment);
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/**
+ * Parses a request the way k8s.io/apiserver's RequestInfoFactory does:
+ * `/api/v1/namespaces/<ns>/<resource>/<name>/<subresource>`, `/apis/<group>/<version>/...`,
+ * legacy `/watch/` paths, `?watch=` on collections; anything else is a non-resource request whose
+ * verb is the lower-case HTTP method.
+ *
+ * Throws a 500 StatusError for a special-verb path with nothing after the verb (`/api/v1/watch`).
+ */
+export function parseRequestInfo(method: string, url: string): RequestInfo {
+  const parsed = new URL(url, 'http://localhost');
+  const path = decodeSegment(parsed.pathname);
+  const info: RequestInfo = {
+    isResourceRequest: false,
+    path,
+    verb: method.toLowerCase(),
+    apiPrefix: '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    parts: [],
+  };
+
+  let parts = splitPath(parsed.pathname);
+  if (parts.length < 3) return info;
+  const prefix = parts[0] ?? '';
+  if (!apiPrefixes.has(prefix)) return info;
+  parts = parts.slice(1);
+
+  let group = '';
+  if (!grouplessApiPrefixes.has(prefix)) {
+    // The prefix is consumed already, so this asks "were there four parts?".
+    if (parts.length < 3) return info;
+    group = parts[0] ?? '';
+    parts = parts.slice(1);
+  }
+
+  info.apiPrefix = prefix;
+  info.apiGroup = group;
+  info.isResourceRequest = true;
+  info.apiVersion = parts[0] ?? '';
+  parts = parts.slice(1);
+
+  const first = parts[0] ?? '';
+  if (specialVerbs.has(first)) {
+    if (parts.length < 2) {
+      throw StatusError.internal(
+        `failed to create RequestInfo: unable to determine kind and namespace from url, ${url}`,
+      );
+    }
+    info.verb = first;
+    parts = parts.slice(1);
+  } else {
+    info.verb = methodVerbs[method.toUpperCase()] ?? '';
+  }
+
+  if (parts[0] === 'namespaces') {
+    if (parts.length > 1) {
+      info.namespace = parts[1] ?? '';
+      // `/namespaces/<ns>/<resource>...`: the rest is a namespaced resource path, unless the part
+      // after the namespace name is a namespace subresource.
+      if (parts.length > 2 && !namespaceSubresources.has(parts[2] ?? '')) parts = parts.slice(2);
+    }
+  }
+  info.parts = parts;
+
+  if (parts.length >= 3 && !specialVerbsNoSubresources.has(info.verb)) info.subresource = parts[2] ?? '';
+  if (parts.length >= 2) info.name = parts[1] ?? '';
+  if (parts.length >= 1) info.resource = parts[0] ?? '';
+
+  if (info.name === '' && info.verb === 'get') {
+    // Any watch value other than 0/false means true (ListOptions conversion).
+    const watch = parsed.searchParams.getAll('watch');
+    const value = watch[0];
+    if (value === undefined) info.verb = 'list';
+    else info.verb = ['false', '0'].includes(value.toLowerCase()) ? 'list' : 'watch';
+  }
+  if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';
+  return info;
+}
+
+/** Verbs that are long-running (exempt from max-in-flight and the request timeout). */
+const longRunningVerbs = new Set(['watch', 'proxy']);
+/** Subresources that are long-running. */
+const longRunningSubresources = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
+
+/**
+ * kube-apiserver's long-running check (BasicLongRunningRequestCheck with verbs watch/proxy and
+ * subresources attach/exec/proxy/log/portforward).
+ */
+export function isLongRunningRequest(info: RequestInfo): boolean {
+  if (!info.isResourceRequest) return false;
+  return longRunningVerbs.has(info.verb) || longRunningSubresources.has(info.subresource);
+}

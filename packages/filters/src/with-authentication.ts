@@ -1,0 +1,73 @@
+import type { IncomingMessage } from 'node:http';
+import { StatusError } from '@kapi/apimachinery';
+import { requestContext, writeStatus, type Filter, type UserInfo } from './handler.js';
+
+/**
+ * Authenticates a request: a user, `undefined` when the request carries no credentials this
+ * authenticator understands, or a thrown error when it carries credentials that are bad (which
+ * rules out anonymous access, as upstream's union authenticator does).
+ */
+export type Authenticator = (request: IncomingMessage) => UserInfo | undefined | Promise<UserInfo | undefined>;
+
+/** Group of every authenticated user. */
+export const allAuthenticatedGroup = 'system:authenticated';
+/** Group of the anonymous user. */
+export const allUnauthenticatedGroup = 'system:unauthenticated';
+/** Name of the anonymous user. */
+export const anonymousUser = 'system:anonymous';
+/** The privileged group (always authorized). */
+export const systemPrivilegedGroup = 'system:masters';
+
+/** Options of {@link withAuthentication}. */
+export interface AuthenticationOptions {
+  /** Tried in order; the first user wins. */
+  authenticators: readonly Authenticator[];
+  /** Let requests without credentials in as `system:anonymous` (`--anonymous-auth`); default false. */
+  anonymous?: boolean;
+}
+
+/**
+ * Authenticates each request (WithAuthentication). On success the user (plus group
+ * `system:authenticated`) is put in the context and the `Authorization` header is removed; on
+ * failure the client gets 401 `Unauthorized`. With `anonymous`, a request with no credentials at all
+ * becomes `system:anonymous` in `system:unauthenticated`; bad credentials still get 401.
+ */
+export function withAuthentication(options: AuthenticationOptions): Filter {
+  const authenticators = options.authenticators;
+  return (next) => async (request, response) => {
+    const errors: unknown[] = [];
+    let user: UserInfo | undefined;
+    for (const authenticate of authenticators) {
+      try {
+        user = await authenticate(request);
+      } catch (error) {
+        errors.push(error);
+      }
+      if (user) break;
+    }
+
+    if (user) {
+      if (!user.groups.includes(allAuthenticatedGroup) && !user.groups.includes(allUnauthenticatedGroup)) {
+        user = { ...user, groups: [...user.groups, allAuthenticatedGroup] };
+      }
+      delete request.headers.authorization;
+    } else if (options.anonymous && errors.length === 0) {
+      user = { name: anonymousUser, groups: [allUnauthenticatedGroup] };
+    } else {
+      writeStatus(response, StatusError.unauthorized('Unauthorized'));
+      return;
+    }
+    requestContext(request).user = user;
+    return next(request, response);
+  };
+}
+
+/** The bearer token of a request (`Authorization: Bearer <token>`), or undefined. */
+export function bearerToken(request: IncomingMessage): string | undefined {
+  const header = request.headers.authorization?.trim();
+  if (!header) return undefined;
+  const parts = header.split(' ');
+  if (parts.length < 2 || parts[0]?.toLowerCase() !== 'bearer') return undefined;
+  const token = parts[1];
+  return token ? token : undefined;
+}

@@ -1,0 +1,69 @@
+import { StatusError } from '@kapi/apimachinery';
+import { requestContext, writeStatus, type Filter } from './handler.js';
+
+/** Options of {@link withMaxInFlight}. A limit of 0 means no limit. */
+export interface MaxInFlightOptions {
+  /** Concurrent non-mutating requests (get, list, non-resource reads); default 400. */
+  maxRequestsInFlight?: number;
+  /** Concurrent mutating requests; default 200. */
+  maxMutatingRequestsInFlight?: number;
+  /** Groups whose members bypass the limits when the user is already known; default `system:masters`. */
+  exemptGroups?: readonly string[];
+}
+
+/** Requests currently being served, by kind. */
+export interface InFlightCounts {
+  readOnly: number;
+  mutating: number;
+}
+
+/** The max-in-flight filter, which also reports its current counts (for /metrics). */
+export interface MaxInFlightFilter extends Filter {
+  inFlight(): InFlightCounts;
+}
+
+/** Verbs that do not mutate (everything else does, as upstream's nonMutatingRequestVerbs). */
+const nonMutatingVerbs = new Set(['get', 'list', 'watch']);
+
+/** The text and Retry-After of upstream's tooManyRequests. */
+export const tooManyRequestsMessage = 'Too many requests, please try again later.';
+
+/**
+ * Limits concurrent requests (k8s.io/apiserver WithMaxInFlightLimit): read-only and mutating
+ * requests have separate budgets; over budget the request gets 429 TooManyRequests with
+ * `Retry-After: 1`. Long-running requests are exempt. Needs withRequestInfo in front of it.
+ */
+export function withMaxInFlight(options: MaxInFlightOptions = {}): MaxInFlightFilter {
+  const readOnlyLimit = options.maxRequestsInFlight ?? 400;
+  const mutatingLimit = options.maxMutatingRequestsInFlight ?? 200;
+  const exemptGroups = new Set(options.exemptGroups ?? ['system:masters']);
+  const counts: InFlightCounts = { readOnly: 0, mutating: 0 };
+
+  const filter: Filter = (next) => {
+    if (readOnlyLimit === 0 && mutatingLimit === 0) return next;
+    return async (request, response) => {
+      const context = requestContext(request);
+      const info = context.requestInfo;
+      if (!info) {
+        writeStatus(response, StatusError.internal('no RequestInfo found in the context'));
+        return;
+      }
+      if (context.longRunning) return next(request, response);
+      if (context.user?.groups.some((group) => exemptGroups.has(group))) return next(request, response);
+
+      const kind: keyof InFlightCounts = nonMutatingVerbs.has(info.verb) ? 'readOnly' : 'mutating';
+      const limit = kind === 'readOnly' ? readOnlyLimit : mutatingLimit;
+      if (limit > 0 && counts[kind] >= limit) {
+        writeStatus(response, StatusError.tooManyRequests(tooManyRequestsMessage, 1));
+        return;
+      }
+      counts[kind] += 1;
+      try {
+        await next(request, response);
+      } finally {
+        counts[kind] -= 1;
+      }
+    };
+  };
+  return Object.assign(filter, { inFlight: (): InFlightCounts => ({ ...counts }) });
+}

@@ -1,0 +1,29 @@
+import type { IncomingMessage } from 'node:http';
+import { writeStatus, type Filter } from './handler.js';
+
+/** Options of {@link withPanicRecovery}. */
+export interface PanicRecoveryOptions {
+  /** Called with every error caught (for logging); must not throw. */
+  onError?: (error: unknown, request: IncomingMessage) => void;
+}
+
+/**
+ * Turns anything thrown or rejected below into a Kubernetes Status response through the one
+ * normaliser (unknown errors become 500 InternalError). When the response has already started, the
+ * only honest signal left is to cut the connection, so the socket is destroyed.
+ */
+export function withPanicRecovery(options: PanicRecoveryOptions = {}): Filter {
+  return (next) => async (request, response) => {
+    try {
+      await next(request, response);
+    } catch (error) {
+      options.onError?.(error, request);
+      if (response.headersSent) {
+        response.destroy();
+        request.socket?.destroy();
+        return;
+      }
+      writeStatus(response, error);
+    }
+  };
+}
