@@ -1,0 +1,10 @@
+export { HealthRegistry } from './health-registry.js';
+export type {
+  HealthCheck,
+  HealthCheckEndpoints,
+  HealthCheckResult,
+  HealthEndpoint,
+  HealthRegistryOptions,
+  PostStartHook,
+  PostStartHookContext,
+} from './health-registry.js';
