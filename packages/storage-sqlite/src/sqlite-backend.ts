@@ -1,0 +1,311 @@
+import Database from 'better-sqlite3';
+import {
+  FutureRevisionError,
+  RevisionCompactedError,
+  StorageError,
+  type KVBackend,
+  type KVConditionOptions,
+  type KVEvent,
+  type KVGetResult,
+  type KVRangeOptions,
+  type KVRangeResult,
+  type KVWatch,
+  type KVWatchListener,
+  type KVWatchOptions,
+  type KVWriteOptions,
+  type KVWriteResult,
+} from '@kapi/storage';
+import { isEmptyRange, keyBytes, rangeOf } from './key-range.js';
+import { entryOfRow } from './log-row.js';
+import { initializeDatabase, PUT, SqliteStatements } from './sqlite-schema.js';
+import { WatchHub } from './watch-hub.js';
+import { applyWrite, type WriteRequest } from './write-request.js';
+
+/** Options of {@link SqliteBackend.open}. */
+export interface SqliteBackendOptions {
+  /** The database file (created when missing). Several processes may open the same file. */
+  path: string;
+  /** How often watches that asked for progress notifications get one. Default 5000 ms. */
+  progressNotifyIntervalMs?: number;
+  /** How often the log is polled for writes of other processes. Default 100 ms. */
+  pollIntervalMs?: number;
+  /** How often expired keys are deleted. Default 1000 ms. */
+  ttlSweepIntervalMs?: number;
+  /** How long a write waits for another process's write lock. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /** The clock for TTLs (epoch milliseconds). Default `Date.now`. */
+  now?: () => number;
+}
+
+/** Counters of the write path. */
+export interface SqliteBackendStats {
+  /** Write transactions committed (one fsync each); group commit makes this lower than `writes`. */
+  transactions: number;
+  /** Successful writes (each one revision). */
+  writes: number;
+}
+
+interface QueuedWrite {
+  request: WriteRequest;
+  resolve: (result: KVWriteResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Expired keys deleted per sweep step. */
+const sweepBatch = 1000;
+
+/**
+ * A durable {@link KVBackend} on one SQLite file, kine-style: a revision log whose row id is the global
+ * revision, plus a table of current rows. Writes queued in the same tick commit in one transaction
+ * (group commit: one fsync) with a revision each. Watches get this process's writes right after the
+ * commit and other processes' writes through a poller.
+ */
+export class SqliteBackend implements KVBackend {
+  readonly name = 'sqlite';
+  private readonly statements: SqliteStatements;
+  private readonly hub: WatchHub;
+  private readonly now: () => number;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private queue: QueuedWrite[] = [];
+  private flushScheduled = false;
+  private sweeping = false;
+  private closed = false;
+  private readonly counters: SqliteBackendStats = { transactions: 0, writes: 0 };
+  private readonly writeBatch: Database.Transaction<(batch: QueuedWrite[], now: number) => { results: KVWriteResult[]; events: KVEvent[] }>;
+
+  private constructor(
+    private readonly db: Database.Database,
+    options: SqliteBackendOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.statements = new SqliteStatements(db);
+    this.hub = new WatchHub(this.statements, this.now, this.readCurrentRevision());
+    this.writeBatch = db.transaction((batch: QueuedWrite[], now: number) => {
+      let revision = this.readCurrentRevision();
+      const results: KVWriteResult[] = [];
+      const events: KVEvent[] = [];
+      for (const { request } of batch) {
+        const outcome = applyWrite(this.statements, request, revision + 1, now);
+        results.push(outcome.result);
+        if (outcome.event) {
+          events.push(outcome.event);
+          revision++;
+        }
+      }
+      return { results, events };
+    });
+    this.every(options.pollIntervalMs ?? 100, () => this.hub.catchUp());
+    this.every(options.progressNotifyIntervalMs ?? 5000, () => {
+      this.hub.catchUp();
+      this.hub.notifyProgress(true);
+    });
+    this.every(options.ttlSweepIntervalMs ?? 1000, () => this.sweepExpired());
+  }
+
+  /** Opens (creating when needed) the database at `options.path`. */
+  static async open(options: SqliteBackendOptions): Promise<SqliteBackend> {
+    const db = new Database(options.path);
+    try {
+      initializeDatabase(db, options.busyTimeoutMs ?? 5000);
+      return new SqliteBackend(db, options);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  /** Write-path counters (for tests and metrics). */
+  get stats(): SqliteBackendStats {
+    return { ...this.counters };
+  }
+
+  async get(key: string, options: { revision?: number } = {}): Promise<KVGetResult> {
+    this.assertOpen(key);
+    return this.db.transaction(() => {
+      const revision = this.readRevision(options.revision);
+      const now = this.now();
+      if (revision.latest) {
+        const row = this.statements.currentRow.get(keyBytes(key));
+        return row ? { entry: entryOfRow(row, now), revision: revision.value } : { revision: revision.value };
+      }
+      const row = this.statements.rowAtOrBefore.get(keyBytes(key), revision.value);
+      return row && row.type === PUT ? { entry: entryOfRow(row, now), revision: revision.value } : { revision: revision.value };
+    })();
+  }
+
+  async range(options: KVRangeOptions): Promise<KVRangeResult> {
+    this.assertOpen(options.key);
+    return this.db.transaction((): KVRangeResult => {
+      const revision = this.readRevision(options.revision);
+      const range = rangeOf(options.key, options.prefix, options.startKey);
+      if (isEmptyRange(range)) return { entries: [], more: false, count: 0, revision: revision.value };
+      const limit = options.limit !== undefined && options.limit > 0 ? options.limit : -1;
+      const { start, end } = range;
+      const count = revision.latest
+        ? (this.statements.currentCount.get(start, end)?.count ?? 0)
+        : (this.statements.pastCount.get(start, end, revision.value)?.count ?? 0);
+      if (options.countOnly) return { entries: [], more: false, count, revision: revision.value };
+      const rows = revision.latest
+        ? this.statements.currentRange.all(start, end, limit)
+        : this.statements.pastRange.all(start, end, revision.value, limit);
+      const now = this.now();
+      const entries = rows.map((row) => entryOfRow(row, now));
+      return { entries, more: limit > 0 && count > entries.length, count, revision: revision.value };
+    })();
+  }
+
+  create(key: string, value: Uint8Array, options: KVWriteOptions = {}): Promise<KVWriteResult> {
+    return this.enqueue(writeRequest('create', key, value, 0, options));
+  }
+
+  update(key: string, value: Uint8Array, expectedModRevision: number, options: KVWriteOptions = {}): Promise<KVWriteResult> {
+    return this.enqueue(writeRequest('update', key, value, expectedModRevision, options));
+  }
+
+  delete(key: string, expectedModRevision: number, options: KVConditionOptions = {}): Promise<KVWriteResult> {
+    return this.enqueue(writeRequest('delete', key, new Uint8Array(0), expectedModRevision, options));
+  }
+
+  watch(options: KVWatchOptions, listener: KVWatchListener): KVWatch {
+    if (this.closed) {
+      queueMicrotask(() => listener.onError(closedError(options.key)));
+      return { cancel: () => {} };
+    }
+    return this.hub.add(options, listener);
+  }
+
+  async currentRevision(): Promise<number> {
+    this.assertOpen('');
+    return this.readCurrentRevision();
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.assertOpen('');
+    this.hub.catchUp();
+    this.db
+      .transaction(() => {
+        const current = this.readCurrentRevision();
+        if (revision > current) throw new FutureRevisionError(revision, current);
+        if (revision <= this.readCompactedRevision()) return;
+        this.statements.compact.run(revision, current, revision);
+        this.statements.setCompactedRevision.run(revision);
+      })
+      .immediate();
+  }
+
+  async compactedRevision(): Promise<number> {
+    this.assertOpen('');
+    return this.readCompactedRevision();
+  }
+
+  /** Brings watches up to date with the log and sends every watch a progress notification now. */
+  async requestProgress(): Promise<void> {
+    this.assertOpen('');
+    this.hub.catchUp();
+    this.hub.notifyProgress(false);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    for (const timer of this.timers) clearInterval(timer);
+    this.flush();
+    this.closed = true;
+    this.hub.clear();
+    this.db.close();
+  }
+
+  private enqueue(request: WriteRequest): Promise<KVWriteResult> {
+    if (this.closed) return Promise.reject(closedError(request.key));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ request, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits every queued write in one transaction, hands the events to the watches, then answers. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0 || this.closed) {
+      for (const write of batch) write.reject(closedError(write.request.key));
+      return;
+    }
+    let outcome: { results: KVWriteResult[]; events: KVEvent[] };
+    try {
+      outcome = this.writeBatch.immediate(batch, this.now());
+    } catch (error) {
+      for (const write of batch) write.reject(error);
+      return;
+    }
+    this.counters.transactions++;
+    this.counters.writes += outcome.events.length;
+    this.hub.deliverCommitted(outcome.events);
+    batch.forEach((write, index) => write.resolve(outcome.results[index] as KVWriteResult));
+  }
+
+  /** Deletes expired keys through the normal delete path (one delete event each). */
+  private sweepExpired(): void {
+    if (this.sweeping || this.closed) return;
+    const expired = this.statements.expired.all(this.now(), sweepBatch);
+    if (expired.length === 0) return;
+    this.sweeping = true;
+    const deletes = expired.map((row) => this.delete(row.key.toString('utf8'), row.revision));
+    void Promise.allSettled(deletes).then(() => (this.sweeping = false));
+  }
+
+  private every(intervalMs: number, task: () => void): void {
+    const timer = setInterval(() => {
+      if (this.closed) return;
+      try {
+        task();
+      } catch {
+        // A busy or failing database: the next tick tries again.
+      }
+    }, intervalMs);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  private readCurrentRevision(): number {
+    return this.statements.maxRevision.get()?.revision ?? 0;
+  }
+
+  private readCompactedRevision(): number {
+    return this.statements.compactedRevision.get()?.value ?? 0;
+  }
+
+  /** Resolves the revision of a read: latest for 0/absent, else checked against compaction and the head. */
+  private readRevision(requested: number | undefined): { value: number; latest: boolean } {
+    const current = this.readCurrentRevision();
+    if (requested === undefined || requested <= 0 || requested === current) return { value: current, latest: true };
+    if (requested > current) throw new FutureRevisionError(requested, current);
+    const compacted = this.readCompactedRevision();
+    if (requested < compacted) throw new RevisionCompactedError(requested, compacted);
+    return { value: requested, latest: false };
+  }
+
+  private assertOpen(key: string): void {
+    if (this.closed) throw closedError(key);
+  }
+}
+
+function writeRequest(
+  kind: WriteRequest['kind'],
+  key: string,
+  value: Uint8Array,
+  expectedModRevision: number,
+  options: KVWriteOptions,
+): WriteRequest {
+  const request: WriteRequest = { kind, key, value: Buffer.from(value), expectedModRevision };
+  if (options.ttlSeconds !== undefined) request.ttlSeconds = options.ttlSeconds;
+  if (options.condition) request.condition = options.condition;
+  return request;
+}
+
+function closedError(key: string): StorageError {
+  return StorageError.unreachable(key, 'the sqlite backend is closed');
+}

@@ -1,0 +1,129 @@
+import type Database from 'better-sqlite3';
+
+/** Row types of the revision log (`log.type`). */
+export const PUT = 0;
+export const DELETE = 1;
+
+/**
+ * The schema, kine-style:
+ * - `log`: one row per write; the row id is the global revision. A delete is a row of type DELETE
+ *   with an empty value. `prev_revision` is the key's previous live row (0 for a creation).
+ * - `current`: the latest live row of every existing key, so latest reads and writes need no scan.
+ * - `meta`: the compacted revision.
+ * Keys are BLOBs (UTF-8 bytes) so that every comparison is a byte comparison.
+ */
+const schema = [
+  `CREATE TABLE IF NOT EXISTS log (
+     revision INTEGER PRIMARY KEY,
+     key BLOB NOT NULL,
+     type INTEGER NOT NULL,
+     value BLOB NOT NULL,
+     create_revision INTEGER NOT NULL,
+     prev_revision INTEGER NOT NULL,
+     expires_at INTEGER
+   )`,
+  `CREATE INDEX IF NOT EXISTS log_key_revision ON log (key, revision)`,
+  `CREATE INDEX IF NOT EXISTS log_expires_at ON log (expires_at) WHERE expires_at IS NOT NULL`,
+  `CREATE TABLE IF NOT EXISTS current (key BLOB PRIMARY KEY, revision INTEGER NOT NULL) WITHOUT ROWID`,
+  `CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID`,
+];
+
+/** Opens the connection for durable, multi-process use and creates the schema. */
+export function initializeDatabase(db: Database.Database, busyTimeoutMs: number): void {
+  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.transaction(() => {
+    for (const statement of schema) db.exec(statement);
+  }).immediate();
+}
+
+/** A log row as read back (key and value are Buffers). */
+export interface LogRow {
+  revision: number;
+  key: Buffer;
+  type: number;
+  value: Buffer;
+  create_revision: number;
+  prev_revision: number;
+  expires_at: number | null;
+}
+
+const rowColumns = 'l.revision, l.key, l.type, l.value, l.create_revision, l.prev_revision, l.expires_at';
+
+/** Every statement the backend runs, prepared once. */
+export class SqliteStatements {
+  readonly maxRevision: Database.Statement<[], { revision: number | null }>;
+  readonly compactedRevision: Database.Statement<[], { value: number }>;
+  readonly setCompactedRevision: Database.Statement<[number]>;
+  readonly rowAt: Database.Statement<[number], LogRow>;
+  readonly currentRow: Database.Statement<[Buffer], LogRow>;
+  readonly rowAtOrBefore: Database.Statement<[Buffer, number], LogRow>;
+  readonly currentRange: Database.Statement<[Buffer, Buffer, number], LogRow>;
+  readonly currentCount: Database.Statement<[Buffer, Buffer], { count: number }>;
+  readonly pastRange: Database.Statement<[Buffer, Buffer, number, number], LogRow>;
+  readonly pastCount: Database.Statement<[Buffer, Buffer, number], { count: number }>;
+  readonly insertRow: Database.Statement<[number, Buffer, number, Buffer, number, number, number | null]>;
+  readonly upsertCurrent: Database.Statement<[Buffer, number]>;
+  readonly deleteCurrent: Database.Statement<[Buffer]>;
+  readonly rowsAfter: Database.Statement<[number, number, number], LogRow>;
+  readonly matchingRowsAfter: Database.Statement<[number, number, Buffer, Buffer, number], LogRow>;
+  readonly expired: Database.Statement<[number, number], { key: Buffer; revision: number }>;
+  readonly compact: Database.Statement<[number, number, number]>;
+
+  constructor(db: Database.Database) {
+    this.maxRevision = db.prepare('SELECT max(revision) AS revision FROM log');
+    this.compactedRevision = db.prepare(`SELECT value FROM meta WHERE name = 'compacted_revision'`);
+    this.setCompactedRevision = db.prepare(
+      `INSERT INTO meta (name, value) VALUES ('compacted_revision', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+    );
+    this.rowAt = db.prepare(`SELECT ${rowColumns} FROM log l WHERE l.revision = ?`);
+    this.currentRow = db.prepare(
+      `SELECT ${rowColumns} FROM current c JOIN log l ON l.revision = c.revision WHERE c.key = ?`,
+    );
+    this.rowAtOrBefore = db.prepare(
+      `SELECT ${rowColumns} FROM log l WHERE l.key = ? AND l.revision <= ? ORDER BY l.revision DESC LIMIT 1`,
+    );
+    this.currentRange = db.prepare(
+      `SELECT ${rowColumns} FROM current c JOIN log l ON l.revision = c.revision
+       WHERE c.key >= ? AND c.key < ? ORDER BY c.key LIMIT ?`,
+    );
+    this.currentCount = db.prepare('SELECT count(*) AS count FROM current WHERE key >= ? AND key < ?');
+    const latestPerKey = `SELECT max(revision) AS latest FROM log WHERE key >= ? AND key < ? AND revision <= ? GROUP BY key`;
+    this.pastRange = db.prepare(
+      `SELECT ${rowColumns} FROM (${latestPerKey}) m JOIN log l ON l.revision = m.latest
+       WHERE l.type = ${PUT} ORDER BY l.key LIMIT ?`,
+    );
+    this.pastCount = db.prepare(
+      `SELECT count(*) AS count FROM (${latestPerKey}) m JOIN log l ON l.revision = m.latest WHERE l.type = ${PUT}`,
+    );
+    this.insertRow = db.prepare(
+      `INSERT INTO log (revision, key, type, value, create_revision, prev_revision, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.upsertCurrent = db.prepare(
+      'INSERT INTO current (key, revision) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET revision = excluded.revision',
+    );
+    this.deleteCurrent = db.prepare('DELETE FROM current WHERE key = ?');
+    this.rowsAfter = db.prepare(
+      `SELECT ${rowColumns} FROM log l WHERE l.revision > ? AND l.revision <= ? ORDER BY l.revision LIMIT ?`,
+    );
+    this.matchingRowsAfter = db.prepare(
+      `SELECT ${rowColumns} FROM log l WHERE l.revision > ? AND l.revision <= ? AND l.key >= ? AND l.key < ?
+       ORDER BY l.revision LIMIT ?`,
+    );
+    this.expired = db.prepare(
+      `SELECT l.key, l.revision FROM log l
+       WHERE l.expires_at IS NOT NULL AND l.expires_at <= ?
+         AND EXISTS (SELECT 1 FROM current c WHERE c.key = l.key AND c.revision = l.revision)
+       ORDER BY l.expires_at LIMIT ?`,
+    );
+    // Removes rows below the compaction revision that no read at or after it needs: deletions, and puts
+    // superseded by a later row that is itself below it. The newest row always stays (it holds the revision).
+    this.compact = db.prepare(
+      `DELETE FROM log WHERE revision < ? AND revision < ? AND (
+         type = ${DELETE}
+         OR EXISTS (SELECT 1 FROM log n WHERE n.key = log.key AND n.revision > log.revision AND n.revision < ?)
+       )`,
+    );
+  }
+}

@@ -1,0 +1,181 @@
+import {
+  RevisionCompactedError,
+  type KVEvent,
+  type KVWatch,
+  type KVWatchListener,
+  type KVWatchOptions,
+} from '@kapi/storage';
+import { keyMatches, rangeOf } from './key-range.js';
+import { eventOfRow } from './log-row.js';
+import type { LogRow, SqliteStatements } from './sqlite-schema.js';
+
+/** Rows read from the log per step of a replay or catch-up. */
+const chunkSize = 1000;
+
+interface Watcher {
+  readonly options: KVWatchOptions;
+  readonly listener: KVWatchListener;
+  /** First revision this watcher has not been shown yet. */
+  nextRevision: number;
+  /** True until the replay from the log is done; live dispatch skips it meanwhile. */
+  replaying: boolean;
+  active: boolean;
+}
+
+/**
+ * Delivers the log to watchers in revision order. Every revision goes out exactly once, whether it was
+ * written in this process (handed over right after the commit) or by another process (read from the
+ * log by {@link catchUp}): both paths advance the single `deliveredRevision` cursor.
+ */
+export class WatchHub {
+  private readonly watchers = new Set<Watcher>();
+  /** Every revision up to this one has been dispatched to the live watchers. */
+  deliveredRevision: number;
+
+  constructor(
+    private readonly statements: SqliteStatements,
+    private readonly now: () => number,
+    startRevision: number,
+  ) {
+    this.deliveredRevision = startRevision;
+  }
+
+  /** Number of registered watches. */
+  get size(): number {
+    return this.watchers.size;
+  }
+
+  /** Registers a watch; its replay from the log runs in a microtask, before any further commit is dispatched. */
+  add(options: KVWatchOptions, listener: KVWatchListener): KVWatch {
+    const watcher: Watcher = { options, listener, nextRevision: options.startRevision, replaying: true, active: true };
+    this.watchers.add(watcher);
+    queueMicrotask(() => this.replay(watcher));
+    return {
+      cancel: () => {
+        watcher.active = false;
+        this.watchers.delete(watcher);
+      },
+    };
+  }
+
+  /** Hands over events just committed by this process (ordered, contiguous revisions). */
+  deliverCommitted(events: KVEvent[]): void {
+    const first = events[0];
+    if (!first) return;
+    if (first.entry.modRevision !== this.deliveredRevision + 1) {
+      // Another process wrote in between: read everything up to and including ours from the log.
+      this.catchUp();
+      return;
+    }
+    this.dispatch(events);
+    this.deliveredRevision = (events[events.length - 1] as KVEvent).entry.modRevision;
+  }
+
+  /** Reads and dispatches every log row newer than `deliveredRevision` (writes of other processes). */
+  catchUp(): void {
+    const max = this.statements.maxRevision.get()?.revision ?? 0;
+    if (this.watchers.size === 0) {
+      // Nobody to deliver to: skip reading the rows.
+      this.deliveredRevision = Math.max(this.deliveredRevision, max);
+      return;
+    }
+    while (this.deliveredRevision < max) {
+      const rows = this.statements.rowsAfter.all(this.deliveredRevision, max, chunkSize);
+      const last = rows[rows.length - 1];
+      if (!last) break;
+      if (!isContiguous(rows, this.deliveredRevision + 1)) {
+        // Another process compacted revisions this process never delivered.
+        const compacted = this.statements.compactedRevision.get()?.value ?? 0;
+        this.failAll(new RevisionCompactedError(this.deliveredRevision + 1, compacted));
+      }
+      const now = this.now();
+      this.dispatch(rows.map((row) => eventOfRow(row, this.statements, now)));
+      this.deliveredRevision = last.revision;
+    }
+  }
+
+  /**
+   * Sends `onProgress(deliveredRevision)` to every caught-up watch (only those that asked for progress
+   * notifications when `onlyProgressNotify`).
+   */
+  notifyProgress(onlyProgressNotify: boolean): void {
+    const revision = this.deliveredRevision;
+    for (const watcher of [...this.watchers]) {
+      if (!watcher.active || watcher.replaying) continue;
+      if (onlyProgressNotify && !watcher.options.progressNotify) continue;
+      if (watcher.nextRevision > revision + 1) continue;
+      safely(() => watcher.listener.onProgress?.(revision));
+    }
+  }
+
+  /** Drops every watch without notifying it. */
+  clear(): void {
+    for (const watcher of this.watchers) watcher.active = false;
+    this.watchers.clear();
+  }
+
+  private replay(watcher: Watcher): void {
+    if (!watcher.active) return;
+    const { key, prefix, startRevision } = watcher.options;
+    if (startRevision <= 0) {
+      watcher.nextRevision = this.deliveredRevision + 1;
+    } else {
+      const compacted = this.statements.compactedRevision.get()?.value ?? 0;
+      if (startRevision < compacted) {
+        this.fail(watcher, new RevisionCompactedError(startRevision, compacted));
+        return;
+      }
+      const range = rangeOf(key, prefix);
+      let after = startRevision - 1;
+      while (watcher.active && after < this.deliveredRevision) {
+        const rows = this.statements.matchingRowsAfter.all(after, this.deliveredRevision, range.start, range.end, chunkSize);
+        const last = rows[rows.length - 1];
+        if (!last) break;
+        const now = this.now();
+        const events = rows.map((row) => eventOfRow(row, this.statements, now));
+        safely(() => watcher.listener.onEvents(events));
+        after = last.revision;
+      }
+      watcher.nextRevision = Math.max(startRevision, this.deliveredRevision + 1);
+    }
+    watcher.replaying = false;
+  }
+
+  private dispatch(events: KVEvent[]): void {
+    const last = events[events.length - 1];
+    if (!last) return;
+    for (const watcher of [...this.watchers]) {
+      if (!watcher.active || watcher.replaying) continue;
+      const { key, prefix } = watcher.options;
+      const matching = events.filter(
+        (event) => event.entry.modRevision >= watcher.nextRevision && keyMatches(event.entry.key, key, prefix),
+      );
+      watcher.nextRevision = Math.max(watcher.nextRevision, last.entry.modRevision + 1);
+      if (matching.length > 0) safely(() => watcher.listener.onEvents(matching));
+    }
+  }
+
+  private failAll(error: Error): void {
+    for (const watcher of [...this.watchers]) if (!watcher.replaying) this.fail(watcher, error);
+  }
+
+  private fail(watcher: Watcher, error: Error): void {
+    if (!watcher.active) return;
+    watcher.active = false;
+    this.watchers.delete(watcher);
+    safely(() => watcher.listener.onError(error));
+  }
+}
+
+function isContiguous(rows: LogRow[], first: number): boolean {
+  return rows.every((row, index) => row.revision === first + index);
+}
+
+/** A listener's exception must not break delivery to the others. */
+function safely(call: () => void): void {
+  try {
+    call();
+  } catch {
+    // The listener's own failure; delivery goes on.
+  }
+}
