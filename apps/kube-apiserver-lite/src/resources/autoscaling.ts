@@ -1,0 +1,160 @@
+import type { ConversionDefinition, FieldError, KindDefinition, KubeObject } from '@kapi/apimachinery';
+import type { ResourceDefinition } from '@kapi/server';
+import { hpaV1Schema, hpaV2Schema } from './autoscaling-schemas.js';
+
+const group = 'autoscaling';
+const kind = 'HorizontalPodAutoscaler';
+
+/** Annotations that carry v2-only data through autoscaling/v1, as upstream does, so round trips lose nothing. */
+export const hpaAnnotations = {
+  metrics: 'autoscaling.alpha.kubernetes.io/metrics',
+  currentMetrics: 'autoscaling.alpha.kubernetes.io/current-metrics',
+  conditions: 'autoscaling.alpha.kubernetes.io/conditions',
+  behavior: 'autoscaling.alpha.kubernetes.io/behavior',
+} as const;
+
+interface MetricSpec {
+  type: string;
+  resource?: { name: string; target: { type: string; averageUtilization?: number } };
+}
+interface MetricStatus {
+  type: string;
+  resource?: { name: string; current: { averageUtilization?: number } };
+}
+
+const isCpuUtilization = (metric: MetricSpec) =>
+  metric.type === 'Resource' && metric.resource?.name === 'cpu' && metric.resource.target.type === 'Utilization';
+const isCpuCurrent = (metric: MetricStatus) =>
+  metric.type === 'Resource' && metric.resource?.name === 'cpu' && metric.resource.current.averageUtilization !== undefined;
+
+function takeAnnotation<T>(annotations: Record<string, string>, key: string): T | undefined {
+  const text = annotations[key];
+  if (text === undefined) return undefined;
+  delete annotations[key];
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+function cleanMetadata(object: KubeObject): KubeObject['metadata'] {
+  const metadata = { ...object.metadata };
+  if (metadata.annotations) metadata.annotations = { ...metadata.annotations };
+  return metadata;
+}
+
+/** autoscaling/v1 -> hub (v2): targetCPUUtilizationPercentage becomes a Resource cpu Utilization metric. */
+export function hpaV1ToV2(object: KubeObject): KubeObject {
+  const metadata = cleanMetadata(object);
+  const annotations = metadata.annotations ?? {};
+  const spec = { ...((object.spec ?? {}) as Record<string, unknown>) };
+  const status = object.status ? { ...(object.status as Record<string, unknown>) } : undefined;
+  const otherMetrics = takeAnnotation<MetricSpec[]>(annotations, hpaAnnotations.metrics) ?? [];
+  const currentOther = takeAnnotation<MetricStatus[]>(annotations, hpaAnnotations.currentMetrics) ?? [];
+  const conditions = takeAnnotation<unknown[]>(annotations, hpaAnnotations.conditions);
+  const behavior = takeAnnotation<unknown>(annotations, hpaAnnotations.behavior);
+  if (metadata.annotations && Object.keys(annotations).length === 0) delete metadata.annotations;
+
+  const metrics: MetricSpec[] = [];
+  const cpu = spec.targetCPUUtilizationPercentage as number | undefined;
+  delete spec.targetCPUUtilizationPercentage;
+  if (cpu !== undefined) metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: cpu } } });
+  metrics.push(...otherMetrics);
+  if (metrics.length) spec.metrics = metrics;
+  if (behavior !== undefined) spec.behavior = behavior;
+
+  const result: KubeObject = { ...object, apiVersion: `${group}/v2`, kind, metadata, spec };
+  if (status) {
+    const currentCpu = status.currentCPUUtilizationPercentage as number | undefined;
+    delete status.currentCPUUtilizationPercentage;
+    const currentMetrics: MetricStatus[] = [];
+    if (currentCpu !== undefined) currentMetrics.push({ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: currentCpu } } });
+    currentMetrics.push(...currentOther);
+    if (currentMetrics.length) status.currentMetrics = currentMetrics;
+    if (conditions !== undefined) status.conditions = conditions;
+    if (status.desiredReplicas === undefined) status.desiredReplicas = 0;
+    result.status = status;
+  }
+  return result;
+}
+
+/** hub (v2) -> autoscaling/v1: the first cpu Utilization metric becomes targetCPUUtilizationPercentage; the rest goes to annotations. */
+export function hpaV2ToV1(object: KubeObject): KubeObject {
+  const metadata = cleanMetadata(object);
+  const annotations: Record<string, string> = { ...(metadata.annotations ?? {}) };
+  const spec = { ...((object.spec ?? {}) as Record<string, unknown>) };
+  const metrics = (spec.metrics as MetricSpec[] | undefined) ?? [];
+  delete spec.metrics;
+  const cpuIndex = metrics.findIndex(isCpuUtilization);
+  if (cpuIndex >= 0) spec.targetCPUUtilizationPercentage = metrics[cpuIndex]?.resource?.target.averageUtilization;
+  const rest = metrics.filter((_, index) => index !== cpuIndex);
+  if (rest.length) annotations[hpaAnnotations.metrics] = JSON.stringify(rest);
+  if (spec.behavior !== undefined) {
+    annotations[hpaAnnotations.behavior] = JSON.stringify(spec.behavior);
+    delete spec.behavior;
+  }
+  const result: KubeObject = { ...object, apiVersion: `${group}/v1`, kind, metadata, spec };
+  if (object.status) {
+    const status = { ...(object.status as Record<string, unknown>) };
+    const current = (status.currentMetrics as MetricStatus[] | undefined) ?? [];
+    delete status.currentMetrics;
+    const currentCpuIndex = current.findIndex(isCpuCurrent);
+    if (currentCpuIndex >= 0) status.currentCPUUtilizationPercentage = current[currentCpuIndex]?.resource?.current.averageUtilization;
+    const currentRest = current.filter((_, index) => index !== currentCpuIndex);
+    if (currentRest.length) annotations[hpaAnnotations.currentMetrics] = JSON.stringify(currentRest);
+    if (status.conditions !== undefined) {
+      annotations[hpaAnnotations.conditions] = JSON.stringify(status.conditions);
+      delete status.conditions;
+    }
+    result.status = status;
+  }
+  if (Object.keys(annotations).length) metadata.annotations = annotations;
+  else delete metadata.annotations;
+  return result;
+}
+
+function validateHpa(object: KubeObject): FieldError[] {
+  const spec = (object.spec ?? {}) as { minReplicas?: number; maxReplicas?: number; scaleTargetRef?: { kind?: string; name?: string } };
+  const errors: FieldError[] = [];
+  if (spec.maxReplicas !== undefined && spec.maxReplicas < 1) {
+    errors.push({ field: 'spec.maxReplicas', type: 'FieldValueInvalid', value: spec.maxReplicas, detail: 'must be greater than or equal to 1' });
+  }
+  if (spec.minReplicas !== undefined && spec.maxReplicas !== undefined && spec.maxReplicas < spec.minReplicas) {
+    errors.push({ field: 'spec.maxReplicas', type: 'FieldValueInvalid', value: spec.maxReplicas, detail: 'must be greater than or equal to `minReplicas`' });
+  }
+  if (!spec.scaleTargetRef?.kind) errors.push({ field: 'spec.scaleTargetRef.kind', type: 'FieldValueRequired', detail: '' });
+  if (!spec.scaleTargetRef?.name) errors.push({ field: 'spec.scaleTargetRef.name', type: 'FieldValueRequired', detail: '' });
+  return errors;
+}
+
+export const autoscalingKinds: KindDefinition[] = [
+  { group, version: 'v2', kind, schema: hpaV2Schema },
+  { group, version: 'v1', kind, schema: hpaV1Schema },
+];
+
+export const autoscalingConversions: ConversionDefinition[] = [
+  { group, kind, version: 'v1', toHub: hpaV1ToV2, fromHub: hpaV2ToV1 },
+];
+
+export const autoscalingResources: ResourceDefinition[] = [
+  {
+    group,
+    resource: 'horizontalpodautoscalers',
+    kind,
+    namespaced: true,
+    shortNames: ['hpa'],
+    categories: ['all'],
+    versions: ['v2', 'v1'],
+    storageVersion: 'v2',
+    subresources: { status: true },
+    printerColumns: [
+      { name: 'Reference', type: 'string', jsonPath: '.spec.scaleTargetRef.name' },
+      { name: 'MinPods', type: 'integer', jsonPath: '.spec.minReplicas' },
+      { name: 'MaxPods', type: 'integer', jsonPath: '.spec.maxReplicas' },
+      { name: 'Replicas', type: 'integer', jsonPath: '.status.currentReplicas' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+    strategy: { validate: validateHpa, validateUpdate: validateHpa },
+  },
+];

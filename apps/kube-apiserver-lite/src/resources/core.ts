@@ -1,0 +1,241 @@
+import { Type, kindSchema, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import type { ResourceDefinition } from '@kapi/server';
+import { conditionsSchema, localObjectReferenceSchema, objectReferenceSchema, stringMapSchema } from './common-schemas.js';
+
+const core = { group: '', version: 'v1' } as const;
+
+const namespaceSchema = kindSchema({
+  ...core,
+  kind: 'Namespace',
+  spec: Type.Object({ finalizers: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'atomic' })) }),
+  status: Type.Object({
+    phase: Type.Optional(Type.String({ enum: ['Active', 'Terminating'] })),
+    conditions: conditionsSchema(),
+  }),
+});
+
+const configMapSchema = kindSchema({
+  ...core,
+  kind: 'ConfigMap',
+  properties: {
+    data: stringMapSchema(),
+    binaryData: Type.Optional(Type.Record(Type.String(), Type.String({ format: 'byte' }))),
+    immutable: Type.Optional(Type.Boolean()),
+  },
+});
+
+const secretSchema = kindSchema({
+  ...core,
+  kind: 'Secret',
+  properties: {
+    data: Type.Optional(Type.Record(Type.String(), Type.String({ format: 'byte' }))),
+    stringData: stringMapSchema(),
+    type: Type.Optional(Type.String()),
+    immutable: Type.Optional(Type.Boolean()),
+  },
+});
+
+const eventSchema = kindSchema({
+  ...core,
+  kind: 'Event',
+  properties: {
+    involvedObject: objectReferenceSchema,
+    reason: Type.Optional(Type.String()),
+    message: Type.Optional(Type.String()),
+    source: Type.Optional(Type.Object({ component: Type.Optional(Type.String()), host: Type.Optional(Type.String()) })),
+    firstTimestamp: Type.Optional(Type.String({ format: 'date-time', nullable: true })),
+    lastTimestamp: Type.Optional(Type.String({ format: 'date-time', nullable: true })),
+    count: Type.Optional(Type.Integer({ format: 'int32' })),
+    type: Type.Optional(Type.String()),
+    eventTime: Type.Optional(Type.String({ format: 'date-time', nullable: true })),
+    series: Type.Optional(
+      Type.Object({ count: Type.Optional(Type.Integer()), lastObservedTime: Type.Optional(Type.String({ format: 'date-time' })) }),
+    ),
+    action: Type.Optional(Type.String()),
+    related: Type.Optional(objectReferenceSchema),
+    reportingComponent: Type.Optional(Type.String()),
+    reportingInstance: Type.Optional(Type.String()),
+  },
+});
+
+const serviceAccountSchema = kindSchema({
+  ...core,
+  kind: 'ServiceAccount',
+  properties: {
+    secrets: Type.Optional(Type.Array(objectReferenceSchema, { 'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-patch-strategy': 'merge' })),
+    imagePullSecrets: Type.Optional(Type.Array(localObjectReferenceSchema)),
+    automountServiceAccountToken: Type.Optional(Type.Boolean()),
+  },
+});
+
+/** Secret defaults: `type: Opaque`; `stringData` is write-only and merged into `data`. */
+function defaultSecret(object: KubeObject): void {
+  if (!object.type) object.type = 'Opaque';
+  const stringData = object.stringData as Record<string, string> | undefined;
+  if (stringData) {
+    const data = (object.data as Record<string, string> | undefined) ?? {};
+    for (const [key, value] of Object.entries(stringData)) data[key] = Buffer.from(value).toString('base64');
+    object.data = data;
+    delete object.stringData;
+  }
+}
+
+const dataKeyPattern = /^[-._a-zA-Z0-9]+$/;
+
+function validateDataKeys(object: KubeObject, field: 'data' | 'binaryData'): FieldError[] {
+  const data = object[field] as Record<string, unknown> | undefined;
+  if (!data) return [];
+  return Object.keys(data)
+    .filter((key) => !dataKeyPattern.test(key) || key.length > 253)
+    .map((key) => ({
+      field: `${field}[${key}]`,
+      type: 'FieldValueInvalid',
+      value: key,
+      detail: "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+    }));
+}
+
+function validateImmutable(object: KubeObject, old: KubeObject): FieldError[] {
+  if (old.immutable !== true) return [];
+  const errors: FieldError[] = [];
+  if (object.immutable !== true) errors.push({ field: 'immutable', type: 'FieldValueForbidden', detail: 'field is immutable when `immutable` is set' });
+  for (const field of ['data', 'binaryData'] as const) {
+    if (JSON.stringify(object[field] ?? {}) !== JSON.stringify(old[field] ?? {})) {
+      errors.push({ field, type: 'FieldValueForbidden', detail: 'field is immutable when `immutable` is set' });
+    }
+  }
+  return errors;
+}
+
+/** Scheme registrations of the core/v1 kinds served here. */
+export const coreKinds: KindDefinition[] = [
+  {
+    ...core,
+    kind: 'Namespace',
+    schema: namespaceSchema,
+    defaulter: (object) => {
+      const status = (object.status ??= {}) as { phase?: string };
+      status.phase ??= 'Active';
+      const spec = (object.spec ??= {}) as { finalizers?: string[] };
+      spec.finalizers ??= ['kubernetes'];
+      const labels = (object.metadata.labels ??= {});
+      if (object.metadata.name) labels['kubernetes.io/metadata.name'] = object.metadata.name;
+    },
+  },
+  { ...core, kind: 'ConfigMap', schema: configMapSchema },
+  { ...core, kind: 'Secret', schema: secretSchema, defaulter: defaultSecret },
+  { ...core, kind: 'Event', schema: eventSchema },
+  { ...core, kind: 'ServiceAccount', schema: serviceAccountSchema },
+];
+
+const eventFields = (object: KubeObject) => {
+  const involved = (object.involvedObject ?? {}) as Record<string, string | undefined>;
+  const source = (object.source ?? {}) as { component?: string };
+  return {
+    labels: object.metadata.labels ?? {},
+    fields: {
+      'metadata.name': object.metadata.name ?? '',
+      'metadata.namespace': object.metadata.namespace ?? '',
+      'involvedObject.kind': involved.kind ?? '',
+      'involvedObject.namespace': involved.namespace ?? '',
+      'involvedObject.name': involved.name ?? '',
+      'involvedObject.uid': involved.uid ?? '',
+      'involvedObject.apiVersion': involved.apiVersion ?? '',
+      'involvedObject.resourceVersion': involved.resourceVersion ?? '',
+      'involvedObject.fieldPath': involved.fieldPath ?? '',
+      reason: (object.reason as string | undefined) ?? '',
+      reportingComponent: (object.reportingComponent as string | undefined) ?? '',
+      source: source.component ?? '',
+      type: (object.type as string | undefined) ?? '',
+    },
+  };
+};
+
+/** The core/v1 resources (namespaces have their own lifecycle strategy, added by the server). */
+export const coreResources: ResourceDefinition[] = [
+  {
+    group: '',
+    resource: 'namespaces',
+    kind: 'Namespace',
+    namespaced: false,
+    shortNames: ['ns'],
+    versions: ['v1'],
+    subresources: { status: true },
+    printerColumns: [
+      { name: 'Status', type: 'string', jsonPath: '.status.phase', description: 'The phase of the namespace' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+  },
+  {
+    group: '',
+    resource: 'configmaps',
+    kind: 'ConfigMap',
+    namespaced: true,
+    shortNames: ['cm'],
+    versions: ['v1'],
+    printerColumns: [
+      { name: 'Data', type: 'integer', jsonPath: '.data', description: 'Number of data entries' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+    strategy: {
+      validate: (object) => [...validateDataKeys(object, 'data'), ...validateDataKeys(object, 'binaryData')],
+      validateUpdate: (object, old) => [...validateDataKeys(object, 'data'), ...validateImmutable(object, old)],
+    },
+  },
+  {
+    group: '',
+    resource: 'secrets',
+    kind: 'Secret',
+    namespaced: true,
+    versions: ['v1'],
+    printerColumns: [
+      { name: 'Type', type: 'string', jsonPath: '.type' },
+      { name: 'Data', type: 'integer', jsonPath: '.data' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+    strategy: {
+      getAttributes: (object) => ({
+        labels: object.metadata.labels ?? {},
+        fields: {
+          'metadata.name': object.metadata.name ?? '',
+          'metadata.namespace': object.metadata.namespace ?? '',
+          type: (object.type as string | undefined) ?? '',
+        },
+      }),
+      validate: (object) => validateDataKeys(object, 'data'),
+      validateUpdate: (object, old) => {
+        const errors = [...validateDataKeys(object, 'data'), ...validateImmutable(object, old)];
+        if (object.type !== old.type) errors.push({ field: 'type', type: 'FieldValueInvalid', value: object.type, detail: 'field is immutable' });
+        return errors;
+      },
+    },
+  },
+  {
+    group: '',
+    resource: 'events',
+    kind: 'Event',
+    namespaced: true,
+    shortNames: ['ev'],
+    versions: ['v1'],
+    printerColumns: [
+      { name: 'Last Seen', type: 'date', jsonPath: '.lastTimestamp' },
+      { name: 'Type', type: 'string', jsonPath: '.type' },
+      { name: 'Reason', type: 'string', jsonPath: '.reason' },
+      { name: 'Object', type: 'string', jsonPath: '.involvedObject.name' },
+      { name: 'Message', type: 'string', jsonPath: '.message' },
+    ],
+    strategy: { getAttributes: eventFields },
+  },
+  {
+    group: '',
+    resource: 'serviceaccounts',
+    kind: 'ServiceAccount',
+    namespaced: true,
+    shortNames: ['sa'],
+    versions: ['v1'],
+    printerColumns: [
+      { name: 'Secrets', type: 'integer', jsonPath: '.secrets' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+  },
+];

@@ -1,0 +1,23 @@
+import type { ConversionDefinition, KindDefinition } from '@kapi/apimachinery';
+import type { ResourceDefinition } from '@kapi/server';
+import { autoscalingConversions, autoscalingKinds, autoscalingResources } from './autoscaling.js';
+import { coordinationKinds, coordinationResources } from './coordination.js';
+import { coreKinds, coreResources } from './core.js';
+import { rbacKinds, rbacResources } from './rbac.js';
+
+/** Every kind kube-apiserver-lite registers in its scheme. */
+export const builtInKinds: KindDefinition[] = [...coreKinds, ...coordinationKinds, ...rbacKinds, ...autoscalingKinds];
+
+/** Conversions between served versions and hubs. */
+export const builtInConversions: ConversionDefinition[] = [...autoscalingConversions];
+
+/** Every persisted resource kube-apiserver-lite serves. */
+export const builtInResources: ResourceDefinition[] = [
+  ...coreResources,
+  ...coordinationResources,
+  ...rbacResources,
+  ...autoscalingResources,
+];
+
+export { bootstrapRbacObjects } from './rbac.js';
+export { hpaV1ToV2, hpaV2ToV1, hpaAnnotations } from './autoscaling.js';

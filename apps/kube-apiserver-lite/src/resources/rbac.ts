@@ -1,0 +1,212 @@
+import { Type, kindSchema, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import type { ResourceDefinition } from '@kapi/server';
+
+const group = 'rbac.authorization.k8s.io';
+const version = 'v1';
+const strings = () => Type.Optional(Type.Array(Type.String()));
+
+const policyRuleSchema = Type.Object({
+  verbs: Type.Array(Type.String()),
+  apiGroups: strings(),
+  resources: strings(),
+  resourceNames: strings(),
+  nonResourceURLs: strings(),
+});
+
+const subjectSchema = Type.Object(
+  {
+    kind: Type.String(),
+    apiGroup: Type.Optional(Type.String()),
+    name: Type.String(),
+    namespace: Type.Optional(Type.String()),
+  },
+  { 'x-kubernetes-map-type': 'atomic' },
+);
+
+const roleRefSchema = Type.Object(
+  { apiGroup: Type.String(), kind: Type.String(), name: Type.String() },
+  { 'x-kubernetes-map-type': 'atomic' },
+);
+
+const labelSelectorSchema = Type.Object({
+  matchLabels: Type.Optional(Type.Record(Type.String(), Type.String())),
+  matchExpressions: Type.Optional(
+    Type.Array(Type.Object({ key: Type.String(), operator: Type.String(), values: strings() })),
+  ),
+});
+
+const rules = () => Type.Optional(Type.Array(policyRuleSchema, { 'x-kubernetes-list-type': 'atomic' }));
+const subjects = () => Type.Optional(Type.Array(subjectSchema, { 'x-kubernetes-list-type': 'atomic' }));
+
+export const rbacKinds: KindDefinition[] = [
+  { group, version, kind: 'Role', schema: kindSchema({ group, version, kind: 'Role', properties: { rules: rules() } }) },
+  {
+    group,
+    version,
+    kind: 'ClusterRole',
+    schema: kindSchema({
+      group,
+      version,
+      kind: 'ClusterRole',
+      properties: {
+        rules: rules(),
+        aggregationRule: Type.Optional(Type.Object({ clusterRoleSelectors: Type.Optional(Type.Array(labelSelectorSchema)) })),
+      },
+    }),
+  },
+  {
+    group,
+    version,
+    kind: 'RoleBinding',
+    schema: kindSchema({ group, version, kind: 'RoleBinding', properties: { subjects: subjects(), roleRef: roleRefSchema } }),
+  },
+  {
+    group,
+    version,
+    kind: 'ClusterRoleBinding',
+    schema: kindSchema({ group, version, kind: 'ClusterRoleBinding', properties: { subjects: subjects(), roleRef: roleRefSchema } }),
+  },
+];
+
+function validateRules(object: KubeObject): FieldError[] {
+  const errors: FieldError[] = [];
+  const list = (object.rules as Array<{ verbs?: string[]; resources?: string[]; apiGroups?: string[]; nonResourceURLs?: string[] }>) ?? [];
+  list.forEach((rule, index) => {
+    if (!rule.verbs || rule.verbs.length === 0) {
+      errors.push({ field: `rules[${index}].verbs`, type: 'FieldValueRequired', detail: 'verbs must contain at least one value' });
+    }
+    if (rule.resources?.length && rule.apiGroups === undefined) {
+      errors.push({ field: `rules[${index}].apiGroups`, type: 'FieldValueRequired', detail: 'resource rules must supply at least one api group' });
+    }
+  });
+  return errors;
+}
+
+function validateBinding(object: KubeObject, namespaced: boolean): FieldError[] {
+  const errors: FieldError[] = [];
+  const roleRef = object.roleRef as { apiGroup?: string; kind?: string; name?: string } | undefined;
+  if (!roleRef?.name) errors.push({ field: 'roleRef.name', type: 'FieldValueRequired', detail: '' });
+  const kinds = namespaced ? ['Role', 'ClusterRole'] : ['ClusterRole'];
+  if (roleRef && !kinds.includes(roleRef.kind ?? '')) {
+    errors.push({ field: 'roleRef.kind', type: 'FieldValueNotSupported', value: roleRef.kind, detail: `supported values: ${kinds.map((k) => `"${k}"`).join(', ')}` });
+  }
+  if (roleRef && roleRef.apiGroup !== group) {
+    errors.push({ field: 'roleRef.apiGroup', type: 'FieldValueNotSupported', value: roleRef.apiGroup, detail: `supported values: "${group}"` });
+  }
+  const list = (object.subjects as Array<{ kind?: string; name?: string; namespace?: string }>) ?? [];
+  list.forEach((subject, index) => {
+    if (!['User', 'Group', 'ServiceAccount'].includes(subject.kind ?? '')) {
+      errors.push({ field: `subjects[${index}].kind`, type: 'FieldValueNotSupported', value: subject.kind, detail: 'supported values: "ServiceAccount", "User", "Group"' });
+    }
+    if (!subject.name) errors.push({ field: `subjects[${index}].name`, type: 'FieldValueRequired', detail: '' });
+    if (subject.kind === 'ServiceAccount' && !subject.namespace && !namespaced) {
+      errors.push({ field: `subjects[${index}].namespace`, type: 'FieldValueRequired', detail: '' });
+    }
+  });
+  return errors;
+}
+
+const roleRefImmutable = (object: KubeObject, old: KubeObject): FieldError[] =>
+  JSON.stringify(object.roleRef) === JSON.stringify(old.roleRef)
+    ? []
+    : [{ field: 'roleRef', type: 'FieldValueInvalid', value: object.roleRef, detail: 'cannot change roleRef' }];
+
+const age = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' } as const;
+const bindingColumns = [
+  { name: 'Role', type: 'string', jsonPath: '.roleRef.name', description: 'The role this binding grants' },
+  age,
+] as const;
+
+export const rbacResources: ResourceDefinition[] = [
+  {
+    group, resource: 'roles', kind: 'Role', namespaced: true, versions: [version],
+    printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
+    strategy: { validate: validateRules, validateUpdate: validateRules },
+  },
+  {
+    group, resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, versions: [version],
+    printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
+    strategy: { validate: validateRules, validateUpdate: validateRules },
+  },
+  {
+    group, resource: 'rolebindings', kind: 'RoleBinding', namespaced: true, versions: [version],
+    printerColumns: [...bindingColumns],
+    strategy: {
+      validate: (object) => validateBinding(object, true),
+      validateUpdate: (object, old) => [...validateBinding(object, true), ...roleRefImmutable(object, old)],
+    },
+  },
+  {
+    group, resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false, versions: [version],
+    printerColumns: [...bindingColumns],
+    strategy: {
+      validate: (object) => validateBinding(object, false),
+      validateUpdate: (object, old) => [...validateBinding(object, false), ...roleRefImmutable(object, old)],
+    },
+  },
+];
+
+const rule = (verbs: string[], apiGroups: string[], resources: string[]) => ({ verbs, apiGroups, resources });
+const read = ['get', 'list', 'watch'];
+const write = ['create', 'delete', 'deletecollection', 'patch', 'update'];
+const bootstrapLabels = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
+const clusterRole = (name: string, rules: unknown[], labels: Record<string, string> = {}): KubeObject => ({
+  apiVersion: `${group}/${version}`,
+  kind: 'ClusterRole',
+  metadata: { name, labels: { ...bootstrapLabels, ...labels }, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' } },
+  rules,
+});
+
+/** The default cluster roles (cluster-admin, admin, edit, view) and the cluster-admin binding for system:masters. */
+export function bootstrapRbacObjects(): { clusterRoles: KubeObject[]; clusterRoleBindings: KubeObject[] } {
+  const namespacedData = ['configmaps', 'secrets', 'serviceaccounts', 'events'];
+  const viewRules = [
+    rule(read, [''], ['configmaps', 'events', 'serviceaccounts', 'namespaces', 'namespaces/status']),
+    rule(read, ['autoscaling'], ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
+    rule(read, ['coordination.k8s.io'], ['leases']),
+  ];
+  const editRules = [
+    rule([...read, ...write], [''], namespacedData),
+    rule([...read, ...write], ['autoscaling'], ['horizontalpodautoscalers']),
+    rule([...read, ...write], ['coordination.k8s.io'], ['leases']),
+    ...viewRules,
+  ];
+  const adminRules = [
+    ...editRules,
+    rule([...read, ...write], [group], ['roles', 'rolebindings']),
+    rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews']),
+  ];
+  return {
+    clusterRoles: [
+      clusterRole('cluster-admin', [
+        { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+        { verbs: ['*'], nonResourceURLs: ['*'] },
+      ]),
+      clusterRole('admin', adminRules),
+      clusterRole('edit', editRules, { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' }),
+      clusterRole('view', viewRules, { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' }),
+      clusterRole('system:discovery', [
+        { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/readyz', '/openapi', '/openapi/*', '/version', '/version/'] },
+      ]),
+      clusterRole('system:basic-user', [
+        rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
+      ]),
+    ],
+    clusterRoleBindings: [
+      {
+        apiVersion: `${group}/${version}`,
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'cluster-admin', labels: bootstrapLabels, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' } },
+        roleRef: { apiGroup: group, kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ apiGroup: group, kind: 'Group', name: 'system:masters' }],
+      },
+      ...['system:discovery', 'system:basic-user'].map((name) => ({
+        apiVersion: `${group}/${version}`,
+        kind: 'ClusterRoleBinding',
+        metadata: { name, labels: bootstrapLabels, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' } },
+        roleRef: { apiGroup: group, kind: 'ClusterRole', name },
+        subjects: [{ apiGroup: group, kind: 'Group', name: 'system:authenticated' }],
+      })),
+    ],
+  };
+}
