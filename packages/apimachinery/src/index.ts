@@ -32,3 +32,67 @@ export {
   toStatusError,
   toStatus,
 } from './status-error.js';
+export type { TSchema, Static, TObject, TProperties } from '@sinclair/typebox';
+export { Type } from '@sinclair/typebox';
+export type { LabelOperator, LabelRequirement, LabelSelector, LabelSelectorObject } from './label-selector.js';
+export {
+  parseLabelSelector,
+  labelSelectorFromObject,
+  labelSelectorOf,
+  newLabelRequirement,
+  requirementString,
+  everything,
+  nothing,
+} from './label-selector.js';
+export type { FieldRequirement, FieldSelector } from './field-selector.js';
+export { parseFieldSelector, fieldSelectorOf, escapeFieldValue, unescapeFieldValue } from './field-selector.js';
+export type { NameValidator } from './name-validation.js';
+export {
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  nameIsDNSLabel,
+  nameIsDNSSubdomain,
+  maxLengthError,
+  regexError,
+  DNS1123_LABEL_MAX_LENGTH,
+  DNS1123_SUBDOMAIN_MAX_LENGTH,
+  LABEL_VALUE_MAX_LENGTH,
+} from './name-validation.js';
+export type { ValidateObjectMetaOptions } from './validate-object-meta.js';
+export {
+  validateObjectMeta,
+  validateLabels,
+  validateAnnotations,
+  TOTAL_ANNOTATION_SIZE_LIMIT_BYTES,
+} from './validate-object-meta.js';
+export { generateName, GENERATE_NAME_ALPHABET } from './generate-name.js';
+export { storageVersionHash } from './storage-version-hash.js';
+export type { ConditionInput } from './conditions.js';
+export { setCondition, findCondition, formatTime } from './conditions.js';
+export type {
+  KubernetesSchemaExtensions,
+  KindSchemaOptions,
+  KindSchema,
+  KindBaseProperties,
+} from './kind-schema.js';
+export {
+  objectMetaSchema,
+  listMetaSchema,
+  ownerReferenceSchema,
+  managedFieldsEntrySchema,
+  kindSchema,
+} from './kind-schema.js';
+export type {
+  KindDefinition,
+  ConversionDefinition,
+  StorageVersionInfo,
+  UnknownFieldReport,
+} from './scheme-types.js';
+export { Scheme } from './scheme.js';
+export type { SchemeCodec, SchemeCodecOptions } from './scheme-codec.js';
+export { validateAgainstSchema } from './schema-validation.js';
+export { applySchemaDefaults } from './schema-defaults.js';
+export { findUnknownSchemaFields } from './schema-unknown-fields.js';
+export type { UnknownFieldOptions } from './schema-unknown-fields.js';

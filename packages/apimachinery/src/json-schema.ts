@@ -1,0 +1,134 @@
+/**
+ * Read-only helpers over JSON Schema values (TypeBox schemas are JSON Schema), shared by defaulting,
+ * validation and unknown-field detection. Internal to the package.
+ */
+
+/** A JSON Schema node seen as a plain record. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** A JSON object value. */
+export type JsonObject = Record<string, unknown>;
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function asSchema(value: unknown): JsonSchema | undefined {
+  return isJsonObject(value) ? value : undefined;
+}
+
+/** The `properties` of a schema, merged with those of its allOf/anyOf/oneOf branches. */
+export function propertiesOf(schema: JsonSchema): Map<string, JsonSchema> {
+  const out = new Map<string, JsonSchema>();
+  const own = asSchema(schema['properties']);
+  if (own) for (const [name, property] of Object.entries(own)) {
+    const child = asSchema(property);
+    if (child) out.set(name, child);
+  }
+  for (const branch of branchesOf(schema)) {
+    for (const [name, child] of propertiesOf(branch)) if (!out.has(name)) out.set(name, child);
+  }
+  return out;
+}
+
+/** allOf, anyOf and oneOf sub-schemas. */
+export function branchesOf(schema: JsonSchema): JsonSchema[] {
+  const out: JsonSchema[] = [];
+  for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
+    const list = schema[keyword];
+    if (Array.isArray(list)) for (const item of list) {
+      const branch = asSchema(item);
+      if (branch) out.push(branch);
+    }
+  }
+  return out;
+}
+
+const patternCache = new Map<string, RegExp>();
+
+/** A compiled (cached) `pattern`/`patternProperties` regular expression. */
+export function compiledPattern(pattern: string): RegExp {
+  let compiled = patternCache.get(pattern);
+  if (compiled === undefined) {
+    compiled = new RegExp(pattern, 'u');
+    patternCache.set(pattern, compiled);
+  }
+  return compiled;
+}
+
+/** The schema of a map value for `key`: patternProperties first, then an additionalProperties schema. */
+export function mapValueSchema(schema: JsonSchema, key: string): JsonSchema | undefined {
+  const patterns = asSchema(schema['patternProperties']);
+  if (patterns) {
+    for (const [pattern, value] of Object.entries(patterns)) {
+      if (compiledPattern(pattern).test(key)) return asSchema(value) ?? {};
+    }
+  }
+  const additional = schema['additionalProperties'];
+  if (isJsonObject(additional)) return additional;
+  for (const branch of branchesOf(schema)) {
+    const found = mapValueSchema(branch, key);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The `items` schema of an array schema. */
+export function itemsOf(schema: JsonSchema): JsonSchema | undefined {
+  const items = asSchema(schema['items']);
+  if (items) return items;
+  for (const branch of branchesOf(schema)) {
+    const found = itemsOf(branch);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The declared JSON types of a schema (empty: any). */
+export function typesOf(schema: JsonSchema): string[] {
+  const type = schema['type'];
+  if (typeof type === 'string') return [type];
+  if (Array.isArray(type)) return type.filter((item): item is string => typeof item === 'string');
+  return [];
+}
+
+/** The JSON type name of a value, as Kubernetes reports it (`integer` for whole numbers). */
+export function jsonTypeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+export function isNullable(schema: JsonSchema): boolean {
+  return schema['nullable'] === true || typesOf(schema).includes('null');
+}
+
+export function preservesUnknownFields(schema: JsonSchema): boolean {
+  return schema['x-kubernetes-preserve-unknown-fields'] === true || schema['additionalProperties'] === true;
+}
+
+/** A schema saying nothing about structure (`{}`, Type.Unknown()): anything is accepted and kept. */
+export function isOpaque(schema: JsonSchema): boolean {
+  return (
+    typesOf(schema).length === 0 &&
+    schema['properties'] === undefined &&
+    schema['patternProperties'] === undefined &&
+    schema['additionalProperties'] === undefined &&
+    schema['items'] === undefined &&
+    branchesOf(schema).length === 0
+  );
+}
+
+/** `spec` + `replicas` -> `spec.replicas`; at the root just `replicas`. */
+export function childPath(path: string, name: string): string {
+  return path === '' ? name : `${path}.${name}`;
+}
+
+export function indexPath(path: string, index: number): string {
+  return `${path}[${index}]`;
+}
+
+export function keyPath(path: string, key: string): string {
+  return `${path}[${key}]`;
+}

@@ -1,0 +1,220 @@
+import type { FieldError } from './status-error.js';
+import {
+  asSchema,
+  childPath,
+  compiledPattern,
+  indexPath,
+  isJsonObject,
+  isNullable,
+  itemsOf,
+  jsonTypeOf,
+  keyPath,
+  mapValueSchema,
+  propertiesOf,
+  typesOf,
+  type JsonSchema,
+} from './json-schema.js';
+
+function invalid(field: string, value: unknown, detail: string): FieldError {
+  return { field, type: 'FieldValueInvalid', value, detail };
+}
+
+function quoteValue(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+}
+
+function notSupported(field: string, value: unknown, supported: unknown[]): FieldError {
+  const list = supported.map((item) => JSON.stringify(typeof item === 'string' ? item : JSON.stringify(item))).join(', ');
+  return { field, type: 'FieldValueNotSupported', value, detail: `supported values: ${list}` };
+}
+
+function typeMatches(expected: string, value: unknown): boolean {
+  const actual = jsonTypeOf(value);
+  if (expected === actual) return true;
+  return expected === 'number' && actual === 'integer';
+}
+
+/** The value list of an enum: `enum`, or an anyOf/oneOf made only of `const`s (TypeBox unions of literals). */
+function enumValues(schema: JsonSchema): unknown[] | undefined {
+  if (Array.isArray(schema['enum'])) return schema['enum'];
+  for (const keyword of ['anyOf', 'oneOf']) {
+    const list = schema[keyword];
+    if (Array.isArray(list) && list.length > 0 && list.every((item) => asSchema(item)?.['const'] !== undefined)) {
+      return list.map((item) => asSchema(item)?.['const']);
+    }
+  }
+  return undefined;
+}
+
+function sameJson(left: unknown, right: unknown): boolean {
+  return left === right || JSON.stringify(left) === JSON.stringify(right);
+}
+
+/**
+ * Validates `value` against a JSON schema and returns Kubernetes-style field errors (paths like
+ * `spec.metrics[0].type`, messages like `spec.replicas in body must be of type integer: "string"`).
+ */
+export function validateAgainstSchema(value: unknown, schema: JsonSchema, path = ''): FieldError[] {
+  const errors: FieldError[] = [];
+  validateNode(value, schema, path, errors);
+  return errors;
+}
+
+function validateNode(value: unknown, schema: JsonSchema, path: string, errors: FieldError[]): void {
+  const label = path === '' ? '<root>' : path;
+  if (value === null && isNullable(schema)) return;
+  if (schema['x-kubernetes-int-or-string'] === true) {
+    if (typeof value !== 'string' && !Number.isInteger(value)) {
+      errors.push(invalid(path, jsonTypeOf(value), `${label} in body must be of type integer-or-string: ${quoteValue(jsonTypeOf(value))}`));
+      return;
+    }
+  } else {
+    const types = typesOf(schema);
+    if (types.length > 0 && !types.some((type) => typeMatches(type, value))) {
+      const actual = jsonTypeOf(value);
+      errors.push(invalid(path, actual, `${label} in body must be of type ${types.join(',')}: ${quoteValue(actual)}`));
+      return;
+    }
+  }
+  const options = enumValues(schema);
+  if (options !== undefined) {
+    if (!options.some((option) => sameJson(option, value))) errors.push(notSupported(path, value, options));
+  } else if (schema['const'] !== undefined && !sameJson(schema['const'], value)) {
+    errors.push(notSupported(path, value, [schema['const']]));
+  }
+  validateBranches(value, schema, path, errors, options !== undefined);
+  if (typeof value === 'string') validateString(value, schema, path, label, errors);
+  else if (typeof value === 'number') validateNumber(value, schema, path, label, errors);
+  else if (Array.isArray(value)) validateArray(value, schema, path, label, errors);
+  else if (isJsonObject(value)) validateObject(value, schema, path, label, errors);
+}
+
+function validateBranches(value: unknown, schema: JsonSchema, path: string, errors: FieldError[], isEnum: boolean): void {
+  const allOf = schema['allOf'];
+  if (Array.isArray(allOf)) for (const branch of allOf) {
+    const sub = asSchema(branch);
+    if (sub) validateNode(value, sub, path, errors);
+  }
+  if (isEnum) return;
+  for (const keyword of ['anyOf', 'oneOf']) {
+    const list = schema[keyword];
+    if (!Array.isArray(list) || list.length === 0) continue;
+    let best: FieldError[] | undefined;
+    for (const branch of list) {
+      const sub = asSchema(branch);
+      if (!sub) continue;
+      const branchErrors = validateAgainstSchema(value, sub, path);
+      if (branchErrors.length === 0) {
+        best = [];
+        break;
+      }
+      if (best === undefined || branchErrors.length < best.length) best = branchErrors;
+    }
+    if (best) errors.push(...best);
+  }
+}
+
+function validateString(value: string, schema: JsonSchema, path: string, label: string, errors: FieldError[]): void {
+  const length = [...value].length;
+  const { minLength, maxLength, pattern } = schema;
+  if (typeof maxLength === 'number' && length > maxLength) {
+    errors.push({ field: path, type: 'FieldValueTooLong', value, detail: `may not be more than ${maxLength} bytes` });
+  }
+  if (typeof minLength === 'number' && length < minLength) {
+    errors.push(invalid(path, value, `${label} in body should be at least ${minLength} chars long`));
+  }
+  if (typeof pattern === 'string' && !compiledPattern(pattern).test(value)) {
+    errors.push(invalid(path, value, `${label} in body should match '${pattern}'`));
+  }
+}
+
+function validateNumber(value: number, schema: JsonSchema, path: string, label: string, errors: FieldError[]): void {
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } = schema;
+  if (typeof minimum === 'number') {
+    if (exclusiveMinimum === true ? value <= minimum : value < minimum) {
+      const relation = exclusiveMinimum === true ? 'greater than' : 'greater than or equal to';
+      errors.push(invalid(path, value, `${label} in body should be ${relation} ${minimum}`));
+    }
+  }
+  if (typeof exclusiveMinimum === 'number' && value <= exclusiveMinimum) {
+    errors.push(invalid(path, value, `${label} in body should be greater than ${exclusiveMinimum}`));
+  }
+  if (typeof maximum === 'number') {
+    if (exclusiveMaximum === true ? value >= maximum : value > maximum) {
+      const relation = exclusiveMaximum === true ? 'less than' : 'less than or equal to';
+      errors.push(invalid(path, value, `${label} in body should be ${relation} ${maximum}`));
+    }
+  }
+  if (typeof exclusiveMaximum === 'number' && value >= exclusiveMaximum) {
+    errors.push(invalid(path, value, `${label} in body should be less than ${exclusiveMaximum}`));
+  }
+  if (typeof multipleOf === 'number' && multipleOf > 0 && !Number.isInteger(value / multipleOf)) {
+    errors.push(invalid(path, value, `${label} in body should be a multiple of ${multipleOf}`));
+  }
+}
+
+function validateArray(value: unknown[], schema: JsonSchema, path: string, label: string, errors: FieldError[]): void {
+  const { minItems, maxItems } = schema;
+  if (typeof maxItems === 'number' && value.length > maxItems) {
+    errors.push({ field: path, type: 'FieldValueTooMany', value: value.length, detail: `must have at most ${maxItems} items` });
+  }
+  if (typeof minItems === 'number' && value.length < minItems) {
+    errors.push(invalid(path, value, `${label} in body should have at least ${minItems} items`));
+  }
+  const listType = schema['x-kubernetes-list-type'];
+  if (listType === 'set' || schema['uniqueItems'] === true) {
+    const seen = new Set<string>();
+    value.forEach((item, index) => {
+      const key = JSON.stringify(item);
+      if (seen.has(key)) errors.push({ field: indexPath(path, index), type: 'FieldValueDuplicate', value: item, detail: '' });
+      seen.add(key);
+    });
+  } else if (listType === 'map' && Array.isArray(schema['x-kubernetes-list-map-keys'])) {
+    const keys = schema['x-kubernetes-list-map-keys'].filter((key): key is string => typeof key === 'string');
+    const seen = new Set<string>();
+    value.forEach((item, index) => {
+      if (!isJsonObject(item)) return;
+      const identity: Record<string, unknown> = {};
+      for (const key of keys) identity[key] = item[key];
+      const rendered = JSON.stringify(identity);
+      if (seen.has(rendered)) errors.push({ field: indexPath(path, index), type: 'FieldValueDuplicate', value: identity, detail: '' });
+      seen.add(rendered);
+    });
+  }
+  const items = itemsOf(schema);
+  if (items) value.forEach((item, index) => validateNode(item, items, indexPath(path, index), errors));
+}
+
+function validateObject(
+  value: Record<string, unknown>,
+  schema: JsonSchema,
+  path: string,
+  label: string,
+  errors: FieldError[],
+): void {
+  const required = schema['required'];
+  if (Array.isArray(required)) for (const name of required) {
+    if (typeof name === 'string' && value[name] === undefined) {
+      errors.push({ field: childPath(path, name), type: 'FieldValueRequired', detail: '' });
+    }
+  }
+  const count = Object.keys(value).length;
+  const { minProperties, maxProperties } = schema;
+  if (typeof maxProperties === 'number' && count > maxProperties) {
+    errors.push({ field: path, type: 'FieldValueTooMany', value: count, detail: `must have at most ${maxProperties} items` });
+  }
+  if (typeof minProperties === 'number' && count < minProperties) {
+    errors.push(invalid(path, count, `${label} in body should have at least ${minProperties} properties`));
+  }
+  const own = asSchema(schema['properties']) ?? {};
+  const properties = propertiesOf({ properties: own });
+  for (const [key, child] of Object.entries(value)) {
+    if (child === undefined) continue;
+    const property = properties.get(key);
+    if (property) validateNode(child, property, childPath(path, key), errors);
+    else {
+      const mapSchema = mapValueSchema({ ...schema, allOf: undefined, anyOf: undefined, oneOf: undefined }, key);
+      if (mapSchema) validateNode(child, mapSchema, keyPath(path, key), errors);
+    }
+  }
+}

@@ -1,0 +1,235 @@
+import { groupVersionString, parseGroupVersion, type GroupVersion, type GroupVersionKind } from './group-version.js';
+import type { KubeObject } from './meta-types.js';
+import type { ConversionDefinition, KindDefinition } from './scheme-types.js';
+import type { FieldError } from './status-error.js';
+import type { JsonSchema } from './json-schema.js';
+import { applySchemaDefaults } from './schema-defaults.js';
+import { validateAgainstSchema } from './schema-validation.js';
+import { findUnknownSchemaFields } from './schema-unknown-fields.js';
+import { createSchemeCodec, type SchemeCodec, type SchemeCodecOptions } from './scheme-codec.js';
+
+interface KindEntry {
+  group: string;
+  kind: string;
+  /** Versions in registration order. */
+  versions: Map<string, KindDefinition>;
+  conversions: Map<string, ConversionDefinition>;
+  hub?: string;
+}
+
+function entryKey(group: string, kind: string): string {
+  return `${group}/${kind}`;
+}
+
+/**
+ * The registry of kinds, their versions, schemas and conversions (runtime.Scheme). Each kind has a hub
+ * (internal) version; every other version converts to and from the hub, so any version converts to any other.
+ */
+export class Scheme {
+  private readonly kinds = new Map<string, KindEntry>();
+
+  private entry(group: string, kind: string, create: true): KindEntry;
+  private entry(group: string, kind: string, create?: false): KindEntry | undefined;
+  private entry(group: string, kind: string, create = false): KindEntry | undefined {
+    let entry = this.kinds.get(entryKey(group, kind));
+    if (entry === undefined && create) {
+      entry = { group, kind, versions: new Map(), conversions: new Map() };
+      this.kinds.set(entryKey(group, kind), entry);
+    }
+    return entry;
+  }
+
+  private requireEntry(group: string, kind: string): KindEntry {
+    const entry = this.entry(group, kind);
+    if (entry === undefined || entry.versions.size === 0) {
+      throw new Error(`no kind "${kind}" is registered for group "${group}" in scheme`);
+    }
+    return entry;
+  }
+
+  /** Registers a kind at one version. The first version registered for a kind is its default hub. */
+  addKind(definition: KindDefinition): this {
+    const entry = this.entry(definition.group, definition.kind, true);
+    if (entry.versions.has(definition.version)) {
+      throw new Error(
+        `kind ${groupVersionString(definition)}, Kind=${definition.kind} is already registered in scheme`,
+      );
+    }
+    entry.versions.set(definition.version, definition);
+    return this;
+  }
+
+  /** Registers the conversion between one non-hub version of a kind and its hub. */
+  addConversion(definition: ConversionDefinition): this {
+    this.entry(definition.group, definition.kind, true).conversions.set(definition.version, definition);
+    return this;
+  }
+
+  /** Makes `version` the hub of the kind (default: the first version added). */
+  setHubVersion(group: string, kind: string, version: string): this {
+    this.entry(group, kind, true).hub = version;
+    return this;
+  }
+
+  /** The hub version of a kind; throws when the kind is not registered. */
+  hubVersion(group: string, kind: string): string {
+    const entry = this.requireEntry(group, kind);
+    return entry.hub ?? (entry.versions.keys().next().value as string);
+  }
+
+  /** The definition of a kind at a version, if registered. */
+  kindFor(gvk: GroupVersionKind): KindDefinition | undefined {
+    return this.entry(gvk.group, gvk.kind)?.versions.get(gvk.version);
+  }
+
+  /** True when the group/version/kind is registered. */
+  recognizes(gvk: GroupVersionKind): boolean {
+    return this.kindFor(gvk) !== undefined;
+  }
+
+  /** The registered versions of a kind, in registration order (empty when unknown). */
+  versionsOf(group: string, kind: string): string[] {
+    return [...(this.entry(group, kind)?.versions.keys() ?? [])];
+  }
+
+  /** Every registered group/version/kind. */
+  allKinds(): GroupVersionKind[] {
+    const out: GroupVersionKind[] = [];
+    for (const entry of this.kinds.values()) {
+      for (const version of entry.versions.keys()) out.push({ group: entry.group, version, kind: entry.kind });
+    }
+    return out;
+  }
+
+  /** The group/version/kind of an object from its apiVersion and kind; throws when either is missing. */
+  objectKind(object: KubeObject): GroupVersionKind {
+    if (typeof object.apiVersion !== 'string' || object.apiVersion === '') {
+      throw new Error("Object 'apiVersion' is missing");
+    }
+    if (typeof object.kind !== 'string' || object.kind === '') throw new Error("Object 'Kind' is missing");
+    return { ...parseGroupVersion(object.apiVersion), kind: object.kind };
+  }
+
+  private definitionOf(object: KubeObject): KindDefinition {
+    const gvk = this.objectKind(object);
+    const definition = this.kindFor(gvk);
+    if (definition === undefined) {
+      throw new Error(`no kind "${gvk.kind}" is registered for version "${groupVersionString(gvk)}" in scheme`);
+    }
+    return definition;
+  }
+
+  /**
+   * Converts an object of any registered version to `target` through the hub and sets apiVersion/kind.
+   * The input is not modified; an object already at `target` is returned as is.
+   */
+  convert(object: KubeObject, target: GroupVersion): KubeObject {
+    return this.convertObject(object, target.version, target.group, false);
+  }
+
+  /** Converts an object to the hub version of its kind (see {@link convert}). */
+  toHub(object: KubeObject): KubeObject {
+    const gvk = this.objectKind(object);
+    return this.convertObject(object, this.hubVersion(gvk.group, gvk.kind), gvk.group, false);
+  }
+
+  /** Converts a hub object to `version` (see {@link convert}). */
+  fromHub(object: KubeObject, version: string): KubeObject {
+    return this.convertObject(object, version, this.objectKind(object).group, false);
+  }
+
+  /**
+   * The conversion itself. With `owned`, the caller gives up `object` (e.g. freshly parsed), so converters
+   * receive it without a defensive copy.
+   * @internal
+   */
+  convertObject(object: KubeObject, targetVersion: string, targetGroup: string, owned: boolean): KubeObject {
+    const gvk = this.objectKind(object);
+    const entry = this.requireEntry(gvk.group, gvk.kind);
+    if (targetGroup !== gvk.group) {
+      throw new Error(`${gvk.kind} in group "${gvk.group}" cannot be converted to group "${targetGroup}"`);
+    }
+    for (const version of [gvk.version, targetVersion]) {
+      if (!entry.versions.has(version)) {
+        throw new Error(
+          `no kind "${gvk.kind}" is registered for version "${groupVersionString({ group: gvk.group, version })}" in scheme`,
+        );
+      }
+    }
+    if (gvk.version === targetVersion) return object;
+    const hub = this.hubVersion(gvk.group, gvk.kind);
+    let current = owned ? object : structuredClone(object);
+    if (gvk.version !== hub) {
+      current = withTypeMeta(this.conversionFor(entry, gvk.version).toHub(current), entry.group, hub, entry.kind);
+    }
+    if (targetVersion !== hub) current = this.conversionFor(entry, targetVersion).fromHub(current);
+    return withTypeMeta(current, entry.group, targetVersion, entry.kind);
+  }
+
+  private conversionFor(entry: KindEntry, version: string): ConversionDefinition {
+    const conversion = entry.conversions.get(version);
+    if (conversion === undefined) {
+      throw new Error(
+        `no conversion registered between ${groupVersionString({ group: entry.group, version })} and the hub version of ${entry.kind}`,
+      );
+    }
+    return conversion;
+  }
+
+  /** Fills schema `default`s (only where the parent exists), then runs the kind's defaulter. In place; returns the object. */
+  applyDefaults(object: KubeObject): KubeObject {
+    const definition = this.definitionOf(object);
+    applySchemaDefaults(object, definition.schema as JsonSchema);
+    definition.defaulter?.(object);
+    return object;
+  }
+
+  /** Schema validation then the kind's validator. ObjectMeta rules are left to `validateObjectMeta`. */
+  validate(object: KubeObject): FieldError[] {
+    const definition = this.definitionOf(object);
+    const errors = validateAgainstSchema(object, definition.schema as JsonSchema);
+    if (definition.validator) errors.push(...definition.validator(object));
+    return errors;
+  }
+
+  /** Paths of fields the schema does not declare (`spec.foo`, `metadata.bogus`, `spec.items[0].x`). */
+  findUnknownFields(object: KubeObject): string[] {
+    return findUnknownSchemaFields(object, this.definitionOf(object).schema as JsonSchema, { isRoot: true });
+  }
+
+  /** Removes the fields {@link findUnknownFields} reports, in place; returns their paths. */
+  prune(object: KubeObject): string[] {
+    return findUnknownSchemaFields(object, this.definitionOf(object).schema as JsonSchema, { isRoot: true, remove: true });
+  }
+
+  /** A storage codec for one kind: encodes hub objects at `encodingVersion`, decodes any decodable version to the hub. */
+  codecFor(options: SchemeCodecOptions): SchemeCodec {
+    return createSchemeCodec(this, options);
+  }
+
+  /** The kind's schema as plain JSON with `x-kubernetes-group-version-kind`, for /openapi. */
+  openAPISchema(gvk: GroupVersionKind): Record<string, unknown> {
+    const definition = this.kindFor(gvk);
+    if (definition === undefined) {
+      throw new Error(`no kind "${gvk.kind}" is registered for version "${groupVersionString(gvk)}" in scheme`);
+    }
+    const schema = JSON.parse(JSON.stringify(definition.schema)) as Record<string, unknown>;
+    schema['x-kubernetes-group-version-kind'] = [{ group: gvk.group, version: gvk.version, kind: gvk.kind }];
+    return schema;
+  }
+}
+
+/** Sets apiVersion and kind (first in key order for new objects). */
+export function withTypeMeta(object: KubeObject, group: string, version: string, kind: string): KubeObject {
+  const apiVersion = groupVersionString({ group, version });
+  if (object.apiVersion === apiVersion && object.kind === kind) return object;
+  if ('apiVersion' in object && 'kind' in object) {
+    object.apiVersion = apiVersion;
+    object.kind = kind;
+    return object;
+  }
+  const out: KubeObject = { apiVersion, kind, ...object };
+  out.apiVersion = apiVersion;
+  out.kind = kind;
+  return out;
+}
