@@ -1,1 +1,5 @@
-export {};
+export type { Etcd3BackendOptions, CompactRevisionSwap } from './etcd3-backend.js';
+export { Etcd3Backend, COMPACT_REVISION_KEY } from './etcd3-backend.js';
+export type { CompactorOptions, RunningCompactor } from './compactor.js';
+export { startCompactor } from './compactor.js';
+export { supportsRequestProgress } from './server-version.js';

@@ -1,0 +1,317 @@
+import { RevisionCompactedError, type KVEntry, type KVEvent, type KVWatch, type KVWatchListener } from '@kapi/storage';
+import type { IDuplexStream, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
+import type { KeyCodec } from './etcd-keys.js';
+
+/** The raw etcd watch stream (one gRPC bidi call; many watches multiplexed on it). */
+export type RawWatchStream = IDuplexStream<IWatchRequest, IWatchResponse>;
+
+/** Options of a {@link WatchHub}. */
+export interface WatchHubOptions {
+  /** Opens a new raw watch stream. */
+  openStream(): Promise<RawWatchStream>;
+  keys: KeyCodec;
+  /** First delay before re-creating a failed stream. Default 100 ms. */
+  initialBackoffMs?: number;
+  /** Longest delay between attempts. Default 2 s. */
+  maxBackoffMs?: number;
+  /** Told about compacted revisions learnt from cancelled watches. */
+  onCompacted?(revision: number): void;
+}
+
+/** What one watch covers: an exact key (`rangeEnd` absent) or a key range. */
+export interface WatchRange {
+  key: Buffer;
+  rangeEnd?: Buffer;
+}
+
+interface StreamState {
+  readonly duplex: RawWatchStream;
+  /** Watches created on this stream, by their (client-assigned) watch id. */
+  readonly watchers: Map<string, Watcher>;
+  dead: boolean;
+}
+
+const EMPTY = new Uint8Array(0);
+
+class Watcher implements KVWatch {
+  watchId: string | undefined;
+  stream: StreamState | undefined;
+  fragments: IEvent[] = [];
+  closed = false;
+
+  constructor(
+    private readonly hub: WatchHub,
+    readonly range: WatchRange,
+    /** The next revision to deliver: the resume point if the stream must be re-created. */
+    public nextRevision: number,
+    readonly progressNotify: boolean,
+    readonly listener: KVWatchListener,
+  ) {}
+
+  cancel(): void {
+    this.hub.remove(this);
+  }
+}
+
+function shutDown(duplex: RawWatchStream): void {
+  // end() first so that etcd3's error hook (which resets every channel on a "recoverable" error such as
+  // CANCELLED) sees a non-writable stream; cancel() then really ends the call (end() alone only half-closes).
+  try {
+    duplex.end();
+  } catch {
+    // already ended
+  }
+  try {
+    duplex.cancel();
+  } catch {
+    // already cancelled
+  }
+}
+
+/**
+ * etcd watches on the raw bidi stream, with the resume logic etcd3's Watcher gets wrong: the next revision
+ * comes only from delivered events' mod_revision and from progress notifications for the watch's own id;
+ * a failed stream is re-created (with backoff) from there; a compacted start revision ends the watch with
+ * {@link RevisionCompactedError}; RequestProgress replies (`watch_id -1`) fan out to every watch on the stream.
+ */
+export class WatchHub {
+  private readonly watchers = new Set<Watcher>();
+  private stream: StreamState | undefined;
+  private opening = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private attempt = 0;
+  private lastWatchId = 0;
+  private closed = false;
+
+  constructor(private readonly options: WatchHubOptions) {}
+
+  /** Number of live watches. */
+  get size(): number {
+    return this.watchers.size;
+  }
+
+  /** Starts a watch of `range` from `startRevision` (inclusive). */
+  watch(range: WatchRange, startRevision: number, progressNotify: boolean, listener: KVWatchListener): KVWatch {
+    const watcher = new Watcher(this, range, Math.max(1, startRevision), progressNotify, listener);
+    if (this.closed) {
+      watcher.closed = true;
+      queueMicrotask(() => listener.onError(new Error('etcd3 backend is closed')));
+      return watcher;
+    }
+    this.watchers.add(watcher);
+    if (this.stream) this.sendCreate(this.stream, watcher);
+    else this.ensureStream();
+    return watcher;
+  }
+
+  /** Sends a RequestProgress on the current stream (the reply reaches every watch on it). */
+  requestProgress(): void {
+    const stream = this.stream;
+    if (!stream || stream.dead || stream.watchers.size === 0) return;
+    stream.duplex.write({ progress_request: {} });
+  }
+
+  /** Ends every watch silently and tears the stream down. */
+  close(): void {
+    this.closed = true;
+    for (const watcher of this.watchers) watcher.closed = true;
+    this.watchers.clear();
+    this.stopStream();
+  }
+
+  /** Removes a watch (cancelled by its owner or failed). */
+  remove(watcher: Watcher): void {
+    if (watcher.closed) return;
+    watcher.closed = true;
+    this.watchers.delete(watcher);
+    const stream = watcher.stream;
+    if (stream && watcher.watchId !== undefined) {
+      stream.watchers.delete(watcher.watchId);
+      if (!stream.dead && this.watchers.size > 0) {
+        stream.duplex.write({ cancel_request: { watch_id: watcher.watchId } });
+      }
+    }
+    if (this.watchers.size === 0) this.stopStream();
+  }
+
+  private stopStream(): void {
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    this.attempt = 0;
+    const stream = this.stream;
+    this.stream = undefined;
+    if (stream && !stream.dead) {
+      stream.dead = true;
+      shutDown(stream.duplex);
+    }
+  }
+
+  private ensureStream(): void {
+    if (this.closed || this.stream || this.opening || this.reconnectTimer || this.watchers.size === 0) return;
+    this.opening = true;
+    this.options.openStream().then(
+      (duplex) => {
+        this.opening = false;
+        if (this.closed || this.watchers.size === 0) {
+          shutDown(duplex);
+          return;
+        }
+        const stream: StreamState = { duplex, watchers: new Map(), dead: false };
+        this.stream = stream;
+        duplex.on('data', (response) => this.onResponse(stream, response));
+        duplex.on('error', () => this.onStreamFailure(stream));
+        duplex.on('end', () => this.onStreamFailure(stream));
+        for (const watcher of this.watchers) this.sendCreate(stream, watcher);
+      },
+      () => {
+        this.opening = false;
+        this.scheduleReconnect();
+      },
+    );
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.reconnectTimer || this.watchers.size === 0) return;
+    const initial = this.options.initialBackoffMs ?? 100;
+    const max = this.options.maxBackoffMs ?? 2000;
+    const base = Math.min(max, initial * 2 ** this.attempt);
+    this.attempt++;
+    const delay = base / 2 + Math.random() * (base / 2);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.ensureStream();
+    }, delay);
+  }
+
+  private onStreamFailure(stream: StreamState): void {
+    if (stream.dead) return;
+    stream.dead = true;
+    shutDown(stream.duplex);
+    if (this.stream === stream) this.stream = undefined;
+    for (const watcher of stream.watchers.values()) {
+      watcher.watchId = undefined;
+      watcher.stream = undefined;
+      watcher.fragments = [];
+    }
+    stream.watchers.clear();
+    this.scheduleReconnect();
+  }
+
+  private sendCreate(stream: StreamState, watcher: Watcher): void {
+    const watchId = String(++this.lastWatchId);
+    watcher.watchId = watchId;
+    watcher.stream = stream;
+    stream.watchers.set(watchId, watcher);
+    stream.duplex.write({
+      create_request: {
+        key: watcher.range.key,
+        ...(watcher.range.rangeEnd ? { range_end: watcher.range.rangeEnd } : {}),
+        start_revision: watcher.nextRevision,
+        // Always asked for: progress moves the resume point forward even when the owner does not want it.
+        progress_notify: true,
+        prev_kv: true,
+        fragment: true,
+        watch_id: watchId,
+      },
+    });
+  }
+
+  private onResponse(stream: StreamState, response: IWatchResponse): void {
+    if (stream.dead) return;
+    if (response.watch_id === '-1') {
+      // A RequestProgress reply covers every watch of the stream. (A '-1' that is created+canceled is a
+      // failed create; ids are unique per stream, so it cannot happen.)
+      if (!response.created && !response.canceled) {
+        const revision = Number(response.header.revision);
+        for (const watcher of [...stream.watchers.values()]) this.progress(watcher, revision);
+      }
+      return;
+    }
+    const watcher = stream.watchers.get(response.watch_id);
+    if (!watcher || watcher.closed) return;
+    if (response.canceled) {
+      const compacted = Number(response.compact_revision);
+      if (compacted > 0) {
+        this.options.onCompacted?.(compacted);
+        this.fail(watcher, new RevisionCompactedError(watcher.nextRevision, compacted));
+      } else {
+        this.fail(watcher, new Error(`etcd cancelled the watch: ${response.cancel_reason || 'no reason given'}`));
+      }
+      return;
+    }
+    if (response.created) {
+      this.attempt = 0;
+      return;
+    }
+    if (response.fragment) {
+      for (const event of response.events) watcher.fragments.push(event);
+      return;
+    }
+    let events = response.events;
+    if (watcher.fragments.length > 0) {
+      events = watcher.fragments.concat(events);
+      watcher.fragments = [];
+    }
+    if (events.length > 0) {
+      this.deliver(watcher, events);
+      return;
+    }
+    if (response.compact_revision === '0' && response.header.revision !== '0') {
+      this.progress(watcher, Number(response.header.revision));
+    }
+  }
+
+  private deliver(watcher: Watcher, raw: IEvent[]): void {
+    const events: KVEvent[] = [];
+    for (const event of raw) {
+      const revision = Number(event.kv.mod_revision);
+      if (revision < watcher.nextRevision) continue; // already delivered before a resume
+      events.push(this.toEvent(event));
+    }
+    const last = events[events.length - 1];
+    if (!last) return;
+    watcher.nextRevision = last.entry.modRevision + 1;
+    try {
+      watcher.listener.onEvents(events);
+    } catch (error) {
+      this.fail(watcher, error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private progress(watcher: Watcher, revision: number): void {
+    if (watcher.closed || revision + 1 < watcher.nextRevision) return;
+    watcher.nextRevision = revision + 1;
+    if (!watcher.progressNotify || !watcher.listener.onProgress) return;
+    try {
+      watcher.listener.onProgress(revision);
+    } catch (error) {
+      this.fail(watcher, error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private fail(watcher: Watcher, error: Error): void {
+    if (watcher.closed) return;
+    this.remove(watcher);
+    try {
+      watcher.listener.onError(error);
+    } catch {
+      // the owner's problem; nothing more is delivered anyway
+    }
+  }
+
+  private toEvent(event: IEvent): KVEvent {
+    const keys = this.options.keys;
+    const previous: KVEntry | undefined = event.prev_kv ? keys.entry(event.prev_kv) : undefined;
+    if (event.type === 'Delete') {
+      const entry: KVEntry = {
+        key: keys.decode(event.kv.key),
+        value: EMPTY,
+        createRevision: previous?.createRevision ?? 0,
+        modRevision: Number(event.kv.mod_revision),
+      };
+      return previous ? { type: 'delete', entry, previous } : { type: 'delete', entry };
+    }
+    const entry = keys.entry(event.kv);
+    return previous ? { type: 'put', entry, previous } : { type: 'put', entry };
+  }
+}
