@@ -3,6 +3,11 @@ import { DELETE, type LogRow, type SqliteStatements } from './sqlite-schema.js';
 
 const empty = new Uint8Array(0);
 
+/** A plain Uint8Array view of a Buffer (entries hand out Uint8Array, as the contract says). */
+export function plainBytes(buffer: Buffer): Uint8Array {
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
 /** Seconds left before `expiresAt` (epoch ms), rounded up; never negative. */
 export function ttlSecondsLeft(expiresAt: number, now: number): number {
   return Math.max(0, Math.ceil((expiresAt - now) / 1000));
@@ -12,7 +17,7 @@ export function ttlSecondsLeft(expiresAt: number, now: number): number {
 export function entryOfRow(row: LogRow, now: number): KVEntry {
   const entry: KVEntry = {
     key: row.key.toString('utf8'),
-    value: row.value,
+    value: plainBytes(row.value),
     createRevision: row.create_revision,
     modRevision: row.revision,
   };

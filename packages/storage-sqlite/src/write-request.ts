@@ -1,6 +1,6 @@
 import type { KVEntry, KVEvent, KVWriteCondition, KVWriteResult } from '@kapi/storage';
 import { keyBytes } from './key-range.js';
-import { entryOfRow } from './log-row.js';
+import { entryOfRow, plainBytes } from './log-row.js';
 import { DELETE, PUT, type SqliteStatements } from './sqlite-schema.js';
 
 /** One queued write: create-if-absent, update-if-modRevision or delete-if-modRevision. */
@@ -41,7 +41,7 @@ export function applyWrite(statements: SqliteStatements, request: WriteRequest, 
     const previous = current as KVEntry;
     statements.insertRow.run(revision, key, DELETE, empty, previous.createRevision, previous.modRevision, null);
     statements.deleteCurrent.run(key);
-    const entry: KVEntry = { key: request.key, value: empty, createRevision: previous.createRevision, modRevision: revision };
+    const entry: KVEntry = { key: request.key, value: new Uint8Array(0), createRevision: previous.createRevision, modRevision: revision };
     return { result: { succeeded: true, revision, previous }, event: { type: 'delete', entry, previous } };
   }
   const ttlSeconds = request.ttlSeconds !== undefined && request.ttlSeconds > 0 ? request.ttlSeconds : undefined;
@@ -49,7 +49,7 @@ export function applyWrite(statements: SqliteStatements, request: WriteRequest, 
   const createRevision = current ? current.createRevision : revision;
   statements.insertRow.run(revision, key, PUT, request.value, createRevision, current?.modRevision ?? 0, expiresAt);
   statements.upsertCurrent.run(key, revision);
-  const entry: KVEntry = { key: request.key, value: request.value, createRevision, modRevision: revision };
+  const entry: KVEntry = { key: request.key, value: plainBytes(request.value), createRevision, modRevision: revision };
   if (ttlSeconds !== undefined) entry.ttlSeconds = ttlSeconds;
   if (!current) return { result: { succeeded: true, revision }, event: { type: 'put', entry } };
   return { result: { succeeded: true, revision, previous: current }, event: { type: 'put', entry, previous: current } };

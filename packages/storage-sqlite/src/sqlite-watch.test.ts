@@ -1,0 +1,121 @@
+import { RevisionCompactedError } from '@kapi/storage';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteBackend } from './sqlite-backend.js';
+import { EventRecorder } from './test-support/event-recorder.js';
+import { temporaryDatabase } from './test-support/temporary-database.js';
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+describe('SqliteBackend watch', () => {
+  let database: ReturnType<typeof temporaryDatabase>;
+  let kv: SqliteBackend;
+
+  beforeEach(async () => {
+    database = temporaryDatabase();
+    kv = await SqliteBackend.open({ path: database.path, progressNotifyIntervalMs: 30, pollIntervalMs: 10 });
+  });
+  afterEach(async () => {
+    await kv.close();
+    database.remove();
+  });
+
+  it('replays history from startRevision, then delivers live events in order', async () => {
+    await kv.create('/p/a', bytes('a1')); // 1
+    await kv.create('/q/a', bytes('q')); // 2
+    await kv.update('/p/a', bytes('a2'), 1); // 3
+    await kv.create('/p/b', bytes('b1')); // 4
+    const recorder = new EventRecorder();
+    kv.watch({ key: '/p/', prefix: true, startRevision: 3 }, recorder);
+    await kv.delete('/p/a', 3); // 5
+    await kv.create('/q/b', bytes('q')); // 6
+    await kv.update('/p/b', bytes('b2'), 4); // 7
+    expect(recorder.summary()).toEqual(['put /p/a@3', 'put /p/b@4', 'delete /p/a@5', 'put /p/b@7']);
+    const [update, create, deletion, live] = recorder.events;
+    expect(update?.previous?.modRevision).toBe(1);
+    expect(new TextDecoder().decode(update?.entry.value)).toBe('a2');
+    expect(create?.previous).toBeUndefined();
+    expect(deletion?.entry).toMatchObject({ createRevision: 1, modRevision: 5, value: new Uint8Array(0) });
+    expect(deletion?.previous?.modRevision).toBe(3);
+    expect(live?.previous?.modRevision).toBe(4);
+    expect(recorder.errors).toEqual([]);
+  });
+
+  it('watches one exact key from now with startRevision 0', async () => {
+    await kv.create('/a', bytes('1'));
+    const recorder = new EventRecorder();
+    kv.watch({ key: '/a', prefix: false, startRevision: 0 }, recorder);
+    await kv.create('/ab', bytes('x'));
+    await kv.update('/a', bytes('2'), 1);
+    expect(recorder.summary()).toEqual(['put /a@3']);
+  });
+
+  it('starts a watch from a future revision without earlier events', async () => {
+    const recorder = new EventRecorder();
+    kv.watch({ key: '/', prefix: true, startRevision: 3 }, recorder);
+    await kv.create('/a', bytes('1'));
+    await kv.create('/b', bytes('1'));
+    await kv.create('/c', bytes('1'));
+    expect(recorder.summary()).toEqual(['put /c@3']);
+  });
+
+  it('fails a watch from a compacted revision and stops after cancel', async () => {
+    await kv.create('/a', bytes('1'));
+    await kv.update('/a', bytes('2'), 1);
+    await kv.update('/a', bytes('3'), 2);
+    await kv.compact(3);
+    const compacted = new EventRecorder();
+    kv.watch({ key: '/', prefix: true, startRevision: 2 }, compacted);
+    const fromCompacted = new EventRecorder();
+    kv.watch({ key: '/', prefix: true, startRevision: 3 }, fromCompacted);
+    await Promise.resolve();
+    expect(compacted.errors[0]).toBeInstanceOf(RevisionCompactedError);
+    expect(compacted.errors[0]).toMatchObject({ requestedRevision: 2, compactedRevision: 3 });
+    expect(fromCompacted.summary()).toEqual(['put /a@3']);
+    const cancelled = new EventRecorder();
+    const watch = kv.watch({ key: '/', prefix: true, startRevision: 0 }, cancelled);
+    await kv.update('/a', bytes('4'), 3);
+    watch.cancel();
+    await kv.update('/a', bytes('5'), 4);
+    expect(cancelled.summary()).toEqual(['put /a@4']);
+    expect(compacted.events).toEqual([]);
+  });
+
+  it('sends periodic progress only to caught-up progressNotify watches, and on request to all', async () => {
+    const notified = new EventRecorder();
+    const quiet = new EventRecorder();
+    kv.watch({ key: '/p/', prefix: true, startRevision: 0, progressNotify: true }, notified);
+    kv.watch({ key: '/p/', prefix: true, startRevision: 0 }, quiet);
+    await kv.create('/other', bytes('1'));
+    await expect.poll(() => notified.progress.at(-1), { interval: 10 }).toBe(1);
+    expect(quiet.progress).toEqual([]);
+    await kv.create('/other2', bytes('1'));
+    await kv.requestProgress();
+    expect(notified.progress.at(-1)).toBe(2);
+    expect(quiet.progress).toEqual([2]);
+    expect(notified.events).toEqual([]);
+  });
+
+  it('never lets a progress notification overtake events', async () => {
+    const recorder = new EventRecorder();
+    const order: string[] = [];
+    kv.watch(
+      { key: '/', prefix: true, startRevision: 0, progressNotify: true },
+      {
+        onEvents: (events) => order.push(...events.map((event) => `event ${event.entry.modRevision}`)),
+        onProgress: (revision) => order.push(`progress ${revision}`),
+        onError: (error) => recorder.onError(error),
+      },
+    );
+    const writes = Array.from({ length: 10 }, (_, index) => kv.create(`/k${index}`, bytes('v')));
+    await kv.requestProgress();
+    await Promise.all(writes);
+    await kv.requestProgress();
+    const lastProgress = order.lastIndexOf('progress 10');
+    expect(lastProgress).toBeGreaterThan(order.indexOf('event 10'));
+    for (const [index, item] of order.entries()) {
+      if (!item.startsWith('progress')) continue;
+      const revision = Number(item.split(' ')[1]);
+      for (let expected = 1; expected <= revision; expected++) expect(order.slice(0, index)).toContain(`event ${expected}`);
+    }
+  });
+});
