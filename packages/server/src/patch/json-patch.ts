@@ -60,7 +60,7 @@ function resolveParent(document: unknown, tokens: string[]): { parent: Container
   let current: unknown = document;
   for (const token of tokens.slice(0, -1)) {
     if (Array.isArray(current)) current = current[arrayIndex(current, token, false)];
-    else if (isContainer(current) && Object.prototype.hasOwnProperty.call(current, token)) current = current[token];
+    else if (isContainer(current) && Object.prototype.hasOwnProperty.call(current, token)) current = (current as Record<string, unknown>)[token];
     else throw new PatchOperationError(`missing path component ${token}`);
   }
   if (!isContainer(current)) throw new PatchOperationError('parent is not a container');

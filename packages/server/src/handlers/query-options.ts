@@ -1,0 +1,132 @@
+import { StatusError, type FieldError, type Selector } from '@kapi/apimachinery';
+import type { ResourceVersionMatch } from '@kapi/storage';
+import { parseFieldSelector, parseLabelSelector } from '../registry/apimachinery-helpers.js';
+
+/** How unknown fields in a body are treated (`?fieldValidation=`). */
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+/** Query options of create/update/patch/delete. */
+export interface WriteQuery {
+  dryRun: boolean;
+  fieldValidation: FieldValidation;
+  fieldManager?: string;
+}
+
+/** Query options of get/list/watch/deletecollection. */
+export interface ReadQuery {
+  watch: boolean;
+  resourceVersion?: string;
+  resourceVersionMatch?: ResourceVersionMatch;
+  labelSelector?: Selector;
+  fieldSelector?: Selector;
+  limit?: number;
+  continue?: string;
+  allowWatchBookmarks: boolean;
+  sendInitialEvents?: boolean;
+  timeoutSeconds?: number;
+}
+
+function optionsInvalid(kind: string, errors: FieldError[]): StatusError {
+  return StatusError.invalid({ group: 'meta.k8s.io', kind }, '', errors);
+}
+
+function parseBoolean(query: URLSearchParams, name: string): boolean | undefined {
+  const value = query.get(name);
+  if (value === null) return undefined;
+  if (value === '' || value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw StatusError.badRequest(`failed to parse ${name}: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+}
+
+function parseInteger(query: URLSearchParams, name: string): number | undefined {
+  const value = query.get(name);
+  if (value === null || value === '') return undefined;
+  if (!/^-?\d+$/.test(value)) {
+    throw StatusError.badRequest(`failed to parse ${name}: strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`);
+  }
+  return Number(value);
+}
+
+/** Parses and validates `dryRun`, `fieldValidation`, `fieldManager` (CreateOptions/UpdateOptions/PatchOptions/DeleteOptions). */
+export function parseWriteQuery(query: URLSearchParams, optionsKind: string): WriteQuery {
+  const errors: FieldError[] = [];
+  const dryRun = query.getAll('dryRun');
+  const unsupported = dryRun.filter((value) => value !== 'All');
+  if (unsupported.length > 0) {
+    errors.push({ field: 'dryRun', type: 'FieldValueNotSupported', value: dryRun, detail: 'supported values: "All"' });
+  }
+  const validation = query.get('fieldValidation') ?? '';
+  if (!['', 'Ignore', 'Warn', 'Strict'].includes(validation)) {
+    errors.push({
+      field: 'fieldValidation',
+      type: 'FieldValueNotSupported',
+      value: validation,
+      detail: 'supported values: "", "Ignore", "Strict", "Warn"',
+    });
+  }
+  const fieldManager = query.get('fieldManager') ?? undefined;
+  if (fieldManager !== undefined && Buffer.byteLength(fieldManager) > 128) {
+    errors.push({ field: 'fieldManager', type: 'FieldValueTooLong', detail: 'may not be more than 128 bytes' });
+  }
+  if (errors.length > 0) throw optionsInvalid(optionsKind, errors);
+  const result: WriteQuery = {
+    dryRun: dryRun.length > 0,
+    fieldValidation: validation === '' ? 'Warn' : (validation as FieldValidation),
+  };
+  if (fieldManager !== undefined) result.fieldManager = fieldManager;
+  return result;
+}
+
+/** Parses and validates list/watch options with upstream's messages (internalversion validation). */
+export function parseReadQuery(query: URLSearchParams, forceWatch = false): ReadQuery {
+  const watch = forceWatch || parseBoolean(query, 'watch') === true;
+  const result: ReadQuery = { watch, allowWatchBookmarks: parseBoolean(query, 'allowWatchBookmarks') === true };
+  const resourceVersion = query.get('resourceVersion');
+  if (resourceVersion !== null) result.resourceVersion = resourceVersion;
+  const match = query.get('resourceVersionMatch') ?? '';
+  const labelSelector = query.get('labelSelector');
+  if (labelSelector) result.labelSelector = parseLabelSelector(labelSelector);
+  const fieldSelector = query.get('fieldSelector');
+  if (fieldSelector) result.fieldSelector = parseFieldSelector(fieldSelector);
+  const limit = parseInteger(query, 'limit');
+  if (limit !== undefined && limit > 0) result.limit = limit;
+  const continueToken = query.get('continue');
+  if (continueToken) {
+    if (resourceVersion) throw StatusError.badRequest('specifying resource version is not allowed when using continue');
+    result.continue = continueToken;
+  }
+  const timeoutSeconds = parseInteger(query, 'timeoutSeconds');
+  if (timeoutSeconds !== undefined) result.timeoutSeconds = timeoutSeconds;
+  const sendInitialEvents = parseBoolean(query, 'sendInitialEvents');
+  if (sendInitialEvents !== undefined) result.sendInitialEvents = sendInitialEvents;
+
+  const errors: FieldError[] = [];
+  const forbid = (field: string, detail: string) => errors.push({ field, type: 'FieldValueForbidden', detail });
+  if (watch) {
+    if (sendInitialEvents !== undefined) {
+      if (match !== 'NotOlderThan') forbid('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+      if (!result.allowWatchBookmarks) forbid('allowWatchBookmarks', 'allowWatchBookmarks required when sendInitialEvents is provided');
+    } else if (match !== '') {
+      forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+    }
+  } else {
+    if (match !== '') {
+      if (!resourceVersion) forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided');
+      if (match === 'Exact' && resourceVersion === '0') {
+        forbid('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
+      }
+      if (match !== 'Exact' && match !== 'NotOlderThan') {
+        errors.push({
+          field: 'resourceVersionMatch',
+          type: 'FieldValueNotSupported',
+          value: match,
+          detail: 'supported values: "Exact", "NotOlderThan", ""',
+        });
+      }
+    }
+    if (sendInitialEvents !== undefined) forbid('sendInitialEvents', 'sendInitialEvents is forbidden for list');
+  }
+  if (errors.length > 0) throw optionsInvalid('ListOptions', errors);
+  if (match === 'Exact' || match === 'NotOlderThan') result.resourceVersionMatch = match;
+  return result;
+}

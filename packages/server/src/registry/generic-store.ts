@@ -1,0 +1,420 @@
+import { randomUUID } from 'node:crypto';
+import {
+  StatusError,
+  groupVersionString,
+  type FieldError,
+  type GroupResource,
+  type KubeObject,
+  type Selector,
+} from '@kapi/apimachinery';
+import type { UserInfo } from '@kapi/filters';
+import {
+  StorageError,
+  defaultAttributes,
+  storageErrorToStatus,
+  type Interface,
+  type Preconditions,
+  type ResourceVersionMatch,
+  type Watch,
+} from '@kapi/storage';
+import type { RequestScope, ResourceDefinition } from '../resource-definition.js';
+import type { SchemeLike } from '../scheme-like.js';
+import { generateName, validateObjectMeta } from './apimachinery-helpers.js';
+import { copyObject, formatTime, specChanged } from './object-meta.js';
+import { listKey, objectKey } from './storage-keys.js';
+
+/** How many times a generateName create retries on AlreadyExists. */
+const GENERATE_NAME_ATTEMPTS = 5;
+
+/** Options of a {@link GenericStore}. */
+export interface GenericStoreOptions {
+  definition: ResourceDefinition;
+  scheme: SchemeLike;
+  storage: Interface;
+  /** Key prefix of the resource, e.g. `/registry/widgets`. */
+  prefix: string;
+  /** Injectable clock for creation/deletion timestamps. */
+  now?: () => Date;
+}
+
+/** Who writes and how. */
+export interface WriteContext {
+  user?: UserInfo;
+  dryRun: boolean;
+  /** '' or 'status'. */
+  subresource: string;
+}
+
+/** Selection and paging of a list, watch or deletecollection. */
+export interface ListParameters {
+  resourceVersion?: string;
+  resourceVersionMatch?: ResourceVersionMatch;
+  labelSelector?: Selector;
+  fieldSelector?: Selector;
+  limit?: number;
+  continue?: string;
+}
+
+/** A new object for PUT, or a function of the current object (in the request version) for PATCH. */
+export type UpdateInput = KubeObject | ((current: KubeObject) => KubeObject);
+
+/** The outcome of a delete: the object's last state, and whether it is gone (or only marked). */
+export interface DeleteResult {
+  object: KubeObject;
+  deleted: boolean;
+}
+
+/**
+ * Serves one ResourceDefinition over a storage Interface (k8s.io/apiserver registry/generic/registry.Store).
+ * Objects are stored in the hub version; methods take and return objects in the caller's version.
+ */
+export class GenericStore {
+  readonly definition: ResourceDefinition;
+  readonly groupResource: GroupResource;
+  readonly storage: Interface;
+  readonly prefix: string;
+  private readonly scheme: SchemeLike;
+  private readonly now: () => Date;
+
+  constructor(options: GenericStoreOptions) {
+    this.definition = options.definition;
+    this.groupResource = { group: options.definition.group, resource: options.definition.resource };
+    this.scheme = options.scheme;
+    this.storage = options.storage;
+    this.prefix = options.prefix;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Converts a hub object to `version` with apiVersion/kind set. */
+  toVersion(object: KubeObject, version: string): KubeObject {
+    return this.scheme.convert(object, { group: this.definition.group, version });
+  }
+
+  /** Turns a storage failure into the API Status for this resource. */
+  toStatusError(error: unknown, name?: string): unknown {
+    if (StorageError.isInstance(error)) return storageErrorToStatus(error, this.groupResource, name);
+    return error;
+  }
+
+  private key(namespace: string, name: string): string {
+    return objectKey(this.prefix, this.definition.namespaced ? namespace : '', name);
+  }
+
+  private invalid(name: string, errors: FieldError[]): StatusError {
+    return StatusError.invalid({ group: this.definition.group, kind: this.definition.kind }, name, errors);
+  }
+
+  private scope(namespace: string, name: string, context: WriteContext): RequestScope {
+    const scope: RequestScope = { namespace, name, subresource: context.subresource, dryRun: context.dryRun };
+    if (context.user) scope.user = context.user;
+    return scope;
+  }
+
+  private defaulted(object: KubeObject): KubeObject {
+    return this.scheme.applyDefaults(object) ?? object;
+  }
+
+  /** Reads one object. */
+  async get(namespace: string, name: string, version: string, resourceVersion?: string): Promise<KubeObject> {
+    try {
+      const options = resourceVersion === undefined ? {} : { resourceVersion };
+      const object = await this.storage.get(this.key(namespace, name), options);
+      if (!object) throw StatusError.notFound(this.groupResource, name);
+      return this.toVersion(object, version);
+    } catch (error) {
+      throw this.toStatusError(error, name);
+    }
+  }
+
+  /** Lists objects as a `<Kind>List` in `version`. */
+  async list(namespace: string, version: string, parameters: ListParameters): Promise<KubeObject> {
+    try {
+      const result = await this.storage.getList(listKey(this.prefix, this.definition.namespaced ? namespace : ''), {
+        ...(parameters.resourceVersion !== undefined ? { resourceVersion: parameters.resourceVersion } : {}),
+        ...(parameters.resourceVersionMatch ? { resourceVersionMatch: parameters.resourceVersionMatch } : {}),
+        predicate: this.predicate(parameters),
+        recursive: true,
+      });
+      const metadata: Record<string, unknown> = { resourceVersion: result.resourceVersion };
+      if (result.continue) metadata['continue'] = result.continue;
+      if (result.remainingItemCount !== undefined) metadata['remainingItemCount'] = result.remainingItemCount;
+      return {
+        apiVersion: groupVersionString({ group: this.definition.group, version }),
+        kind: this.definition.listKind ?? `${this.definition.kind}List`,
+        metadata,
+        items: result.items.map((item) => this.toVersion(item, version)),
+      };
+    } catch (error) {
+      throw this.toStatusError(error);
+    }
+  }
+
+  private predicate(parameters: ListParameters) {
+    return {
+      ...(parameters.labelSelector ? { label: parameters.labelSelector } : {}),
+      ...(parameters.fieldSelector ? { field: parameters.fieldSelector } : {}),
+      ...(parameters.limit ? { limit: parameters.limit } : {}),
+      ...(parameters.continue ? { continue: parameters.continue } : {}),
+      getAttributes: this.definition.strategy?.getAttributes ?? defaultAttributes,
+    };
+  }
+
+  /** Starts a storage watch (hub objects) over the namespace, or everything. */
+  async watch(
+    namespace: string,
+    parameters: ListParameters & { allowWatchBookmarks?: boolean; sendInitialEvents?: boolean; signal?: AbortSignal },
+  ): Promise<Watch> {
+    try {
+      return await this.storage.watch(listKey(this.prefix, this.definition.namespaced ? namespace : ''), {
+        ...(parameters.resourceVersion !== undefined ? { resourceVersion: parameters.resourceVersion } : {}),
+        ...(parameters.resourceVersionMatch ? { resourceVersionMatch: parameters.resourceVersionMatch } : {}),
+        ...(parameters.sendInitialEvents !== undefined ? { sendInitialEvents: parameters.sendInitialEvents } : {}),
+        ...(parameters.signal ? { signal: parameters.signal } : {}),
+        predicate: { ...this.predicate(parameters), ...(parameters.allowWatchBookmarks ? { allowWatchBookmarks: true } : {}) },
+        progressNotify: Boolean(parameters.allowWatchBookmarks),
+        recursive: true,
+      });
+    } catch (error) {
+      throw this.toStatusError(error);
+    }
+  }
+
+  /** Validates a request-version object, converts it to the hub and runs the create strategy. */
+  private async prepareCreate(object: KubeObject, namespace: string, context: WriteContext): Promise<KubeObject> {
+    const defaulted = this.defaulted(copyObject(object));
+    const metadata = defaulted.metadata;
+    if (this.definition.namespaced) metadata.namespace = namespace;
+    else delete metadata.namespace;
+    const name = metadata.name ?? '';
+    const errors = [...validateObjectMeta(metadata, { namespaced: this.definition.namespaced }), ...this.scheme.validate(defaulted)];
+    if (errors.length > 0) throw this.invalid(name, errors);
+    const hub = this.scheme.toHub(defaulted);
+    const scope = this.scope(namespace, name, context);
+    const strategy = this.definition.strategy;
+    if (this.definition.subresources?.status) delete hub['status'];
+    strategy?.prepareForCreate?.(hub, scope);
+    const strategyErrors = strategy?.validate?.(hub, scope) ?? [];
+    if (strategyErrors.length > 0) throw this.invalid(name, strategyErrors);
+    await strategy?.admit?.('create', hub, undefined, scope);
+    hub.metadata.uid = randomUUID();
+    hub.metadata.creationTimestamp = formatTime(this.now());
+    hub.metadata.generation = 1;
+    delete hub.metadata.resourceVersion;
+    delete hub.metadata.deletionTimestamp;
+    delete hub.metadata.deletionGracePeriodSeconds;
+    delete hub.metadata.selfLink;
+    return hub;
+  }
+
+  /** Creates an object given in `version`; returns it in `version`. */
+  async create(namespace: string, object: KubeObject, version: string, context: WriteContext): Promise<KubeObject> {
+    const generate = !object.metadata.name && Boolean(object.metadata.generateName);
+    for (let attempt = 1; ; attempt += 1) {
+      const candidate = copyObject(object);
+      if (generate) candidate.metadata.name = generateName(object.metadata.generateName ?? '');
+      const hub = await this.prepareCreate(candidate, namespace, context);
+      const name = hub.metadata.name ?? '';
+      const key = this.key(namespace, name);
+      try {
+        if (context.dryRun) {
+          const existing = await this.storage.get(key, { ignoreNotFound: true });
+          if (existing) throw StatusError.alreadyExists(this.groupResource, name);
+          return this.toVersion(hub, version);
+        }
+        return this.toVersion(await this.storage.create(key, hub), version);
+      } catch (error) {
+        if (generate && StorageError.isInstance(error) && error.code === 'KeyExists' && attempt < GENERATE_NAME_ATTEMPTS) continue;
+        throw this.toStatusError(error, name);
+      }
+    }
+  }
+
+  /**
+   * Updates (PUT, or PATCH when `input` is a function) one object. Returns the stored result in
+   * `version` and whether it was created (allowCreateOnUpdate).
+   */
+  async update(
+    namespace: string,
+    name: string,
+    input: UpdateInput,
+    version: string,
+    context: WriteContext,
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const key = this.key(namespace, name);
+    const strategy = this.definition.strategy;
+    const allowCreate = typeof input !== 'function' && Boolean(strategy?.allowCreateOnUpdate);
+    let created = false;
+    const preconditions: Preconditions = {};
+    if (typeof input !== 'function' && input.metadata.uid) preconditions.uid = input.metadata.uid;
+    const tryUpdate = async (current: KubeObject, exists: boolean): Promise<KubeObject> => {
+      if (!exists) {
+        if (!allowCreate || typeof input === 'function') throw StatusError.notFound(this.groupResource, name);
+        created = true;
+        return this.prepareCreate(input, namespace, context);
+      }
+      created = false;
+      const currentVersioned = this.toVersion(current, version);
+      const requested = typeof input === 'function' ? input(copyObject(currentVersioned)) : copyObject(input);
+      return this.prepareUpdate(requested, current, namespace, name, context, typeof input === 'function');
+    };
+    try {
+      if (context.dryRun) {
+        const current = await this.storage.get(key, { ignoreNotFound: true });
+        const result = await tryUpdate(current ?? { metadata: {} }, current !== undefined);
+        if (current?.metadata.resourceVersion) result.metadata.resourceVersion = current.metadata.resourceVersion;
+        return { object: this.toVersion(result, version), created };
+      }
+      const stored = await this.storage.guaranteedUpdate(key, {
+        ignoreNotFound: allowCreate,
+        ...(Object.keys(preconditions).length > 0 ? { preconditions } : {}),
+        tryUpdate: (current, meta) => tryUpdate(current, meta.resourceVersion !== 0),
+      });
+      if (stored.metadata.deletionTimestamp && (stored.metadata.finalizers ?? []).length === 0) {
+        const deleted = await this.storage.delete(key, {
+          preconditions: { resourceVersion: stored.metadata.resourceVersion ?? '' },
+        });
+        return { object: this.toVersion(deleted, version), created: false };
+      }
+      return { object: this.toVersion(stored, version), created };
+    } catch (error) {
+      throw this.toStatusError(error, name);
+    }
+  }
+
+  private async prepareUpdate(
+    requested: KubeObject,
+    current: KubeObject,
+    namespace: string,
+    name: string,
+    context: WriteContext,
+    isPatch: boolean,
+  ): Promise<KubeObject> {
+    const defaulted = this.defaulted(requested);
+    const metadata = defaulted.metadata;
+    if ((metadata.name ?? '') !== name) {
+      throw StatusError.badRequest(`the name of the object (${metadata.name ?? ''}) does not match the name on the URL (${name})`);
+    }
+    const currentVersion = current.metadata.resourceVersion ?? '';
+    if (metadata.resourceVersion) {
+      if (metadata.resourceVersion !== currentVersion) throw StatusError.conflictModified(this.groupResource, name);
+    } else if (!isPatch && this.definition.strategy?.allowUnconditionalUpdate === false) {
+      throw this.invalid(name, [
+        { field: 'metadata.resourceVersion', type: 'FieldValueInvalid', value: 0, detail: 'must be specified for an update' },
+      ]);
+    }
+    if (this.definition.namespaced) metadata.namespace = namespace;
+    const errors: FieldError[] = [];
+    if (isPatch && metadata.uid && metadata.uid !== current.metadata.uid) {
+      errors.push({ field: 'metadata.uid', type: 'FieldValueInvalid', value: metadata.uid, detail: 'field is immutable' });
+    }
+    errors.push(...validateObjectMeta(metadata, { namespaced: this.definition.namespaced }), ...this.scheme.validate(defaulted));
+    if (errors.length > 0) throw this.invalid(name, errors);
+    let hub = this.scheme.toHub(defaulted);
+    if (this.definition.subresources?.status) {
+      if (context.subresource === 'status') {
+        hub = { ...copyObject(current), status: hub['status'] };
+        if (hub['status'] === undefined) delete hub['status'];
+      } else if (current['status'] === undefined) delete hub['status'];
+      else hub['status'] = copyObject(current)['status'];
+    }
+    const next = hub.metadata;
+    const previous = current.metadata;
+    next.uid = previous.uid ?? '';
+    next.creationTimestamp = previous.creationTimestamp ?? '';
+    if (previous.deletionTimestamp) next.deletionTimestamp = previous.deletionTimestamp;
+    else delete next.deletionTimestamp;
+    if (previous.deletionGracePeriodSeconds !== undefined) next.deletionGracePeriodSeconds = previous.deletionGracePeriodSeconds;
+    else delete next.deletionGracePeriodSeconds;
+    next.generation = (previous.generation ?? 1) + (specChanged(current, hub) ? 1 : 0);
+    if (next.managedFields === undefined && previous.managedFields !== undefined) next.managedFields = previous.managedFields;
+    delete next.resourceVersion;
+    const scope = this.scope(namespace, name, context);
+    const strategy = this.definition.strategy;
+    strategy?.prepareForUpdate?.(hub, current, scope);
+    const strategyErrors = strategy?.validateUpdate?.(hub, current, scope) ?? [];
+    if (strategyErrors.length > 0) throw this.invalid(name, strategyErrors);
+    await strategy?.admit?.('update', hub, current, scope);
+    return hub;
+  }
+
+  /**
+   * Deletes one object. An object with finalizers only gets `deletionTimestamp` (and grace period 0)
+   * and stays until an update empties its finalizers.
+   */
+  async delete(
+    namespace: string,
+    name: string,
+    version: string,
+    preconditions: Preconditions,
+    context: WriteContext,
+  ): Promise<DeleteResult> {
+    const key = this.key(namespace, name);
+    try {
+      const current = await this.storage.get(key);
+      if (!current) throw StatusError.notFound(this.groupResource, name);
+      this.checkPreconditions(key, current, preconditions);
+      const scope = this.scope(namespace, name, context);
+      await this.definition.strategy?.admit?.('delete', current, current, scope);
+      if ((current.metadata.finalizers ?? []).length > 0) {
+        if (current.metadata.deletionTimestamp || context.dryRun) {
+          const marked = copyObject(current);
+          marked.metadata.deletionTimestamp ??= formatTime(this.now());
+          marked.metadata.deletionGracePeriodSeconds ??= 0;
+          return { object: this.toVersion(marked, version), deleted: false };
+        }
+        const marked = await this.storage.guaranteedUpdate(key, {
+          ...(Object.keys(preconditions).length > 0 ? { preconditions } : {}),
+          tryUpdate: (latest) => {
+            const next = copyObject(latest);
+            next.metadata.deletionTimestamp ??= formatTime(this.now());
+            next.metadata.deletionGracePeriodSeconds = 0;
+            return next;
+          },
+        });
+        return { object: this.toVersion(marked, version), deleted: false };
+      }
+      if (context.dryRun) return { object: this.toVersion(current, version), deleted: true };
+      const deleted = await this.storage.delete(key, {
+        ...(Object.keys(preconditions).length > 0 ? { preconditions } : {}),
+        cachedExistingObject: current,
+      });
+      return { object: this.toVersion(deleted, version), deleted: true };
+    } catch (error) {
+      throw this.toStatusError(error, name);
+    }
+  }
+
+  private checkPreconditions(key: string, current: KubeObject, preconditions: Preconditions): void {
+    if (preconditions.uid !== undefined && preconditions.uid !== current.metadata.uid) {
+      throw StorageError.invalidObject(
+        key,
+        0,
+        `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+      );
+    }
+    if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== current.metadata.resourceVersion) {
+      throw StorageError.invalidObject(
+        key,
+        0,
+        `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
+      );
+    }
+  }
+
+  /** Deletes every selected object; returns the list of what was deleted (or marked). */
+  async deleteCollection(namespace: string, version: string, parameters: ListParameters, context: WriteContext): Promise<KubeObject> {
+    const list = await this.list(namespace, version, { ...parameters, limit: 0 });
+    const items = (list['items'] as KubeObject[]) ?? [];
+    const results: KubeObject[] = [];
+    for (const item of items) {
+      try {
+        const result = await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', version, {}, context);
+        results.push(result.object);
+      } catch (error) {
+        if (StatusError.isInstance(error) && error.code === 404) continue;
+        throw error;
+      }
+    }
+    return { ...list, items: results };
+  }
+}

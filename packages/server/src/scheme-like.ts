@@ -1,0 +1,31 @@
+import type { FieldError, GroupVersion, GroupVersionKind, KubeObject } from '@kapi/apimachinery';
+import type { Codec } from '@kapi/storage';
+
+/** Arguments of {@link SchemeLike.codecFor}. */
+export interface CodecForOptions {
+  group: string;
+  kind: string;
+  encodingVersion: string | (() => string);
+  decodableVersions?: string[];
+}
+
+/**
+ * The part of @kapi/apimachinery's `Scheme` the server uses. Declared structurally so any Scheme (and
+ * test doubles) fits. Mutating helpers may work in place or return the result.
+ */
+export interface SchemeLike {
+  /** Any registered version to any other (sets apiVersion/kind). */
+  convert(object: KubeObject, target: GroupVersion): KubeObject;
+  /** Any registered version to the kind's hub version. */
+  toHub(object: KubeObject): KubeObject;
+  applyDefaults(object: KubeObject): KubeObject | void;
+  validate(object: KubeObject): FieldError[];
+  /** Dotted paths of fields the schema does not know. */
+  findUnknownFields(object: KubeObject): string[];
+  /** Drops unknown fields. */
+  prune(object: KubeObject): KubeObject | void;
+  codecFor(options: CodecForOptions): Codec;
+  /** The kind's JSON schema at a version (for strategic-merge metadata). */
+  kindFor?(gvk: GroupVersionKind): { schema: unknown } | undefined;
+  openAPISchema?(gvk: GroupVersionKind): unknown;
+}
