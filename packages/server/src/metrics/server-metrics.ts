@@ -1,0 +1,218 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { rejectNonGet, requestPath, sendBody, type PathHandler } from '../discovery/http-response.js';
+
+/** Request latency buckets of k8s.io/apiserver (`apiserver_request_duration_seconds`). */
+export const requestDurationBuckets = [
+  0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
+];
+
+/** Storage latency buckets of k8s.io/apiserver (`etcd_request_duration_seconds`). */
+export const storageDurationBuckets = [
+  0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
+];
+
+/** The labels of one served request. Missing strings are reported as `''`. */
+export interface RequestMetricLabels {
+  /** The RequestInfo verb (`get`, `list`, `watch`, `create`, `apply`...) or an already canonical upper-case one. */
+  verb: string;
+  group?: string;
+  version?: string;
+  resource?: string;
+  subresource?: string;
+  /** `resource` (one named object), `namespace`, `cluster`, or `''` for non-resource requests. */
+  scope?: string;
+  /** Default `apiserver`. */
+  component?: string;
+}
+
+/** One finished request. */
+export interface ObservedRequest extends RequestMetricLabels {
+  /** HTTP status code. */
+  code: number;
+  durationSeconds: number;
+}
+
+/** The two request kinds of `apiserver_current_inflight_requests`. */
+export type InFlightKind = 'readOnly' | 'mutating';
+
+/** Options of {@link ServerMetrics}. */
+export interface ServerMetricsOptions {
+  /** Collect the default process/Node.js metrics into this registry (default true). */
+  defaultMetrics?: boolean;
+  /** Default `component` label (default `apiserver`). */
+  component?: string;
+}
+
+const verbNames: Record<string, string> = {
+  get: 'GET',
+  list: 'LIST',
+  watch: 'WATCH',
+  create: 'POST',
+  update: 'PUT',
+  patch: 'PATCH',
+  apply: 'APPLY',
+  delete: 'DELETE',
+  deletecollection: 'DELETE',
+  connect: 'CONNECT',
+};
+
+/** The upper-case verb upstream reports in request metrics (`list` -> `LIST`, `create` -> `POST`...). */
+export function canonicalVerb(verb: string): string {
+  return verbNames[verb] ?? verb.toUpperCase();
+}
+
+const requestLabelNames = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+
+/**
+ * The apiserver's Prometheus metrics, in a registry of its own (never prom-client's global one, so several
+ * servers can live in one process): request counts and latencies, in-flight and long-running requests,
+ * registered watchers, storage latencies, health check states, and the default process metrics.
+ */
+export class ServerMetrics {
+  /** The registry holding every metric of this server. */
+  readonly registry = new Registry();
+  private readonly component: string;
+  private readonly requestTotal: Counter<'code' | (typeof requestLabelNames)[number]>;
+  private readonly requestDuration: Histogram<(typeof requestLabelNames)[number]>;
+  private readonly inFlight: Gauge<'request_kind'>;
+  private readonly longRunning: Gauge<(typeof requestLabelNames)[number]>;
+  private readonly watchers: Gauge<'group' | 'version' | 'kind'>;
+  private readonly storageDuration: Histogram<'operation' | 'type'>;
+  private readonly storageTotal: Counter<'operation' | 'type'>;
+  private readonly storageObjects: Gauge<'resource'>;
+  private readonly healthCheck: Gauge<'name' | 'type'>;
+
+  constructor(options: ServerMetricsOptions = {}) {
+    this.component = options.component ?? 'apiserver';
+    const registers = [this.registry];
+    this.requestTotal = new Counter({
+      name: 'apiserver_request_total',
+      help: 'Counter of apiserver requests broken out for each verb, API resource, client, and HTTP response code.',
+      labelNames: [...requestLabelNames, 'code'],
+      registers,
+    });
+    this.requestDuration = new Histogram({
+      name: 'apiserver_request_duration_seconds',
+      help: 'Response latency distribution in seconds for each verb, group, version, resource, subresource, scope and component.',
+      labelNames: [...requestLabelNames],
+      buckets: requestDurationBuckets,
+      registers,
+    });
+    this.inFlight = new Gauge({
+      name: 'apiserver_current_inflight_requests',
+      help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
+      labelNames: ['request_kind'],
+      registers,
+    });
+    this.inFlight.set({ request_kind: 'readOnly' }, 0);
+    this.inFlight.set({ request_kind: 'mutating' }, 0);
+    this.longRunning = new Gauge({
+      name: 'apiserver_longrunning_requests',
+      help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.',
+      labelNames: [...requestLabelNames],
+      registers,
+    });
+    this.watchers = new Gauge({
+      name: 'apiserver_registered_watchers',
+      help: 'Number of currently registered watchers for a given resources',
+      labelNames: ['group', 'version', 'kind'],
+      registers,
+    });
+    this.storageDuration = new Histogram({
+      name: 'etcd_request_duration_seconds',
+      help: 'Etcd request latency in seconds for each operation and object type.',
+      labelNames: ['operation', 'type'],
+      buckets: storageDurationBuckets,
+      registers,
+    });
+    this.storageTotal = new Counter({
+      name: 'etcd_requests_total',
+      help: 'Etcd request counts for each operation and object type.',
+      labelNames: ['operation', 'type'],
+      registers,
+    });
+    this.storageObjects = new Gauge({
+      name: 'apiserver_storage_objects',
+      help: 'Number of stored objects at the time of last check split by kind.',
+      labelNames: ['resource'],
+      registers,
+    });
+    this.healthCheck = new Gauge({
+      name: 'kapi_health_check',
+      help: 'Result of the last run of a health check: 1 healthy, 0 failing; type is healthz, livez or readyz.',
+      labelNames: ['name', 'type'],
+      registers,
+    });
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  private requestLabels(labels: RequestMetricLabels): Record<(typeof requestLabelNames)[number], string> {
+    return {
+      verb: canonicalVerb(labels.verb),
+      group: labels.group ?? '',
+      version: labels.version ?? '',
+      resource: labels.resource ?? '',
+      subresource: labels.subresource ?? '',
+      scope: labels.scope ?? '',
+      component: labels.component ?? this.component,
+    };
+  }
+
+  /** Records one finished request (count by code, latency). */
+  observeRequest(request: ObservedRequest): void {
+    const labels = this.requestLabels(request);
+    this.requestTotal.inc({ ...labels, code: String(request.code) });
+    this.requestDuration.observe(labels, request.durationSeconds);
+  }
+
+  /** Moves the in-flight gauge of a request kind by `delta` (+1 when a request starts, -1 when it ends). */
+  trackInFlight(kind: InFlightKind, delta: number): void {
+    this.inFlight.inc({ request_kind: kind }, delta);
+  }
+
+  /** Moves the long-running request gauge (watches, proxies) by `delta`. */
+  trackLongRunning(labels: RequestMetricLabels, delta: number): void {
+    this.longRunning.inc(this.requestLabels(labels), delta);
+  }
+
+  /** Moves the registered watchers gauge of a kind by `delta`. */
+  trackWatchers(gvk: { group: string; version: string; kind: string }, delta: number): void {
+    this.watchers.inc({ group: gvk.group, version: gvk.version, kind: gvk.kind }, delta);
+  }
+
+  /** Records one storage operation (`get`, `list`, `create`, `update`, `delete`, `watch`...) on a resource. */
+  observeStorage(operation: string, resource: string, seconds: number): void {
+    this.storageDuration.observe({ operation, type: resource }, seconds);
+    this.storageTotal.inc({ operation, type: resource });
+  }
+
+  /** Sets the stored object count of a resource (`apiserver_storage_objects`). */
+  setStorageObjects(resource: string, count: number): void {
+    this.storageObjects.set({ resource }, count);
+  }
+
+  /** Records a health check result; fits `HealthRegistryOptions.onResult`. */
+  observeHealthCheck(name: string, type: string, healthy: boolean): void {
+    this.healthCheck.set({ name, type }, healthy ? 1 : 0);
+  }
+
+  /** The metrics in the Prometheus text exposition format. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** Serves `GET /metrics` in the text format; returns false for other paths. */
+  handler(): PathHandler {
+    return (request: IncomingMessage, response: ServerResponse) => {
+      if (requestPath(request) !== '/metrics') return false;
+      if (rejectNonGet(request, response)) return true;
+      this.text().then(
+        (body) => sendBody(request, response, 200, body, { 'Content-Type': this.registry.contentType }),
+        (error: unknown) =>
+          sendBody(request, response, 500, `error gathering metrics: ${String(error)}\n`, { 'Content-Type': 'text/plain; charset=utf-8' }),
+      );
+      return true;
+    };
+  }
+}
