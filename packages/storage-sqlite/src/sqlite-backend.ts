@@ -210,7 +210,7 @@ export class SqliteBackend implements KVBackend {
     for (const timer of this.timers) clearInterval(timer);
     this.flush();
     this.closed = true;
-    this.hub.clear();
+    this.hub.closeAll(closedError(''));
     this.db.close();
   }
 

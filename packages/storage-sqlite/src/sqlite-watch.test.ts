@@ -118,4 +118,35 @@ describe('SqliteBackend watch', () => {
       for (let expected = 1; expected <= revision; expected++) expect(order.slice(0, index)).toContain(`event ${expected}`);
     }
   });
+
+  it('ends a watch whose listener throws, without disturbing the others', async () => {
+    const healthy = new EventRecorder();
+    const errors: Error[] = [];
+    kv.watch(
+      { key: '/', prefix: true, startRevision: 0 },
+      {
+        onEvents: () => {
+          throw new Error('listener broke');
+        },
+        onError: (error) => errors.push(error),
+      },
+    );
+    kv.watch({ key: '/', prefix: true, startRevision: 0 }, healthy);
+    await kv.create('/a', bytes('1'));
+    await kv.create('/b', bytes('1'));
+    expect(errors.map((error) => error.message)).toEqual(['listener broke']);
+    expect(healthy.summary()).toEqual(['put /a@1', 'put /b@2']);
+  });
+
+  it('ends every watch with an error on close', async () => {
+    const recorder = new EventRecorder();
+    kv.watch({ key: '/', prefix: true, startRevision: 0 }, recorder);
+    await Promise.resolve();
+    await kv.close();
+    expect(recorder.errors[0]?.message).toMatch(/closed/);
+    const late = new EventRecorder();
+    kv.watch({ key: '/', prefix: true, startRevision: 0 }, late);
+    await Promise.resolve();
+    expect(late.errors).toHaveLength(1);
+  });
 });

@@ -104,14 +104,13 @@ export class WatchHub {
       if (!watcher.active || watcher.replaying) continue;
       if (onlyProgressNotify && !watcher.options.progressNotify) continue;
       if (watcher.nextRevision > revision + 1) continue;
-      safely(() => watcher.listener.onProgress?.(revision));
+      this.call(watcher, () => watcher.listener.onProgress?.(revision));
     }
   }
 
-  /** Drops every watch without notifying it. */
-  clear(): void {
-    for (const watcher of this.watchers) watcher.active = false;
-    this.watchers.clear();
+  /** Ends every watch with `error`. */
+  closeAll(error: Error): void {
+    for (const watcher of [...this.watchers]) this.fail(watcher, error);
   }
 
   private replay(watcher: Watcher): void {
@@ -133,7 +132,7 @@ export class WatchHub {
         if (!last) break;
         const now = this.now();
         const events = rows.map((row) => eventOfRow(row, this.statements, now));
-        safely(() => watcher.listener.onEvents(events));
+        this.call(watcher, () => watcher.listener.onEvents(events));
         after = last.revision;
       }
       watcher.nextRevision = Math.max(startRevision, this.deliveredRevision + 1);
@@ -151,7 +150,16 @@ export class WatchHub {
         (event) => event.entry.modRevision >= watcher.nextRevision && keyMatches(event.entry.key, key, prefix),
       );
       watcher.nextRevision = Math.max(watcher.nextRevision, last.entry.modRevision + 1);
-      if (matching.length > 0) safely(() => watcher.listener.onEvents(matching));
+      if (matching.length > 0) this.call(watcher, () => watcher.listener.onEvents(matching));
+    }
+  }
+
+  /** Calls a listener; one that throws ends its own watch with that error (others are unaffected). */
+  private call(watcher: Watcher, deliver: () => void): void {
+    try {
+      deliver();
+    } catch (error) {
+      this.fail(watcher, error instanceof Error ? error : new Error(String(error)));
     }
   }
 
@@ -171,11 +179,11 @@ function isContiguous(rows: LogRow[], first: number): boolean {
   return rows.every((row, index) => row.revision === first + index);
 }
 
-/** A listener's exception must not break delivery to the others. */
+/** Errors thrown by `onError` itself are ignored: the watch is over anyway. */
 function safely(call: () => void): void {
   try {
     call();
   } catch {
-    // The listener's own failure; delivery goes on.
+    // Nothing left to tell this watch.
   }
 }
