@@ -1,0 +1,139 @@
+import { Type, kindSchema, type Condition, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import type { ResourceDefinition } from '@kapi/server';
+
+/** internal.apiserver.k8s.io/v1alpha1 (KEP-2339). */
+export const STORAGE_VERSION_GROUP = 'internal.apiserver.k8s.io';
+export const STORAGE_VERSION_VERSION = 'v1alpha1';
+
+/** One apiserver's entry in a StorageVersion. */
+export interface ServerStorageVersion {
+  apiServerID: string;
+  encodingVersion: string;
+  decodableVersions: string[];
+  servedVersions?: string[];
+}
+
+/** The StorageVersion object. */
+export interface StorageVersion extends KubeObject {
+  spec?: Record<string, never>;
+  status?: {
+    storageVersions?: ServerStorageVersion[];
+    commonEncodingVersion?: string;
+    conditions?: Condition[];
+  };
+}
+
+const serverStorageVersionSchema = Type.Object({
+  apiServerID: Type.String(),
+  encodingVersion: Type.String(),
+  decodableVersions: Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set' }),
+  servedVersions: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set' })),
+});
+
+const storageVersionSchema = kindSchema({
+  group: STORAGE_VERSION_GROUP,
+  version: STORAGE_VERSION_VERSION,
+  kind: 'StorageVersion',
+  spec: Type.Object({}),
+  status: Type.Object({
+    storageVersions: Type.Optional(
+      Type.Array(serverStorageVersionSchema, {
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['apiServerID'],
+        'x-kubernetes-patch-merge-key': 'apiServerID',
+        'x-kubernetes-patch-strategy': 'merge',
+      }),
+    ),
+    commonEncodingVersion: Type.Optional(Type.String()),
+    conditions: Type.Optional(
+      Type.Array(
+        Type.Object({
+          type: Type.String(),
+          status: Type.String(),
+          observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
+          lastTransitionTime: Type.Optional(Type.String({ format: 'date-time' })),
+          reason: Type.String(),
+          message: Type.String(),
+        }),
+        { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'], 'x-kubernetes-patch-merge-key': 'type', 'x-kubernetes-patch-strategy': 'merge' },
+      ),
+    ),
+  }),
+});
+
+/** `<group>.<resource>`, with `core` for the empty group. */
+export function storageVersionName(group: string, resource: string): string {
+  return `${group === '' ? 'core' : group}.${resource}`;
+}
+
+/** The common encoding version of a set of entries: the first one's if all agree, else undefined. */
+export function computeCommonEncodingVersion(entries: readonly ServerStorageVersion[]): string | undefined {
+  const first = entries[0]?.encodingVersion;
+  if (first === undefined) return undefined;
+  return entries.every((entry) => entry.encodingVersion === first) ? first : undefined;
+}
+
+const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Upstream's validation of a StorageVersion (k8s pkg/apis/apiserverinternal/validation). */
+export function validateStorageVersion(object: KubeObject): FieldError[] {
+  const errors: FieldError[] = [];
+  const name = object.metadata.name ?? '';
+  const dot = name.indexOf('.');
+  if (dot <= 0 || dot === name.length - 1) {
+    errors.push({ field: 'metadata.name', type: 'FieldValueInvalid', value: name, detail: 'name must be in the form of <group>.<resource>' });
+  }
+  const status = (object as StorageVersion).status ?? {};
+  const seen = new Set<string>();
+  (status.storageVersions ?? []).forEach((entry, index) => {
+    const path = `status.storageVersions[${index}]`;
+    if (!entry.apiServerID || entry.apiServerID.length > 253 || !dns1123Subdomain.test(entry.apiServerID)) {
+      errors.push({ field: `${path}.apiServerID`, type: 'FieldValueInvalid', value: entry.apiServerID, detail: 'a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character' });
+    }
+    if (seen.has(entry.apiServerID)) errors.push({ field: `${path}.apiServerID`, type: 'FieldValueDuplicate', value: entry.apiServerID, detail: '' });
+    seen.add(entry.apiServerID);
+    const decodable = entry.decodableVersions ?? [];
+    if (!decodable.includes(entry.encodingVersion)) {
+      errors.push({ field: `${path}.decodableVersions`, type: 'FieldValueInvalid', value: decodable, detail: `decodableVersions must include encodingVersion ${entry.encodingVersion}` });
+    }
+    for (const served of entry.servedVersions ?? []) {
+      if (!decodable.includes(served)) {
+        errors.push({ field: `${path}.servedVersions`, type: 'FieldValueInvalid', value: served, detail: `individual served version : ${served} must be included in decodableVersions : ${JSON.stringify(decodable)}` });
+      }
+    }
+  });
+  const expected = computeCommonEncodingVersion(status.storageVersions ?? []);
+  if (status.commonEncodingVersion !== undefined && status.commonEncodingVersion !== expected) {
+    errors.push({ field: 'status.commonEncodingVersion', type: 'FieldValueInvalid', value: status.commonEncodingVersion, detail: `the common encoding version is ${expected ?? '<nil>'}` });
+  }
+  (status.conditions ?? []).forEach((condition, index) => {
+    if (!condition.reason) errors.push({ field: `status.conditions[${index}].reason`, type: 'FieldValueRequired', detail: 'reason cannot be empty' });
+    if (!condition.message) errors.push({ field: `status.conditions[${index}].message`, type: 'FieldValueRequired', detail: 'message cannot be empty' });
+  });
+  return errors;
+}
+
+/** Scheme registration of StorageVersion. */
+export const storageVersionKind: KindDefinition = {
+  group: STORAGE_VERSION_GROUP,
+  version: STORAGE_VERSION_VERSION,
+  kind: 'StorageVersion',
+  schema: storageVersionSchema,
+  validator: validateStorageVersion,
+};
+
+/** The storageversions resource (cluster-scoped, with /status). */
+export const storageVersionResource: ResourceDefinition = {
+  group: STORAGE_VERSION_GROUP,
+  resource: 'storageversions',
+  kind: 'StorageVersion',
+  namespaced: false,
+  versions: [STORAGE_VERSION_VERSION],
+  subresources: { status: true },
+  printerColumns: [
+    { name: 'CommonEncodingVersion', type: 'string', jsonPath: '.status.commonEncodingVersion' },
+    { name: 'StorageVersions', type: 'string', jsonPath: '.status.storageVersions[*].encodingVersion' },
+    { name: 'Servers', type: 'string', jsonPath: '.status.storageVersions[*].apiServerID', priority: 1 },
+    { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  ],
+};

@@ -1,0 +1,154 @@
+import { StatusError, groupResourceString, type GroupResource } from '@kapi/apimachinery';
+import type { ResourceClient } from '@kapi/client';
+import { setCommonEncodingVersion } from './common-encoding-version.js';
+import { storageVersionName, type ServerStorageVersion, type StorageVersion } from './storage-version-api.js';
+
+/** What one persisted resource of this server encodes, decodes and serves. Versions are `v1` or `apps/v1`. */
+export interface ResourceInfo {
+  groupResource: GroupResource;
+  encodingVersion: string;
+  decodableVersions: string[];
+  servedVersions: string[];
+  /** Other GroupResources stored in the same place (e.g. ingresses.extensions ~ ingresses.networking.k8s.io), with their versions. */
+  equivalentResources?: Array<{ groupResource: GroupResource; versions: string[] }>;
+}
+
+/** Options of a {@link StorageVersionManager}. */
+export interface StorageVersionManagerOptions {
+  /** Client for internal.apiserver.k8s.io/v1alpha1 storageversions. */
+  storageVersions: ResourceClient<StorageVersion>;
+  /** IDs of the apiservers that currently hold an identity lease; entries of others are dropped. */
+  liveServerIDs?: () => Promise<ReadonlySet<string>>;
+  /** Delay between retries; default 1000 ms as upstream. */
+  retryDelayMs?: number;
+  /** Called after each resource's update with its outcome (for /metrics). */
+  onUpdate?(groupResource: GroupResource, outcome: 'success' | 'conflict' | 'error'): void;
+}
+
+const key = (gr: GroupResource) => groupResourceString(gr);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Publishes this server's storage versions (KEP-2339): registers every persisted resource, then creates or
+ * updates each StorageVersion object with this server's entry. Until that completes, its resources are
+ * pending and the write barrier refuses writes to them.
+ */
+export class StorageVersionManager {
+  private readonly infos = new Map<string, ResourceInfo>();
+  private readonly pending = new Set<string>();
+  private readonly lastErrors = new Map<string, string>();
+  private completedFlag = false;
+
+  constructor(private readonly options: StorageVersionManagerOptions) {}
+
+  /** Registers a resource and marks it (and its equivalents) pending. */
+  addResourceInfo(info: ResourceInfo): void {
+    this.infos.set(key(info.groupResource), info);
+    this.pending.add(key(info.groupResource));
+    for (const equivalent of info.equivalentResources ?? []) this.pending.add(key(equivalent.groupResource));
+    this.completedFlag = false;
+  }
+
+  /** The registered resources, sorted by (group, resource). */
+  resourceInfos(): ResourceInfo[] {
+    return [...this.infos.values()].sort(
+      (a, b) => a.groupResource.group.localeCompare(b.groupResource.group) || a.groupResource.resource.localeCompare(b.groupResource.resource),
+    );
+  }
+
+  /** True once every registered resource's StorageVersion was updated. */
+  completed(): boolean {
+    return this.completedFlag;
+  }
+
+  /** True while writes to this GroupResource must wait. */
+  isPending(gr: GroupResource): boolean {
+    return !this.completedFlag && this.pending.has(key(gr));
+  }
+
+  /** The last error seen updating this GroupResource, as upstream formats it (`<nil>` when none). */
+  lastError(gr: GroupResource): string {
+    return this.lastErrors.get(key(gr)) ?? '<nil>';
+  }
+
+  /**
+   * Updates every StorageVersion with this server's entry (upstream UpdateStorageVersions): equivalent
+   * resources deduped (first in sort order wins) and added to decodableVersions; conflicts retried without
+   * limit; other errors retried 3 times. Marks the manager completed only when all succeeded.
+   */
+  async updateStorageVersions(serverID: string): Promise<boolean> {
+    const done = new Set<string>();
+    let failed = false;
+    const live = this.options.liveServerIDs ? await this.options.liveServerIDs() : undefined;
+    for (const info of this.resourceInfos()) {
+      const infoKey = key(info.groupResource);
+      if (done.has(infoKey)) continue;
+      const decodable = [...info.decodableVersions];
+      for (const equivalent of info.equivalentResources ?? []) {
+        done.add(key(equivalent.groupResource));
+        for (const version of equivalent.versions) if (!decodable.includes(version)) decodable.push(version);
+      }
+      done.add(infoKey);
+      const entry: ServerStorageVersion = {
+        apiServerID: serverID,
+        encodingVersion: info.encodingVersion,
+        decodableVersions: decodable,
+        servedVersions: info.servedVersions,
+      };
+      if (await this.updateOne(info.groupResource, entry, live)) {
+        this.pending.delete(infoKey);
+        for (const equivalent of info.equivalentResources ?? []) this.pending.delete(key(equivalent.groupResource));
+      } else {
+        failed = true;
+      }
+    }
+    if (!failed) this.completedFlag = true;
+    return !failed;
+  }
+
+  private async updateOne(gr: GroupResource, entry: ServerStorageVersion, live: ReadonlySet<string> | undefined): Promise<boolean> {
+    const delay = this.options.retryDelayMs ?? 1000;
+    let attempts = 0;
+    for (;;) {
+      try {
+        await this.writeEntry(gr, entry, live);
+        this.lastErrors.delete(key(gr));
+        this.options.onUpdate?.(gr, 'success');
+        return true;
+      } catch (error) {
+        this.lastErrors.set(key(gr), error instanceof Error ? error.message : String(error));
+        const code = StatusError.isInstance(error) ? error.code : 0;
+        const conflict = code === 409;
+        this.options.onUpdate?.(gr, conflict ? 'conflict' : 'error');
+        if (!conflict && ++attempts >= 3) return false;
+        await sleep(delay);
+      }
+    }
+  }
+
+  private async writeEntry(gr: GroupResource, entry: ServerStorageVersion, live: ReadonlySet<string> | undefined): Promise<void> {
+    const client = this.options.storageVersions;
+    const name = storageVersionName(gr.group, gr.resource);
+    let current: StorageVersion;
+    try {
+      current = await client.get(undefined, name);
+    } catch (error) {
+      if (!(StatusError.isInstance(error) && error.code === 404)) throw error;
+      current = await client.create(undefined, {
+        apiVersion: 'internal.apiserver.k8s.io/v1alpha1',
+        kind: 'StorageVersion',
+        metadata: { name },
+        spec: {},
+      });
+    }
+    const others = (current.status?.storageVersions ?? []).filter(
+      (existing) => existing.apiServerID !== entry.apiServerID && (!live || live.has(existing.apiServerID)),
+    );
+    const next = setCommonEncodingVersion({
+      ...current,
+      status: { ...current.status, storageVersions: [...others, entry] },
+    });
+    if (JSON.stringify(next.status) === JSON.stringify(current.status)) return;
+    await client.updateStatus(undefined, next);
+  }
+}
