@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { helpText, parseDuration, parseOptions } from './options.js';
+
+describe('parseOptions', () => {
+  it('has the documented defaults', () => {
+    const options = parseOptions([]);
+    expect(options).toMatchObject({
+      storage: 'sqlite',
+      etcdPrefix: '/registry',
+      etcdCompactionIntervalMs: 300_000,
+      securePort: 6443,
+      authorizationModes: ['RBAC'],
+      watchCache: true,
+      storageVersionMode: 'publish',
+      identityLeaseDurationSeconds: 3600,
+      identityLeaseRenewIntervalSeconds: 10,
+      maxRequestsInFlight: 400,
+      maxMutatingRequestsInFlight: 200,
+      requestTimeoutSeconds: 60,
+    });
+  });
+
+  it('parses storage versions, modes and overrides', () => {
+    const options = parseOptions([
+      '--storage=etcd',
+      '--etcd-servers=http://127.0.0.1:1,http://127.0.0.1:2',
+      '--storage-version',
+      'autoscaling/horizontalpodautoscalers=autoscaling/v1',
+      '--authorization-mode=AlwaysAllow,RBAC',
+      '--watch-cache=false',
+      '--hostname-override=replica-1',
+    ]);
+    expect(options.etcdServers).toEqual(['http://127.0.0.1:1', 'http://127.0.0.1:2']);
+    expect(options.storageVersions.get('autoscaling/horizontalpodautoscalers')).toBe('autoscaling/v1');
+    expect(options.authorizationModes).toEqual(['AlwaysAllow', 'RBAC']);
+    expect(options.watchCache).toBe(false);
+    expect(options.hostnameOverride).toBe('replica-1');
+  });
+
+  it('rejects bad values and unknown flags', () => {
+    expect(() => parseOptions(['--storage=postgres'])).toThrow('--storage must be sqlite, memory or etcd');
+    expect(() => parseOptions(['--storage-version=hpa'])).toThrow('--storage-version takes');
+    expect(() => parseOptions(['--nope'])).toThrow();
+    expect(() => parseOptions(['--identity-lease-duration-seconds=0'])).toThrow('must be greater than 0');
+  });
+
+  it('parses Go durations', () => {
+    expect(parseDuration('5m')).toBe(300_000);
+    expect(parseDuration('1m30s')).toBe(90_000);
+    expect(parseDuration('250ms')).toBe(250);
+    expect(() => parseDuration('five')).toThrow('invalid duration');
+  });
+
+  it('lists every flag in --help', () => {
+    const help = helpText();
+    for (const flag of ['--storage', '--data-dir', '--etcd-servers', '--etcd-prefix', '--bind-address', '--secure-port', '--token-auth-file', '--client-ca-file', '--authorization-mode', '--watch-cache', '--etcd-compaction-interval', '--hostname-override', '--storage-version']) {
+      expect(help).toContain(flag);
+    }
+  });
+});

@@ -1,0 +1,172 @@
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+
+/** kube-apiserver-lite's command-line options. */
+export interface ServerOptions {
+  storage: 'sqlite' | 'memory' | 'etcd';
+  dataDir: string;
+  etcdServers: string[];
+  etcdPrefix: string;
+  etcdCompactionIntervalMs: number;
+  bindAddress: string;
+  securePort: number;
+  tokenAuthFile?: string;
+  clientCAFile?: string;
+  authorizationModes: Array<'AlwaysAllow' | 'RBAC'>;
+  anonymousAuth: boolean;
+  watchCache: boolean;
+  hostnameOverride: string;
+  /** `group/resource` -> `group/version` (or `v1` for core). */
+  storageVersions: Map<string, string>;
+  storageVersionMode: 'publish' | 'vote';
+  identityLeaseDurationSeconds: number;
+  identityLeaseRenewIntervalSeconds: number;
+  /** Off: no identity leases and no StorageVersion API. */
+  storageVersionAPI: boolean;
+  /** Progress-notification interval of the embedded stores (etcd's is a server flag). */
+  progressNotifyIntervalMs: number;
+  /** Load the watch cache's event history from storage on start (KEP-1904 beyond upstream). */
+  watchCacheHistory: boolean;
+  maxRequestsInFlight: number;
+  maxMutatingRequestsInFlight: number;
+  requestTimeoutSeconds: number;
+  corsAllowedOrigins: string[];
+  shutdownDelaySeconds: number;
+  kubeconfigPath?: string;
+}
+
+interface FlagSpec {
+  type: 'string' | 'boolean';
+  description: string;
+  default?: string;
+  multiple?: boolean;
+}
+
+/** Every flag, in `--help` order. */
+export const flagSpecs: Record<string, FlagSpec> = {
+  storage: { type: 'string', default: 'sqlite', description: 'Storage backend: sqlite (embedded, durable), memory, or etcd.' },
+  'data-dir': { type: 'string', default: './.kapi', description: 'Directory for the SQLite database, certificates and the admin kubeconfig.' },
+  'etcd-servers': { type: 'string', default: 'http://127.0.0.1:2379', description: 'Comma-separated etcd endpoints (with --storage=etcd).' },
+  'etcd-prefix': { type: 'string', default: '/registry', description: 'Key prefix of every object in storage.' },
+  'etcd-compaction-interval': { type: 'string', default: '5m', description: 'Interval of storage compaction (0 disables), e.g. 5m, 30s.' },
+  'bind-address': { type: 'string', default: '127.0.0.1', description: 'Address to serve HTTPS on.' },
+  'secure-port': { type: 'string', default: '6443', description: 'Port to serve HTTPS on (0 picks a free one).' },
+  'token-auth-file': { type: 'string', description: 'CSV of bearer tokens: token,user,uid,"group1,group2".' },
+  'client-ca-file': { type: 'string', description: 'CA bundle that signs client certificates (CN user, O groups). Default: the generated CA.' },
+  'authorization-mode': { type: 'string', default: 'RBAC', description: 'Comma-separated authorizers: AlwaysAllow, RBAC.' },
+  'anonymous-auth': { type: 'boolean', description: 'Serve unauthenticated requests as system:anonymous.' },
+  'watch-cache': { type: 'string', default: 'true', description: 'Serve reads and watches from the watch cache.' },
+  'watch-cache-history': { type: 'string', default: 'true', description: 'Load the event history since the last compaction into the watch cache on start.' },
+  'hostname-override': { type: 'string', description: 'Hostname for the apiserver identity (lets several replicas share a machine).' },
+  'storage-version': { type: 'string', multiple: true, description: 'Storage version of a resource, e.g. autoscaling/horizontalpodautoscalers=autoscaling/v1 (repeatable).' },
+  'storage-version-mode': { type: 'string', default: 'publish', description: 'publish (KEP-2339 StorageVersion API) or vote (servers agree on a selected version).' },
+  'storage-version-api': { type: 'string', default: 'true', description: 'Run identity leases and the StorageVersion API.' },
+  'identity-lease-duration-seconds': { type: 'string', default: '3600', description: 'Duration of the apiserver identity lease.' },
+  'identity-lease-renew-interval-seconds': { type: 'string', default: '10', description: 'Renew interval of the apiserver identity lease.' },
+  'progress-notify-interval': { type: 'string', default: '5s', description: 'Progress-notification interval of the embedded stores (sqlite, memory).' },
+  'max-requests-inflight': { type: 'string', default: '400', description: 'Maximum non-mutating requests in flight.' },
+  'max-mutating-requests-inflight': { type: 'string', default: '200', description: 'Maximum mutating requests in flight.' },
+  'request-timeout': { type: 'string', default: '60s', description: 'Timeout of non-long-running requests.' },
+  'cors-allowed-origins': { type: 'string', description: 'Comma-separated regular expressions of allowed CORS origins.' },
+  'shutdown-delay-duration': { type: 'string', default: '0s', description: 'Time readyz reports not-ready before shutdown proceeds.' },
+  kubeconfig: { type: 'string', description: 'Where to write the admin kubeconfig (default <data-dir>/admin.kubeconfig).' },
+  help: { type: 'boolean', description: 'Print this help.' },
+};
+
+/** Parses Go-style durations (`5m`, `1.5s`, `300ms`, `1h`) into milliseconds. */
+export function parseDuration(text: string): number {
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  let rest = text;
+  const part = /^(\d+(?:\.\d+)?)(ms|s|m|h)/;
+  while (rest) {
+    const match = part.exec(rest);
+    if (!match) throw new Error(`invalid duration ${JSON.stringify(text)}`);
+    total += Number(match[1]) * (units[match[2] as string] ?? 0);
+    rest = rest.slice(match[0].length);
+  }
+  return total;
+}
+
+/** The `--help` text. */
+export function helpText(): string {
+  const lines = ['Usage: kube-apiserver-lite [flags]', '', 'A Kubernetes-compatible API server built on kapi.', '', 'Flags:'];
+  for (const [name, spec] of Object.entries(flagSpecs)) {
+    const def = spec.default !== undefined ? ` (default ${JSON.stringify(spec.default)})` : '';
+    lines.push(`  --${name}${spec.type === 'string' ? ' string' : ''}`, `        ${spec.description}${def}`);
+  }
+  return lines.join('\n');
+}
+
+const truthy = (value: string) => !['false', '0', 'no', 'off'].includes(value.toLowerCase());
+
+/** Parses argv into options; throws on unknown flags or bad values. */
+export function parseOptions(argv: string[]): ServerOptions & { help: boolean } {
+  const { values } = parseArgs({
+    args: argv,
+    options: Object.fromEntries(
+      Object.entries(flagSpecs).map(([name, spec]) => [name, { type: spec.type, ...(spec.multiple ? { multiple: true } : {}) }]),
+    ),
+    strict: true,
+    allowPositionals: false,
+  });
+  const get = (name: string): string => {
+    const value = values[name];
+    if (typeof value === 'string') return value;
+    return flagSpecs[name]?.default ?? '';
+  };
+  const storage = get('storage');
+  if (storage !== 'sqlite' && storage !== 'memory' && storage !== 'etcd') throw new Error(`--storage must be sqlite, memory or etcd, not ${JSON.stringify(storage)}`);
+  const modes = get('authorization-mode').split(',').map((mode) => mode.trim()).filter(Boolean);
+  for (const mode of modes) if (mode !== 'AlwaysAllow' && mode !== 'RBAC') throw new Error(`unsupported --authorization-mode ${mode}`);
+  const storageVersionMode = get('storage-version-mode');
+  if (storageVersionMode !== 'publish' && storageVersionMode !== 'vote') throw new Error('--storage-version-mode must be publish or vote');
+  const storageVersions = new Map<string, string>();
+  for (const entry of (values['storage-version'] as string[] | undefined) ?? []) {
+    const [resource, version] = entry.split('=');
+    if (!resource || !version || !resource.includes('/')) {
+      throw new Error(`--storage-version takes group/resource=group/version (core: /resource=v1), got ${JSON.stringify(entry)}`);
+    }
+    storageVersions.set(resource.replace(/^core\//, '/'), version);
+  }
+  const number = (name: string) => {
+    const value = Number(get(name));
+    if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a non-negative number`);
+    return value;
+  };
+  const options: ServerOptions & { help: boolean } = {
+    help: values.help === true,
+    storage,
+    dataDir: get('data-dir'),
+    etcdServers: get('etcd-servers').split(',').map((s) => s.trim()).filter(Boolean),
+    etcdPrefix: get('etcd-prefix').replace(/\/$/, ''),
+    etcdCompactionIntervalMs: parseDuration(get('etcd-compaction-interval')),
+    bindAddress: get('bind-address'),
+    securePort: number('secure-port'),
+    authorizationModes: modes as ServerOptions['authorizationModes'],
+    anonymousAuth: values['anonymous-auth'] === true,
+    watchCache: truthy(get('watch-cache')),
+    watchCacheHistory: truthy(get('watch-cache-history')),
+    hostnameOverride: get('hostname-override') || hostname(),
+    storageVersions,
+    storageVersionMode,
+    storageVersionAPI: truthy(get('storage-version-api')),
+    identityLeaseDurationSeconds: number('identity-lease-duration-seconds'),
+    identityLeaseRenewIntervalSeconds: number('identity-lease-renew-interval-seconds'),
+    progressNotifyIntervalMs: parseDuration(get('progress-notify-interval')),
+    maxRequestsInFlight: number('max-requests-inflight'),
+    maxMutatingRequestsInFlight: number('max-mutating-requests-inflight'),
+    requestTimeoutSeconds: parseDuration(get('request-timeout')) / 1000,
+    corsAllowedOrigins: get('cors-allowed-origins').split(',').map((s) => s.trim()).filter(Boolean),
+    shutdownDelaySeconds: parseDuration(get('shutdown-delay-duration')) / 1000,
+  };
+  if (options.identityLeaseDurationSeconds <= 0) throw new Error('--identity-lease-duration-seconds must be greater than 0');
+  const tokenAuthFile = get('token-auth-file');
+  if (tokenAuthFile) options.tokenAuthFile = tokenAuthFile;
+  const clientCAFile = get('client-ca-file');
+  if (clientCAFile) options.clientCAFile = clientCAFile;
+  const kubeconfig = get('kubeconfig');
+  if (kubeconfig) options.kubeconfigPath = kubeconfig;
+  return options;
+}
