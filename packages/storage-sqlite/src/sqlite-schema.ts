@@ -89,10 +89,12 @@ export class SqliteStatements {
        WHERE c.key >= ? AND c.key < ? ORDER BY c.key LIMIT ?`,
     );
     this.currentCount = db.prepare('SELECT count(*) AS count FROM current WHERE key >= ? AND key < ?');
-    const latestPerKey = `SELECT max(revision) AS latest FROM log WHERE key >= ? AND key < ? AND revision <= ? GROUP BY key`;
+    // The newest row at or before the revision of each key, streamed in key order from the (key, revision) index.
+    const latestPerKey = `SELECT key AS k, max(revision) AS latest FROM log
+       WHERE key >= ? AND key < ? AND revision <= ? GROUP BY key ORDER BY key`;
     this.pastRange = db.prepare(
       `SELECT ${rowColumns} FROM (${latestPerKey}) m JOIN log l ON l.revision = m.latest
-       WHERE l.type = ${PUT} ORDER BY l.key LIMIT ?`,
+       WHERE l.type = ${PUT} ORDER BY m.k LIMIT ?`,
     );
     this.pastCount = db.prepare(
       `SELECT count(*) AS count FROM (${latestPerKey}) m JOIN log l ON l.revision = m.latest WHERE l.type = ${PUT}`,
