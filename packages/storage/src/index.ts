@@ -52,3 +52,9 @@ export type { Codec, TransformContext, TransformedValue, ValueTransformer } from
 export { jsonCodec, identityTransformer } from './codec.js';
 export type { WatchChannelOptions } from './watch-channel.js';
 export { WatchChannel } from './watch-channel.js';
+export type { StoreOptions } from './store.js';
+export { Store, defaultMaxObjectSize } from './store.js';
+export type { DecodedContinueToken } from './continue-token.js';
+export { encodeContinueToken, decodeContinueToken } from './continue-token.js';
+export type { EncryptionKey, AesTransformerOptions } from './transformers/aes-transformer.js';
+export { aesGcmTransformer, aesCbcTransformer } from './transformers/aes-transformer.js';

@@ -1,0 +1,107 @@
+import { StatusError, type KubeObject } from '@kapi/apimachinery';
+import type { Codec, ValueTransformer } from './codec.js';
+import { FutureRevisionError, RevisionCompactedError, type KVEntry } from './kv-backend.js';
+import { StorageError } from './storage-error.js';
+
+/** A stored entry decoded into an object. */
+export interface DecodedEntry {
+  object: KubeObject;
+  /** The plain (untransformed) encoded bytes, for the no-op write check. */
+  data: Uint8Array;
+  /** The transformer wants the value rewritten (e.g. it was read with an old key). */
+  stale: boolean;
+  modRevision: number;
+  ttlSeconds?: number | undefined;
+}
+
+/** An object encoded for storage. */
+export interface EncodedObject {
+  /** Plain codec output. */
+  data: Uint8Array;
+  /** What goes to the backend (transformed). */
+  stored: Uint8Array;
+}
+
+/** Encoding, decoding and transformation of a store's objects, with storage errors naming the key. */
+export class StoreCodec {
+  constructor(
+    readonly codec: Codec,
+    readonly transformer: ValueTransformer,
+    readonly maxObjectSize: number,
+  ) {}
+
+  /** Encodes `object` without its resourceVersion, transforms it, and enforces the size limit. */
+  encode(key: string, object: KubeObject): EncodedObject {
+    const data = this.encodePlain(object);
+    const stored = this.transformer.toStorage(data, { key });
+    if (stored.byteLength > this.maxObjectSize) {
+      throw StorageError.requestTooLarge(key, stored.byteLength, this.maxObjectSize);
+    }
+    return { data, stored };
+  }
+
+  /** The codec bytes of `object` with `metadata.resourceVersion` cleared. */
+  encodePlain(object: KubeObject): Uint8Array {
+    const { resourceVersion: _ignored, ...metadata } = object.metadata ?? {};
+    return this.codec.encode({ ...object, metadata });
+  }
+
+  /** Decodes an entry, setting `metadata.resourceVersion` to `resourceVersion` (default: its modRevision). */
+  decode(entry: KVEntry, resourceVersion = entry.modRevision): DecodedEntry {
+    let data: Uint8Array;
+    let stale: boolean;
+    try {
+      ({ data, stale } = this.transformer.fromStorage(entry.value, { key: entry.key }));
+    } catch (error) {
+      throw StorageError.corruptObject(entry.key, `unable to transform key "${entry.key}": ${messageOf(error)}`, error);
+    }
+    const object = this.decodePlain(entry.key, data, resourceVersion);
+    return { object, data, stale, modRevision: entry.modRevision, ttlSeconds: entry.ttlSeconds };
+  }
+
+  /** Decodes plain codec bytes and stamps the resourceVersion. */
+  decodePlain(key: string, data: Uint8Array, resourceVersion: number): KubeObject {
+    let object: KubeObject;
+    try {
+      object = this.codec.decode(data);
+    } catch (error) {
+      throw StorageError.corruptObject(key, `unable to decode object at key "${key}": ${messageOf(error)}`, error);
+    }
+    if (typeof object !== 'object' || object === null || typeof object.metadata !== 'object' || object.metadata === null) {
+      throw StorageError.corruptObject(key, `unable to decode object at key "${key}": missing metadata`);
+    }
+    object.metadata.resourceVersion = String(resourceVersion);
+    return object;
+  }
+}
+
+/** Parses a resourceVersion string: "" gives 0; anything but a non-negative integer is a 400. */
+export function parseResourceVersion(resourceVersion: string | undefined): number {
+  if (resourceVersion === undefined || resourceVersion === '') return 0;
+  if (!/^\d+$/.test(resourceVersion)) {
+    throw StatusError.badRequest(`invalid resource version: ${JSON.stringify(resourceVersion)}`);
+  }
+  const value = Number(resourceVersion);
+  if (!Number.isSafeInteger(value)) throw StatusError.badRequest(`invalid resource version: ${JSON.stringify(resourceVersion)}`);
+  return value;
+}
+
+/** Byte equality. */
+export function bytesEqual(left: Uint8Array, right: Uint8Array): boolean {
+  if (left.byteLength !== right.byteLength) return false;
+  return Buffer.from(left.buffer, left.byteOffset, left.byteLength).equals(right);
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** True for a {@link RevisionCompactedError}, also from another copy of this package. */
+export function isRevisionCompacted(error: unknown): error is RevisionCompactedError {
+  return error instanceof RevisionCompactedError || (error instanceof Error && error.name === 'RevisionCompactedError');
+}
+
+/** True for a {@link FutureRevisionError}, also from another copy of this package. */
+export function isFutureRevision(error: unknown): error is FutureRevisionError {
+  return error instanceof FutureRevisionError || (error instanceof Error && error.name === 'FutureRevisionError');
+}

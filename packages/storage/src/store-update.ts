@@ -1,0 +1,176 @@
+import type { KubeObject } from '@kapi/apimachinery';
+import type { DeleteOptions, GuaranteedUpdateOptions, Preconditions, UpdateResult } from './interfaces.js';
+import type { KVEntry, KVWriteOptions } from './kv-backend.js';
+import { StorageError } from './storage-error.js';
+import { bytesEqual, parseResourceVersion } from './store-codec.js';
+import type { StoreContext } from './store.js';
+
+const EMPTY = new Uint8Array(0);
+
+/** What guaranteedUpdate and delete know about the stored object. */
+interface ObjectState {
+  object: KubeObject;
+  /** Plain codec bytes, compared with the new encoding to skip no-op writes. */
+  data: Uint8Array;
+  stale: boolean;
+  /** modRevision; 0 when the key does not exist. */
+  revision: number;
+  exists: boolean;
+  ttlSeconds?: number | undefined;
+}
+
+function stateFromEntry(store: StoreContext, key: string, entry: KVEntry | undefined, ignoreNotFound: boolean): ObjectState {
+  if (entry) {
+    const decoded = store.codec.decode(entry);
+    return {
+      object: decoded.object,
+      data: decoded.data,
+      stale: decoded.stale,
+      revision: entry.modRevision,
+      exists: true,
+      ttlSeconds: entry.ttlSeconds,
+    };
+  }
+  if (!ignoreNotFound) throw StorageError.keyNotFound(key, 0);
+  return { object: { metadata: {} }, data: EMPTY, stale: false, revision: 0, exists: false };
+}
+
+async function fetchState(store: StoreContext, key: string, ignoreNotFound: boolean): Promise<ObjectState> {
+  const result = await store.kv.get(key);
+  return stateFromEntry(store, key, result.entry, ignoreNotFound);
+}
+
+/** State from a (possibly stale) cached object: its resourceVersion and its encoding. */
+function stateFromObject(store: StoreContext, object: KubeObject): ObjectState {
+  let revision = 0;
+  try {
+    revision = parseResourceVersion(object.metadata?.resourceVersion);
+  } catch {
+    revision = 0;
+  }
+  return { object, data: store.codec.encodePlain(object), stale: false, revision, exists: true };
+}
+
+/** storage.Preconditions.Check: UID first, then resourceVersion, with the upstream messages. */
+export function checkPreconditions(key: string, preconditions: Preconditions | undefined, object: KubeObject): StorageError | undefined {
+  if (!preconditions) return undefined;
+  const meta = object.metadata ?? {};
+  if (preconditions.uid !== undefined && preconditions.uid !== (meta.uid ?? '')) {
+    return StorageError.invalidObject(
+      key,
+      0,
+      `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${meta.uid ?? ''}`,
+    );
+  }
+  if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== (meta.resourceVersion ?? '')) {
+    return StorageError.invalidObject(
+      key,
+      0,
+      `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
+    );
+  }
+  return undefined;
+}
+
+function normalizeResult(result: UpdateResult): { object: KubeObject; ttlSeconds?: number | undefined } {
+  if ('object' in result && typeof result.object === 'object' && result.object !== null && !('metadata' in result && typeof result.metadata === 'object')) {
+    const wrapped = result as { object: KubeObject; ttlSeconds?: number };
+    return { object: wrapped.object, ttlSeconds: wrapped.ttlSeconds };
+  }
+  return { object: result as KubeObject };
+}
+
+/** `Store.guaranteedUpdate`: the etcd3 store algorithm (reference 3.7). */
+export async function storeGuaranteedUpdate(store: StoreContext, key: string, options: GuaranteedUpdateOptions): Promise<KubeObject> {
+  const ignoreNotFound = options.ignoreNotFound ?? false;
+  let state = options.cachedExistingObject
+    ? stateFromObject(store, options.cachedExistingObject)
+    : await fetchState(store, key, ignoreNotFound);
+  let current = !options.cachedExistingObject;
+  const refetch = async (): Promise<void> => {
+    state = await fetchState(store, key, ignoreNotFound);
+    current = true;
+  };
+  for (;;) {
+    const failure = checkPreconditions(key, options.preconditions, state.object);
+    if (failure) {
+      if (!current) {
+        await refetch();
+        continue;
+      }
+      throw failure;
+    }
+    let outcome: UpdateResult;
+    try {
+      const meta = state.ttlSeconds !== undefined ? { resourceVersion: state.revision, ttlSeconds: state.ttlSeconds } : { resourceVersion: state.revision };
+      outcome = await options.tryUpdate(structuredClone(state.object), meta);
+    } catch (error) {
+      if (!current) {
+        await refetch();
+        continue;
+      }
+      throw error;
+    }
+    const { object, ttlSeconds } = normalizeResult(outcome);
+    const encoded = store.codec.encode(key, object);
+    if (state.exists && !state.stale && bytesEqual(encoded.data, state.data)) {
+      // Only trust a no-op against the stored bytes when they were just read.
+      if (!current) {
+        await refetch();
+        continue;
+      }
+      return state.object;
+    }
+    const writeOptions: KVWriteOptions | undefined = ttlSeconds !== undefined && ttlSeconds > 0 ? { ttlSeconds } : undefined;
+    const result = state.exists
+      ? await store.kv.update(key, encoded.stored, state.revision, writeOptions)
+      : await store.kv.create(key, encoded.stored, writeOptions);
+    if (!result.succeeded) {
+      state = stateFromEntry(store, key, result.current, ignoreNotFound);
+      current = true;
+      continue;
+    }
+    return store.codec.decodePlain(key, encoded.data, result.revision);
+  }
+}
+
+/** `Store.delete`: conditional delete with preconditions and validation, retried on conflict. */
+export async function storeDelete(store: StoreContext, key: string, options: DeleteOptions): Promise<KubeObject> {
+  let state = options.cachedExistingObject
+    ? stateFromObject(store, options.cachedExistingObject)
+    : await fetchState(store, key, false);
+  let current = !options.cachedExistingObject;
+  for (;;) {
+    const failure = checkPreconditions(key, options.preconditions, state.object);
+    if (failure) {
+      if (!current) {
+        state = await fetchState(store, key, false);
+        current = true;
+        continue;
+      }
+      throw failure;
+    }
+    if (options.validateDeletion) {
+      try {
+        await options.validateDeletion(state.object);
+      } catch (error) {
+        if (!current) {
+          state = await fetchState(store, key, false);
+          current = true;
+          continue;
+        }
+        throw error;
+      }
+    }
+    const result = await store.kv.delete(key, state.revision);
+    if (!result.succeeded) {
+      state = stateFromEntry(store, key, result.current, false);
+      current = true;
+      continue;
+    }
+    if (result.previous) return store.codec.decode(result.previous, result.revision).object;
+    const object = structuredClone(state.object);
+    object.metadata.resourceVersion = String(result.revision);
+    return object;
+  }
+}

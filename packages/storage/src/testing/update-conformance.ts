@@ -1,0 +1,203 @@
+import type { KubeObject } from '@kapi/apimachinery';
+import { describe, expect, it } from 'vitest';
+import type { ValueTransformer } from '../codec.js';
+import type { ResponseMeta } from '../interfaces.js';
+import { Store } from '../store.js';
+import { expectRejection, expectStorageError, revisionOf, testObject, type SuiteContext } from './conformance-helpers.js';
+
+/** Reads values as they are but reports them stale, as a transformer does after key rotation. */
+const alwaysStale: ValueTransformer = {
+  fromStorage: (data) => ({ data, stale: true }),
+  toStorage: (data) => data,
+};
+
+function counterOf(object: KubeObject): number {
+  return Number((object.data as Record<string, string> | undefined)?.counter ?? '0');
+}
+
+/** guaranteedUpdate: retries, preconditions, no-op writes, stale values, create-on-update. */
+export function describeUpdateConformance(context: SuiteContext): void {
+  describe('guaranteedUpdate', () => {
+    it('passes the current object and its revision to tryUpdate and stores the result', async () => {
+      const { store } = context.target;
+      const key = `${context.prefix()}a`;
+      const created = await store.create(key, testObject('a'));
+      const calls: Array<{ current: KubeObject; meta: ResponseMeta }> = [];
+      const updated = await store.guaranteedUpdate(key, {
+        tryUpdate: (current, meta) => {
+          calls.push({ current: structuredClone(current), meta });
+          current.data = { value: 'changed' };
+          return current;
+        },
+      });
+      expect(calls).toHaveLength(1);
+      expect(calls[0]?.current).toEqual(created);
+      expect(calls[0]?.meta.resourceVersion).toBe(revisionOf(created));
+      expect(revisionOf(updated)).toBeGreaterThan(revisionOf(created));
+      expect(updated.data).toEqual({ value: 'changed' });
+      expect(await store.get(key)).toEqual(updated);
+    });
+
+    it('gives exactly N increments under N concurrent updates', async () => {
+      const { store } = context.target;
+      const key = `${context.prefix()}counter`;
+      await store.create(key, testObject('counter', { data: { counter: '0' } }));
+      const concurrency = 20;
+      await Promise.all(
+        Array.from({ length: concurrency }, () =>
+          store.guaranteedUpdate(key, {
+            tryUpdate: async (current) => {
+              await new Promise((resolve) => setTimeout(resolve, Math.random() * 3));
+              return { ...current, data: { counter: String(counterOf(current) + 1) } };
+            },
+          }),
+        ),
+      );
+      expect(counterOf((await store.get(key)) as KubeObject)).toBe(concurrency);
+    });
+
+    it('checks uid and resourceVersion preconditions with the Kubernetes messages', async () => {
+      const { store } = context.target;
+      const key = `${context.prefix()}a`;
+      const created = await store.create(key, testObject('a', { uid: 'u1' }));
+      let calls = 0;
+      const tryUpdate = (current: KubeObject): KubeObject => {
+        calls++;
+        return { ...current, data: { value: `v${calls}` } };
+      };
+      const uidError = await expectStorageError(store.guaranteedUpdate(key, { tryUpdate, preconditions: { uid: 'u2' } }), 'InvalidObject');
+      expect(uidError.additionalMessage).toBe('Precondition failed: UID in precondition: u2, UID in object meta: u1');
+      expect(uidError.key).toBe(key);
+      const rvError = await expectStorageError(
+        store.guaranteedUpdate(key, { tryUpdate, preconditions: { resourceVersion: '1' } }),
+        'InvalidObject',
+      );
+      expect(rvError.additionalMessage).toBe(
+        `Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: ${created.metadata.resourceVersion}`,
+      );
+      expect(calls).toBe(0);
+      const updated = await store.guaranteedUpdate(key, {
+        tryUpdate,
+        preconditions: { uid: 'u1', resourceVersion: created.metadata.resourceVersion as string },
+      });
+      expect(updated.data).toEqual({ value: 'v1' });
+    });
+
+    it('re-reads when a stale cachedExistingObject fails preconditions or tryUpdate', async () => {
+      const { store } = context.target;
+      const key = `${context.prefix()}a`;
+      const created = await store.create(key, testObject('a'));
+      const second = await store.guaranteedUpdate(key, { tryUpdate: (current) => ({ ...current, data: { value: 'second' } }) });
+      const seen: string[] = [];
+      const third = await store.guaranteedUpdate(key, {
+        cachedExistingObject: created,
+        preconditions: { resourceVersion: second.metadata.resourceVersion as string },
+        tryUpdate: (current) => {
+          seen.push(current.metadata.resourceVersion as string);
+          return { ...current, data: { value: 'third' } };
+        },
+      });
+      expect(seen).toEqual([second.metadata.resourceVersion]);
+      expect(third.data).toEqual({ value: 'third' });
+
+      const attempts: string[] = [];
+      const fourth = await store.guaranteedUpdate(key, {
+        cachedExistingObject: created,
+        tryUpdate: (current) => {
+          attempts.push(current.metadata.resourceVersion as string);
+          if (current.metadata.resourceVersion !== third.metadata.resourceVersion) throw new Error('stale');
+          return { ...current, data: { value: 'fourth' } };
+        },
+      });
+      expect(attempts).toEqual([created.metadata.resourceVersion, third.metadata.resourceVersion]);
+      expect(fourth.data).toEqual({ value: 'fourth' });
+    });
+
+    it('propagates a tryUpdate error on current state and writes nothing', async () => {
+      const { store, kv } = context.target;
+      const key = `${context.prefix()}a`;
+      const created = await store.create(key, testObject('a'));
+      const before = await kv.currentRevision();
+      const failure = new Error('no thanks');
+      expect(await expectRejection(store.guaranteedUpdate(key, { tryUpdate: () => Promise.reject(failure) }))).toBe(failure);
+      expect(await kv.currentRevision()).toBe(before);
+      expect(await store.get(key)).toEqual(created);
+    });
+
+    it('skips the write and keeps the resourceVersion when nothing changed', async () => {
+      const { store, kv } = context.target;
+      const key = `${context.prefix()}a`;
+      const created = await store.create(key, testObject('a'));
+      const before = await kv.currentRevision();
+      const same = await store.guaranteedUpdate(key, { tryUpdate: (current) => current });
+      expect(same).toEqual(created);
+      // Also when the update function returns a fresh copy with a different resourceVersion.
+      const copy = await store.guaranteedUpdate(key, {
+        tryUpdate: (current) => ({ ...structuredClone(current), metadata: { ...current.metadata, resourceVersion: '1' } }),
+      });
+      expect(copy.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+      expect(await kv.currentRevision()).toBe(before);
+      // A stale cached copy is re-read before a no-op is trusted.
+      const updated = await store.guaranteedUpdate(key, { tryUpdate: (current) => ({ ...current, data: { value: 'x' } }) });
+      const noop = await store.guaranteedUpdate(key, {
+        cachedExistingObject: created,
+        tryUpdate: (current) => current,
+      });
+      expect(noop).toEqual(updated);
+    });
+
+    it('writes an unchanged object when the stored value is stale', async () => {
+      const { store, kv } = context.target;
+      const key = `${context.prefix()}a`;
+      const created = await store.create(key, testObject('a'));
+      const staleStore = new Store({ kv, transformer: alwaysStale });
+      const rewritten = await staleStore.guaranteedUpdate(key, { tryUpdate: (current) => current });
+      expect(revisionOf(rewritten)).toBeGreaterThan(revisionOf(created));
+      expect(rewritten.data).toEqual(created.data);
+      expect(await store.get(key)).toEqual(rewritten);
+    });
+
+    it('fails with KeyNotFound for a missing key, or creates it with ignoreNotFound', async () => {
+      const { store } = context.target;
+      const key = `${context.prefix()}a`;
+      await expectStorageError(store.guaranteedUpdate(key, { tryUpdate: (current) => current }), 'KeyNotFound');
+      const inputs: KubeObject[] = [];
+      const metas: ResponseMeta[] = [];
+      const created = await store.guaranteedUpdate(key, {
+        ignoreNotFound: true,
+        tryUpdate: (current, meta) => {
+          inputs.push(structuredClone(current));
+          metas.push(meta);
+          return testObject('a', { data: { value: 'created' } });
+        },
+      });
+      expect(inputs).toEqual([{ metadata: {} }]);
+      expect(metas[0]?.resourceVersion).toBe(0);
+      expect(created.data).toEqual({ value: 'created' });
+      expect(revisionOf(created)).toBeGreaterThan(0);
+      expect(await store.get(key)).toEqual(created);
+    });
+
+    it('accepts { object, ttlSeconds } from tryUpdate', async () => {
+      const { store } = context.target;
+      const key = `${context.prefix()}a`;
+      await store.create(key, testObject('a'));
+      const updated = await store.guaranteedUpdate(key, {
+        tryUpdate: (current) => ({ object: { ...current, data: { value: 'ttl' } }, ttlSeconds: 300 }),
+      });
+      expect(updated.data).toEqual({ value: 'ttl' });
+      const metas: ResponseMeta[] = [];
+      await store.guaranteedUpdate(key, {
+        tryUpdate: (current, meta) => {
+          metas.push(meta);
+          return current;
+        },
+      });
+      expect(metas[0]?.resourceVersion).toBe(revisionOf(updated));
+      if (metas[0]?.ttlSeconds !== undefined) {
+        expect(metas[0].ttlSeconds).toBeGreaterThan(0);
+        expect(metas[0].ttlSeconds).toBeLessThanOrEqual(300);
+      }
+    });
+  });
+}
