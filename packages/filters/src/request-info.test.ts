@@ -70,6 +70,12 @@ describe('parseRequestInfo', () => {
     });
   });
 
+  it('reads the path as Go does: doubled slashes and percent-encoding', () => {
+    expect(pick('GET', '//api/v1/namespaces/a%20b/pods//')).toMatchObject({ isResourceRequest: true, namespace: 'a b', resource: 'pods', verb: 'list' });
+    expect(parseRequestInfo('GET', '/api/v1/pods#frag').path).toBe('/api/v1/pods');
+    expect(parseRequestInfo('GET', '/foo%2Fbar').path).toBe('/foo/bar');
+  });
+
   it('keeps the parts after the namespace and the path', () => {
     const info = parseRequestInfo('GET', '/api/v1/namespaces/other/pods/foo/status?x=1');
     expect(info.parts).toEqual(['pods', 'foo', 'status']);

@@ -24,15 +24,27 @@ const methodVerbs: Record<string, string> = {
 function splitPath(path: string): string[] {
   const trimmed = path.replace(/^\/+|\/+$/g, '');
   if (trimmed === '') return [];
-  return trimmed.split('/').map(decodeSegment);
+  return trimmed.split('/');
 }
 
-function decodeSegment(segment: string): string {
+function decodePath(path: string): string {
   try {
-    return decodeURIComponent(segment);
+    return decodeURIComponent(path);
   } catch {
-    return segment;
+    return path;
   }
+}
+
+/**
+ * Splits a request target into its decoded path and query, without URL resolution (so `//api/v1/pods`
+ * stays a path, as in Go's `URL.Path`, instead of becoming a host).
+ */
+export function splitRequestTarget(url: string): { path: string; query: URLSearchParams } {
+  const withoutFragment = url.split('#', 1)[0] ?? '';
+  const question = withoutFragment.indexOf('?');
+  const rawPath = question < 0 ? withoutFragment : withoutFragment.slice(0, question);
+  const query = new URLSearchParams(question < 0 ? '' : withoutFragment.slice(question + 1));
+  return { path: decodePath(rawPath || '/'), query };
 }
 
 /**
@@ -44,8 +56,7 @@ function decodeSegment(segment: string): string {
  * Throws a 500 StatusError for a special-verb path with nothing after the verb (`/api/v1/watch`).
  */
 export function parseRequestInfo(method: string, url: string): RequestInfo {
-  const parsed = new URL(url, 'http://localhost');
-  const path = decodeSegment(parsed.pathname);
+  const { path, query } = splitRequestTarget(url);
   const info: RequestInfo = {
     isResourceRequest: false,
     path,
@@ -60,7 +71,7 @@ export function parseRequestInfo(method: string, url: string): RequestInfo {
     parts: [],
   };
 
-  let parts = splitPath(parsed.pathname);
+  let parts = splitPath(path);
   if (parts.length < 3) return info;
   const prefix = parts[0] ?? '';
   if (!apiPrefixes.has(prefix)) return info;
@@ -109,7 +120,7 @@ export function parseRequestInfo(method: string, url: string): RequestInfo {
 
   if (info.name === '' && info.verb === 'get') {
     // Any watch value other than 0/false means true (ListOptions conversion).
-    const watch = parsed.searchParams.getAll('watch');
+    const watch = query.getAll('watch');
     const value = watch[0];
     if (value === undefined) info.verb = 'list';
     else info.verb = ['false', '0'].includes(value.toLowerCase()) ? 'list' : 'watch';

@@ -1,6 +1,7 @@
 import { StatusError } from '@kapi/apimachinery';
 import { abortRequest, requestContext, writeStatus, type Filter } from './handler.js';
 import { parseGoDuration } from './go-duration.js';
+import { splitRequestTarget } from './request-info.js';
 
 /** Options of {@link withRequestTimeout}. */
 export interface RequestTimeoutOptions {
@@ -25,7 +26,7 @@ export function withRequestTimeout(options: RequestTimeoutOptions = {}): Filter 
     if (context.longRunning) return next(request, response);
 
     let timeout = maximum;
-    const query = new URL(request.url ?? '/', 'http://localhost').searchParams.get('timeout');
+    const query = splitRequestTarget(request.url ?? '/').query.get('timeout');
     if (query) {
       let requested: number;
       try {
