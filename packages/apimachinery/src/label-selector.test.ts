@@ -43,6 +43,17 @@ describe('parseLabelSelector', () => {
     expect(parseLabelSelector('a=').matches({ a: '' })).toBe(true);
   });
 
+  it('reports the value a label must equal', () => {
+    const selector = parseLabelSelector('a=1,b in (2),c in (3,4),d!=5');
+    expect(['a', 'b', 'c', 'd', 'e'].map((label) => selector.requiresExactMatch(label))).toEqual([
+      '1',
+      '2',
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+
   it('treats in/notin as plain values inside value lists', () => {
     expect(parseLabelSelector('a in (in,notin)').matches({ a: 'notin' })).toBe(true);
     expect(parseLabelSelector('a=in').toString()).toBe('a=in');

@@ -15,6 +15,8 @@ export interface LabelRequirement {
 /** A parsed label selector: a Selector whose requirements can be inspected. */
 export interface LabelSelector extends Selector {
   readonly requirements: readonly LabelRequirement[];
+  /** The single value `label` must equal (`=`, `==` or a one-value `in`), if the selector pins one. */
+  requiresExactMatch(label: string): string | undefined;
 }
 
 /** metav1.LabelSelector as it appears in objects (`spec.selector`). */
@@ -79,6 +81,15 @@ export function labelSelectorOf(requirements: LabelRequirement[]): LabelSelector
     matches: (labels) => sorted.every((requirement) => requirementMatches(requirement, labels)),
     empty: () => sorted.length === 0,
     toString: () => text,
+    requiresExactMatch: (label) => {
+      for (const requirement of sorted) {
+        if (requirement.key !== label) continue;
+        const { operator, values } = requirement;
+        const pins = operator === '=' || operator === '==' || operator === 'in';
+        if (pins && values.length === 1) return values[0];
+      }
+      return undefined;
+    },
   };
 }
 

@@ -24,17 +24,24 @@ export function createSchemeCodec(scheme: Scheme, options: SchemeCodecOptions): 
   const encodingVersion =
     typeof options.encodingVersion === 'function' ? options.encodingVersion : (): string => options.encodingVersion as string;
   const decodable = options.decodableVersions ? new Set(options.decodableVersions) : undefined;
+  /** An object at a registered version of the kind keeps it; anything else is taken to be the hub. */
+  function asKnownVersion(object: KubeObject): KubeObject {
+    if (object.kind === kind && typeof object.apiVersion === 'string') {
+      const gv = parseGroupVersion(object.apiVersion);
+      if (gv.group === group && scheme.kindFor({ group, version: gv.version, kind })) return object;
+    }
+    return { ...object, apiVersion: groupVersionString({ group, version: scheme.hubVersion(group, kind) }), kind };
+  }
   return {
     encode(object) {
       const version = encodingVersion();
-      const hub = scheme.hubVersion(group, kind);
-      const hubApiVersion = groupVersionString({ group, version: hub });
+      const target = groupVersionString({ group, version });
       let out: KubeObject;
-      if (version === hub) {
-        out = object.apiVersion === hubApiVersion && object.kind === kind ? object : { ...object, apiVersion: hubApiVersion, kind };
+      if (object.apiVersion === target && object.kind === kind) {
+        // Fast path: already at the encoding version (normally the hub), no conversion and no copy.
+        out = object;
       } else {
-        const source = object.apiVersion === hubApiVersion && object.kind === kind ? object : { ...object, apiVersion: hubApiVersion, kind };
-        out = scheme.convertObject(source, version, group, false);
+        out = scheme.convertObject(asKnownVersion(object), version, group, false);
       }
       return Buffer.from(JSON.stringify(out), 'utf8');
     },

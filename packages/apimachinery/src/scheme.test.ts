@@ -248,6 +248,29 @@ describe('Scheme codec', () => {
     expect((JSON.parse(decoder.decode(codec.encode(hub))) as KubeObject).apiVersion).toBe('example.com/v1');
   });
 
+  it('does not convert when encoding at the hub version, and treats objects without apiVersion as hub', () => {
+    const scheme = new Scheme();
+    const thing = (version: string) => ({ group, version, kind: 'Thing', schema: kindSchema({ group, version, kind: 'Thing' }) });
+    scheme.addKind(thing('v2')).addKind(thing('v1'));
+    let conversions = 0;
+    scheme.addConversion({
+      group,
+      kind: 'Thing',
+      version: 'v1',
+      toHub: (object) => (conversions++, object),
+      fromHub: (object) => (conversions++, object),
+    });
+    const codec = scheme.codecFor({ group, kind: 'Thing', encodingVersion: 'v2' });
+    const hub = { apiVersion: 'example.com/v2', kind: 'Thing', metadata: { name: 'a' } };
+    codec.decode(codec.encode(hub));
+    expect(conversions).toBe(0);
+    const bare = JSON.parse(decoder.decode(codec.encode({ metadata: { name: 'b' } }))) as KubeObject;
+    expect(bare).toEqual({ apiVersion: 'example.com/v2', kind: 'Thing', metadata: { name: 'b' } });
+    const fromV1 = JSON.parse(decoder.decode(codec.encode({ ...hub, apiVersion: 'example.com/v1' }))) as KubeObject;
+    expect(fromV1.apiVersion).toBe('example.com/v2');
+    expect(conversions).toBe(1);
+  });
+
   it('rejects versions outside decodableVersions and foreign kinds', () => {
     const scheme = newScheme();
     const codec = scheme.codecFor({ group, kind: 'Widget', encodingVersion: 'v2', decodableVersions: ['v2'] });

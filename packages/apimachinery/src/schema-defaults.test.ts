@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { Type } from '@sinclair/typebox';
+import { applySchemaDefaults } from './schema-defaults.js';
+
+describe('applySchemaDefaults', () => {
+  const schema = Type.Object({
+    spec: Type.Optional(
+      Type.Object({
+        replicas: Type.Optional(Type.Integer({ default: 1 })),
+        strategy: Type.Optional(Type.Object({ type: Type.Optional(Type.String({ default: 'RollingUpdate' })) }, { default: {} })),
+        template: Type.Optional(Type.Object({ restartPolicy: Type.Optional(Type.String({ default: 'Always' })) })),
+        ports: Type.Optional(Type.Array(Type.Object({ protocol: Type.Optional(Type.String({ default: 'TCP' })) }))),
+        limits: Type.Optional(Type.Record(Type.String(), Type.Object({ unit: Type.Optional(Type.String({ default: 'm' })) }))),
+        tags: Type.Optional(Type.Array(Type.String(), { default: ['a'] })),
+        note: Type.Optional(Type.String({ default: 'x', nullable: true })),
+      }),
+    ),
+  });
+
+  it('fills missing fields and recurses into objects, arrays and maps', () => {
+    const value = { spec: { ports: [{}, { protocol: 'UDP' }], limits: { cpu: {} } } };
+    applySchemaDefaults(value, schema);
+    expect(value.spec).toEqual({
+      replicas: 1,
+      strategy: { type: 'RollingUpdate' },
+      ports: [{ protocol: 'TCP' }, { protocol: 'UDP' }],
+      limits: { cpu: { unit: 'm' } },
+      tags: ['a'],
+      note: 'x',
+    });
+  });
+
+  it('does not create missing parents', () => {
+    const value: Record<string, unknown> = {};
+    applySchemaDefaults(value, schema);
+    expect(value).toEqual({});
+    const withSpec = { spec: {} as Record<string, unknown> };
+    applySchemaDefaults(withSpec, schema);
+    expect(withSpec.spec['template']).toBeUndefined();
+  });
+
+  it('replaces null only where the schema is not nullable, and copies defaults', () => {
+    const first = { spec: { replicas: null, note: null } };
+    applySchemaDefaults(first, schema);
+    expect(first.spec).toMatchObject({ replicas: 1, note: null });
+    const second = { spec: {} as { tags?: string[] } };
+    applySchemaDefaults(second, schema);
+    second.spec.tags?.push('b');
+    const third = { spec: {} as { tags?: string[] } };
+    applySchemaDefaults(third, schema);
+    expect(third.spec.tags).toEqual(['a']);
+  });
+
+  it('follows allOf (Type.Intersect)', () => {
+    const intersect = Type.Intersect([
+      Type.Object({ a: Type.Optional(Type.String({ default: 'A' })) }),
+      Type.Object({ b: Type.Optional(Type.String({ default: 'B' })) }),
+    ]);
+    const value = {};
+    applySchemaDefaults(value, intersect);
+    expect(value).toEqual({ a: 'A', b: 'B' });
+  });
+});
