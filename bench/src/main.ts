@@ -1,0 +1,22 @@
+import { printTable, writeResults, type BenchRow } from './harness.js';
+import { storageBench } from './storage-bench.js';
+
+/**
+ * `pnpm bench [--quick] [scenario...]`: runs the scenarios (storage, http, watch), each beside its control,
+ * prints tables and writes bench/results/<scenario>.json.
+ */
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const wanted = args.filter((arg) => !arg.startsWith('--'));
+const scenarios: Record<string, () => Promise<BenchRow[]>> = {
+  storage: () => storageBench({ quick }),
+};
+
+for (const [name, run] of Object.entries(scenarios)) {
+  if (wanted.length && !wanted.includes(name)) continue;
+  console.log(`[bench] ${name}`);
+  const rows = await run();
+  printTable(name, rows);
+  console.log(`[bench] wrote ${writeResults(name, rows)}`);
+}
+process.exit(0);
