@@ -79,4 +79,9 @@ export interface ResourceDefinition {
   strategy?: ResourceStrategy;
   /** Storage key prefix for this resource; default `/<resource>` (`/<group>/<resource>` for non-core groups is allowed). */
   storagePrefix?: string;
+  /**
+   * DELETE answers with the deleted object (true, the default, as pods and custom resources) or with a
+   * `Status` Success naming it (false, as most other built-ins).
+   */
+  returnDeletedObject?: boolean;
 }

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import type { Filter } from '@kapi/filters';
+import { HealthRegistry } from './health/index.js';
+import { ServerMetrics } from './metrics/index.js';
+import type { SchemeLike } from './scheme-like.js';
+import type { StorageFactory } from './storage-factory.js';
+import { versionInfo, type VersionInfo } from './version.js';
+import { GenericAPIServer } from './generic-apiserver.js';
+
+/** Options of a {@link GenericAPIServerConfig}. */
+export interface GenericAPIServerOptions {
+  scheme: SchemeLike;
+  /** Gives the storage of each installed resource. */
+  storage: StorageFactory;
+  /** Storage key prefix (`--etcd-prefix`); default `/registry`. */
+  keyPrefix?: string;
+  /** Authentication filter (e.g. @kapi/filters `withAuthentication`); none: requests stay anonymous. */
+  authentication?: Filter;
+  /** Authorization filter (e.g. @kapi/filters `withAuthorization`); none: everything is allowed. */
+  authorization?: Filter;
+  /** Filters after authorization, outermost first (e.g. the storage-version write barrier). */
+  innermostFilters?: Filter[];
+  /** Replaces the server's own panic-recovery/request-info/max-in-flight/timeout/CORS filters, outermost first. */
+  baseFilters?: Filter[];
+  /** Default 400; 0 disables. */
+  maxRequestsInFlight?: number;
+  /** Default 200; 0 disables. */
+  maxMutatingRequestsInFlight?: number;
+  /** Default 60000. */
+  requestTimeoutMs?: number;
+  /** Regular expressions of allowed CORS origins; default none. */
+  corsAllowedOrigins?: string[];
+  /** `/version` document overrides. */
+  version?: Partial<VersionInfo>;
+  /** The bearer token of the loopback client; default a random UUID. */
+  loopbackToken?: string;
+  /** How long shutdown waits for in-flight requests (default 60000 ms). */
+  shutdownTimeoutMs?: number;
+  /** Default watch timeout in seconds when the client sends none (default `1800*(1+rand)`). */
+  watchTimeoutSeconds?: () => number;
+  /** Request and storage metrics; default a new registry (shared with the delegate when there is one). */
+  metrics?: ServerMetrics;
+  /** Health checks and post-start hooks; default a new registry (the delegate's when there is one). */
+  health?: HealthRegistry;
+  /** Injectable clock for object timestamps. */
+  now?: () => Date;
+}
+
+/** A config with every default filled in. */
+export interface CompletedOptions extends GenericAPIServerOptions {
+  keyPrefix: string;
+  maxRequestsInFlight: number;
+  maxMutatingRequestsInFlight: number;
+  requestTimeoutMs: number;
+  corsAllowedOrigins: string[];
+  loopbackToken: string;
+  shutdownTimeoutMs: number;
+  versionInfo: VersionInfo;
+}
+
+/** The completed config; `new()` builds the server. */
+export class CompletedConfig {
+  constructor(readonly options: CompletedOptions) {}
+
+  /** Builds the server; requests none of its routes match go to `delegate`. */
+  new(delegate?: GenericAPIServer): GenericAPIServer {
+    return new GenericAPIServer(this.options, delegate);
+  }
+}
+
+/** `Config -> complete() -> new(delegate?)`, as k8s.io/apiserver. */
+export class GenericAPIServerConfig {
+  constructor(readonly options: GenericAPIServerOptions) {}
+
+  /** Fills defaults. */
+  complete(): CompletedConfig {
+    const options = this.options;
+    return new CompletedConfig({
+      ...options,
+      keyPrefix: options.keyPrefix ?? '/registry',
+      maxRequestsInFlight: options.maxRequestsInFlight ?? 400,
+      maxMutatingRequestsInFlight: options.maxMutatingRequestsInFlight ?? 200,
+      requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+      corsAllowedOrigins: options.corsAllowedOrigins ?? [],
+      loopbackToken: options.loopbackToken ?? randomUUID(),
+      shutdownTimeoutMs: options.shutdownTimeoutMs ?? 60_000,
+      versionInfo: versionInfo(options.version),
+    });
+  }
+}

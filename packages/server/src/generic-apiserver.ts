@@ -1,0 +1,288 @@
+import { createHash } from 'node:crypto';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { StatusError, type GroupResource } from '@kapi/apimachinery';
+import { buildHandlerChain, requestContext, writeStatus, type Filter, type Handler } from '@kapi/filters';
+import { isCloser, type Interface } from '@kapi/storage';
+import { createDiscoveryHandler, type InstalledResource } from './discovery/index.js';
+import type { PathHandler } from './discovery/http-response.js';
+import type { CompletedOptions } from './generic-apiserver-config.js';
+import { withCors, withMaxInFlight, withPanicRecovery, withRequestInfo, withRequestTimeout } from './handler-chain.js';
+import { handleResourceRequest, type ResourceRoute } from './handlers/resource-handler.js';
+import { parseResourcePath } from './handlers/resource-path.js';
+import { writeError } from './handlers/response-writer.js';
+import { WatchRegistry } from './handlers/watch-handler.js';
+import { HealthRegistry, type PostStartHook } from './health/index.js';
+import { ServerMetrics } from './metrics/index.js';
+import { GenericStore } from './registry/generic-store.js';
+import { resourcePrefix } from './registry/storage-keys.js';
+import type { ResourceDefinition } from './resource-definition.js';
+import { createVersionHandler } from './version.js';
+
+/** Where and how to listen. */
+export interface ListenOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Serve HTTPS with this key/cert; `clientCA` asks clients for certificates (client-cert authentication). */
+  tls?: { key: string | Buffer; cert: string | Buffer; clientCA?: string | Buffer };
+}
+
+/** What the server's own controllers use to call it. */
+export interface LoopbackClientConfig {
+  /** e.g. `https://127.0.0.1:6443`. */
+  url: string;
+  bearerToken: string;
+  /** The serving certificate, to trust when the server is HTTPS. */
+  caData?: string;
+}
+
+/** `base64(sha256("<group>/<version>/<kind>")[:8])`, the discovery storageVersionHash. */
+export function computeStorageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+const notFound = () => StatusError.of(404, 'NotFound', 'the server could not find the requested resource', {});
+
+const shutdownExemptPaths = ['/healthz', '/livez', '/readyz'];
+
+/**
+ * A generic apiserver (k8s.io/apiserver GenericAPIServer): serves installed resources through the
+ * generic REST store behind the handler chain, plus discovery, health, metrics and /version, and
+ * delegates anything it does not serve.
+ */
+export class GenericAPIServer {
+  readonly health: HealthRegistry;
+  readonly metrics: ServerMetrics;
+  /** The full handler chain (filters + routes). */
+  readonly handler: Handler;
+  /** The routes without the filters: what an outer server delegates to. */
+  readonly routes: Handler;
+  private readonly resources = new Map<string, ResourceRoute>();
+  private readonly installed: InstalledResource[] = [];
+  private readonly storages: Interface[] = [];
+  private readonly watches = new WatchRegistry();
+  private readonly platformHandlers: PathHandler[];
+  private readonly hookAbort = new AbortController();
+  private readonly inFlight = new Set<Promise<void>>();
+  private server: Server | undefined;
+  private shuttingDown = false;
+  private loopback: LoopbackClientConfig | undefined;
+
+  constructor(
+    readonly options: CompletedOptions,
+    readonly delegate?: GenericAPIServer,
+  ) {
+    this.health = options.health ?? delegate?.health ?? new HealthRegistry();
+    this.metrics = options.metrics ?? delegate?.metrics ?? new ServerMetrics();
+    this.platformHandlers = [
+      this.health.handler(),
+      this.metrics.handler(),
+      createVersionHandler(options.versionInfo),
+      createDiscoveryHandler({ resources: () => this.installedResources(), passUnknown: true }),
+    ];
+    this.routes = (request, response) => this.route(request, response);
+    this.handler = buildHandlerChain(this.filters(), this.routes);
+  }
+
+  private filters(): Filter[] {
+    const options = this.options;
+    const base = options.baseFilters ?? [
+      withPanicRecovery,
+      withRequestInfo,
+      withMaxInFlight({ readOnly: options.maxRequestsInFlight, mutating: options.maxMutatingRequestsInFlight }),
+      withRequestTimeout(options.requestTimeoutMs),
+      withCors(options.corsAllowedOrigins),
+    ];
+    return [
+      (next) => (request, response) => this.track(next, request, response),
+      ...base,
+      ...(options.authentication ? [options.authentication] : []),
+      ...(options.authorization ? [options.authorization] : []),
+      ...(options.innermostFilters ?? []),
+    ];
+  }
+
+  /** Outermost: refuses requests during shutdown, counts in-flight requests and records metrics. */
+  private async track(next: Handler, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = (request.url ?? '/').split('?')[0] ?? '/';
+    if (this.shuttingDown && !shutdownExemptPaths.some((exempt) => path === exempt || path.startsWith(`${exempt}/`))) {
+      response.setHeader('Connection', 'close');
+      writeStatus(response, StatusError.tooManyRequests('The apiserver is shutting down, please try again later.', 5));
+      return;
+    }
+    const started = process.hrtime.bigint();
+    const done = (async () => {
+      try {
+        await next(request, response);
+      } catch (error) {
+        if (!response.headersSent) writeStatus(response, error);
+      }
+    })();
+    this.inFlight.add(done);
+    try {
+      await done;
+    } finally {
+      this.inFlight.delete(done);
+      const info = requestContext(request).requestInfo;
+      if (info?.isResourceRequest) {
+        this.metrics.observeRequest({
+          verb: info.verb,
+          group: info.apiGroup,
+          version: info.apiVersion,
+          resource: info.resource,
+          subresource: info.subresource,
+          scope: info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster',
+          code: response.statusCode,
+          durationSeconds: Number(process.hrtime.bigint() - started) / 1e9,
+        });
+      }
+    }
+  }
+
+  private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    for (const handler of this.platformHandlers) if (handler(request, response)) return;
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const path = parseResourcePath(url.pathname);
+    const route = path && this.resources.get(`${path.group}/${path.version}/${path.resource}`);
+    if (path && route && this.servesSubresource(route.definition, path.subresource) && this.scopeMatches(route.definition, path)) {
+      try {
+        await handleResourceRequest(request, response, route, path, {
+          watches: this.watches,
+          ...(this.options.watchTimeoutSeconds ? { watchTimeoutSeconds: this.options.watchTimeoutSeconds } : {}),
+        });
+      } catch (error) {
+        if (!response.headersSent) writeError(request, response, error);
+        else response.end();
+      }
+      return;
+    }
+    if (this.delegate) return this.delegate.routes(request, response);
+    writeStatus(response, notFound());
+  }
+
+  private servesSubresource(definition: ResourceDefinition, subresource: string): boolean {
+    return subresource === '' || (subresource === 'status' && Boolean(definition.subresources?.status));
+  }
+
+  private scopeMatches(definition: ResourceDefinition, path: { namespace: string; name: string }): boolean {
+    if (!definition.namespaced) return path.namespace === '';
+    // A namespaced object is addressed inside its namespace; lists and watches may span all namespaces.
+    return path.namespace !== '' || path.name === '';
+  }
+
+  /**
+   * Serves a resource at each of its versions through the generic REST store. Its storage comes from
+   * the config's StorageFactory with a codec writing `storageVersion`.
+   */
+  installResource(definition: ResourceDefinition): GenericStore {
+    const storageVersion = definition.storageVersion ?? definition.versions[0];
+    if (!storageVersion) throw new Error(`resource ${definition.resource}.${definition.group} has no versions`);
+    const groupResource: GroupResource = { group: definition.group, resource: definition.resource };
+    for (const version of definition.versions) {
+      if (this.resources.has(`${definition.group}/${version}/${definition.resource}`)) {
+        throw new Error(`resource ${definition.resource}.${definition.group} is already installed at ${version}`);
+      }
+    }
+    const prefix = resourcePrefix(this.options.keyPrefix, definition);
+    const codec = this.options.scheme.codecFor({
+      group: definition.group,
+      kind: definition.kind,
+      encodingVersion: storageVersion,
+      decodableVersions: definition.versions,
+    });
+    const storage = this.options.storage({ groupResource, prefix, codec, definition });
+    this.storages.push(storage);
+    const storeOptions = { definition, scheme: this.options.scheme, storage, prefix };
+    const store = new GenericStore(this.options.now ? { ...storeOptions, now: this.options.now } : storeOptions);
+    for (const version of definition.versions) {
+      this.resources.set(`${definition.group}/${version}/${definition.resource}`, {
+        definition,
+        version,
+        scheme: this.options.scheme,
+        store,
+      });
+    }
+    this.installed.push({ definition, storageVersionHash: computeStorageVersionHash(definition.group, storageVersion, definition.kind) });
+    return store;
+  }
+
+  /** This server's resources followed by its delegates'. */
+  installedResources(): InstalledResource[] {
+    return [...this.installed, ...(this.delegate?.installedResources() ?? [])];
+  }
+
+  /** Registers a hook run once the server listens; `/readyz` waits for it (`poststarthook/<name>`). */
+  addPostStartHook(name: string, hook: PostStartHook): void {
+    this.health.addPostStartHook(name, hook);
+  }
+
+  /** The loopback client config (set once the server listens). */
+  get loopbackClient(): LoopbackClientConfig {
+    if (!this.loopback) throw new Error('the server is not listening yet');
+    return this.loopback;
+  }
+
+  /** Starts serving; resolves with the bound address once listening (post-start hooks run in the background). */
+  async listen(options: ListenOptions = {}): Promise<{ url: string; port: number; server: Server }> {
+    if (this.server) throw new Error('the server is already listening');
+    const listener = (request: IncomingMessage, response: ServerResponse) => {
+      void this.handler(request, response);
+    };
+    const tls = options.tls;
+    const server: Server = tls
+      ? createHttpsServer(
+          { key: tls.key, cert: tls.cert, ...(tls.clientCA ? { ca: tls.clientCA, requestCert: true, rejectUnauthorized: false } : {}) },
+          listener,
+        )
+      : createHttpServer(listener);
+    this.server = server;
+    const host = options.host ?? '127.0.0.1';
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const port = (server.address() as AddressInfo).port;
+    const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+    const url = `${tls ? 'https' : 'http'}://${urlHost}:${port}`;
+    this.loopback = { url, bearerToken: this.options.loopbackToken, ...(tls ? { caData: tls.cert.toString() } : {}) };
+    this.health.runPostStartHooks({ signal: this.hookAbort.signal }).catch((error: unknown) => {
+      process.emitWarning(error instanceof Error ? error.message : String(error));
+    });
+    return { url, port, server };
+  }
+
+  /**
+   * Graceful shutdown: readyz fails, new requests get 429 with Retry-After, watches end cleanly,
+   * in-flight requests drain (up to `shutdownTimeoutMs`), then the listener and the storage close.
+   */
+  async shutdown(): Promise<void> {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
+    this.health.setShuttingDown();
+    this.hookAbort.abort();
+    this.watches.closeAll();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.options.shutdownTimeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    const server = this.server;
+    if (server) {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setImmediate(() => server.closeAllConnections());
+      });
+    }
+    for (const storage of this.storages) if (isCloser(storage)) await storage.close();
+    await this.delegate?.shutdown();
+  }
+}

@@ -1,0 +1,62 @@
+import type { IncomingMessage } from 'node:http';
+import { StatusError, groupVersionString, isKubeObject, type KubeObject } from '@kapi/apimachinery';
+import type { ResourceDefinition } from '../resource-definition.js';
+import type { SchemeLike } from '../scheme-like.js';
+import type { FieldValidation } from './query-options.js';
+import { addWarning } from './response-writer.js';
+
+/** The request's endpoint: the resource and version a body must match. */
+export interface Endpoint {
+  definition: ResourceDefinition;
+  version: string;
+  scheme: SchemeLike;
+}
+
+/**
+ * Checks a decoded create/update body against the endpoint: an object whose apiVersion/kind match the
+ * URL (400 otherwise). Unknown fields: Strict fails (400), Warn adds warnings; both Warn and Ignore prune.
+ */
+export function decodeRequestObject(
+  request: IncomingMessage,
+  body: unknown,
+  endpoint: Endpoint,
+  fieldValidation: FieldValidation,
+): KubeObject {
+  const { definition, version } = endpoint;
+  const apiVersion = groupVersionString({ group: definition.group, version });
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw StatusError.badRequest(`Object 'Kind' is missing in '${JSON.stringify(body)}'`);
+  }
+  const record = body as Record<string, unknown>;
+  if (record['kind'] === undefined || record['kind'] === '') {
+    throw StatusError.badRequest(`Object 'Kind' is missing in '${JSON.stringify(body)}'`);
+  }
+  if (record['apiVersion'] !== apiVersion || record['kind'] !== definition.kind) {
+    throw StatusError.badRequest(
+      `the API version in the data (${String(record['apiVersion'] ?? '')}) and kind (${String(record['kind'])}) do not match the expected ${apiVersion}, Kind=${definition.kind}`,
+    );
+  }
+  if (record['metadata'] === undefined || record['metadata'] === null) record['metadata'] = {};
+  if (!isKubeObject(record)) throw StatusError.badRequest('metadata must be an object');
+  return checkUnknownFields(request, record, endpoint, fieldValidation, (message) =>
+    StatusError.badRequest(`${definition.kind} in version "${version}" cannot be handled as a ${definition.kind}: ${message}`),
+  );
+}
+
+/** Applies the fieldValidation policy to `object`; `strictError` builds the Strict failure from its message. */
+export function checkUnknownFields(
+  request: IncomingMessage,
+  object: KubeObject,
+  endpoint: Endpoint,
+  fieldValidation: FieldValidation,
+  strictError: (message: string) => StatusError,
+): KubeObject {
+  const unknown = endpoint.scheme.findUnknownFields(object);
+  if (unknown.length > 0) {
+    const texts = unknown.map((path) => `unknown field "${path}"`);
+    if (fieldValidation === 'Strict') throw strictError(`strict decoding error: ${texts.join(', ')}`);
+    if (fieldValidation === 'Warn') for (const text of texts) addWarning(request, text);
+    return endpoint.scheme.prune(object) ?? object;
+  }
+  return object;
+}

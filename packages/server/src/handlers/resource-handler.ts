@@ -1,0 +1,229 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StatusError, type KubeObject } from '@kapi/apimachinery';
+import { requestContext } from '@kapi/filters';
+import type { Preconditions } from '@kapi/storage';
+import type { Verb } from '../resource-definition.js';
+import type { GenericStore, WriteContext } from '../registry/generic-store.js';
+import { decodeRequestObject, type Endpoint } from './decode-object.js';
+import { handlePatch } from './patch-handler.js';
+import { parseReadQuery, parseWriteQuery, type ReadQuery } from './query-options.js';
+import { decodeObjectBody, mediaType, parseJson, readBody } from './request-body.js';
+import type { ResourcePath } from './resource-path.js';
+import { writeObject } from './response-writer.js';
+import { buildTable, negotiateResponseForm, parseIncludeObject, partialObjectMetadata } from './table.js';
+import { serveWatch, type WatchRegistry } from './watch-handler.js';
+
+/** One served resource at one version, as the router finds it. */
+export interface ResourceRoute extends Endpoint {
+  store: GenericStore;
+}
+
+/** Server-wide state the handlers need. */
+export interface HandlerEnvironment {
+  watches: WatchRegistry;
+  /** Default watch timeout in seconds when the client sends none (`1800*(1+rand)` upstream). */
+  watchTimeoutSeconds?: () => number;
+}
+
+const allVerbs: Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
+
+/** The RequestInfo verb of a resource request. */
+export function resourceVerb(method: string, path: ResourcePath, query: URLSearchParams): string {
+  const watchParameter = query.get('watch');
+  const watch = path.legacyWatch || (watchParameter !== null && watchParameter !== 'false' && watchParameter !== '0');
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      if (watch) return 'watch';
+      return path.name === '' ? 'list' : 'get';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return path.name === '' ? 'deletecollection' : 'delete';
+    default:
+      return method.toLowerCase();
+  }
+}
+
+function writeContext(request: IncomingMessage, dryRun: boolean, subresource: string): WriteContext {
+  const context: WriteContext = { dryRun, subresource };
+  const user = requestContext(request).user;
+  if (user) context.user = user;
+  return context;
+}
+
+function listParameters(query: ReadQuery) {
+  return {
+    ...(query.resourceVersion !== undefined ? { resourceVersion: query.resourceVersion } : {}),
+    ...(query.resourceVersionMatch ? { resourceVersionMatch: query.resourceVersionMatch } : {}),
+    ...(query.labelSelector ? { labelSelector: query.labelSelector } : {}),
+    ...(query.fieldSelector ? { fieldSelector: query.fieldSelector } : {}),
+    ...(query.limit ? { limit: query.limit } : {}),
+    ...(query.continue ? { continue: query.continue } : {}),
+  };
+}
+
+/** Writes one object or list as the client negotiated (object, Table or PartialObjectMetadata). */
+function respond(request: IncomingMessage, response: ServerResponse, route: ResourceRoute, code: number, body: KubeObject, isList: boolean): void {
+  const form = negotiateResponseForm(request);
+  if (form.as === 'object') return writeObject(request, response, code, body);
+  const items = isList ? ((body['items'] as KubeObject[]) ?? []) : [body];
+  if (form.as === 'Table') {
+    const includeObject = parseIncludeObject(new URL(request.url ?? '/', 'http://x').searchParams.get('includeObject'));
+    const listMetadata = isList ? (body.metadata as Record<string, unknown>) : {};
+    return writeObject(request, response, code, buildTable(route.definition, items, { version: form.version, includeObject, listMetadata }));
+  }
+  if (!isList) return writeObject(request, response, code, partialObjectMetadata(body, form.version));
+  writeObject(request, response, code, {
+    kind: 'PartialObjectMetadataList',
+    apiVersion: `meta.k8s.io/${form.version}`,
+    metadata: body.metadata,
+    items: items.map((item) => partialObjectMetadata(item, form.version)),
+  });
+}
+
+async function readObject(request: IncomingMessage, route: ResourceRoute, fieldValidation: 'Ignore' | 'Warn' | 'Strict'): Promise<KubeObject> {
+  const type = mediaType(request);
+  const body = await readBody(request);
+  return decodeRequestObject(request, decodeObjectBody(type, body), route, fieldValidation);
+}
+
+interface DeleteBody {
+  preconditions: Preconditions;
+  dryRun: boolean;
+}
+
+async function readDeleteOptions(request: IncomingMessage, query: URLSearchParams): Promise<DeleteBody> {
+  const write = parseWriteQuery(query, 'DeleteOptions');
+  const body = await readBody(request);
+  const result: DeleteBody = { preconditions: {}, dryRun: write.dryRun };
+  let propagationPolicy = query.get('propagationPolicy');
+  if (body.length > 0) {
+    const options = parseJson(body.toString('utf8'), "couldn't get version/kind; json parse error: ");
+    if (typeof options === 'object' && options !== null) {
+      const record = options as Record<string, unknown>;
+      const preconditions = record['preconditions'];
+      if (typeof preconditions === 'object' && preconditions !== null) {
+        const { uid, resourceVersion } = preconditions as Record<string, unknown>;
+        if (typeof uid === 'string') result.preconditions.uid = uid;
+        if (typeof resourceVersion === 'string') result.preconditions.resourceVersion = resourceVersion;
+      }
+      if (Array.isArray(record['dryRun']) && record['dryRun'].length > 0) result.dryRun = true;
+      if (typeof record['propagationPolicy'] === 'string') propagationPolicy = record['propagationPolicy'];
+    }
+  }
+  if (propagationPolicy !== null && !['Orphan', 'Background', 'Foreground'].includes(propagationPolicy)) {
+    throw StatusError.invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [
+      {
+        field: 'propagationPolicy',
+        type: 'FieldValueNotSupported',
+        value: propagationPolicy,
+        detail: 'supported values: "Foreground", "Background", "Orphan", "nil"',
+      },
+    ]);
+  }
+  return result;
+}
+
+/**
+ * Serves one resource request: dispatches on the verb to the generic store and writes the response.
+ * Throws StatusErrors for the caller to write.
+ */
+export async function handleResourceRequest(
+  request: IncomingMessage,
+  response: ServerResponse,
+  route: ResourceRoute,
+  path: ResourcePath,
+  environment: HandlerEnvironment,
+): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const query = url.searchParams;
+  const verb = resourceVerb(request.method ?? 'GET', path, query);
+  const { definition, store, version } = route;
+  const groupResource = { group: definition.group, resource: definition.resource };
+  const verbs = definition.verbs ?? allVerbs;
+  const subresourceVerbs = ['get', 'update', 'patch'];
+  if (!(verbs as string[]).includes(verb) || (path.subresource !== '' && !subresourceVerbs.includes(verb))) {
+    throw StatusError.methodNotAllowed(request.method ?? 'GET', groupResource);
+  }
+  const namespace = path.namespace;
+  switch (verb) {
+    case 'get': {
+      const read = parseReadQuery(query);
+      const object = await store.get(namespace, path.name, version, read.resourceVersion || undefined);
+      return respond(request, response, route, 200, object, false);
+    }
+    case 'list': {
+      const read = parseReadQuery(query);
+      const list = await store.list(namespace, version, listParameters(read));
+      return respond(request, response, route, 200, list, true);
+    }
+    case 'watch': {
+      const read = parseReadQuery(query, true);
+      return serveWatch(request, response, route, { namespace, name: path.name, query: read, environment });
+    }
+    case 'create': {
+      const write = parseWriteQuery(query, 'CreateOptions');
+      const object = await readObject(request, route, write.fieldValidation);
+      const bodyNamespace = object.metadata.namespace;
+      if (definition.namespaced && bodyNamespace && bodyNamespace !== namespace) {
+        throw StatusError.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      if (path.name !== '' && object.metadata.name !== path.name) {
+        throw StatusError.badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${path.name})`);
+      }
+      const created = await store.create(namespace, object, version, writeContext(request, write.dryRun, ''));
+      return respond(request, response, route, 201, created, false);
+    }
+    case 'update': {
+      const write = parseWriteQuery(query, 'UpdateOptions');
+      const object = await readObject(request, route, write.fieldValidation);
+      if (object.metadata.name !== path.name) {
+        throw StatusError.badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${path.name})`);
+      }
+      const bodyNamespace = object.metadata.namespace;
+      if (definition.namespaced && bodyNamespace && bodyNamespace !== namespace) {
+        throw StatusError.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      const result = await store.update(namespace, path.name, object, version, writeContext(request, write.dryRun, path.subresource));
+      return respond(request, response, route, result.created ? 201 : 200, result.object, false);
+    }
+    case 'patch': {
+      const write = parseWriteQuery(query, 'PatchOptions');
+      const patched = await handlePatch(request, route, {
+        namespace,
+        name: path.name,
+        write,
+        context: writeContext(request, write.dryRun, path.subresource),
+      });
+      return respond(request, response, route, 200, patched, false);
+    }
+    case 'delete': {
+      const options = await readDeleteOptions(request, query);
+      const result = await store.delete(namespace, path.name, version, options.preconditions, writeContext(request, options.dryRun, ''));
+      const code = result.deleted ? 200 : 202;
+      if (definition.returnDeletedObject === false && result.deleted) {
+        return writeObject(request, response, code, {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Success',
+          details: { name: path.name, group: definition.group, kind: definition.resource, uid: result.object.metadata.uid },
+        });
+      }
+      return respond(request, response, route, code, result.object, false);
+    }
+    case 'deletecollection': {
+      const options = await readDeleteOptions(request, query);
+      const read = parseReadQuery(query);
+      const list = await store.deleteCollection(namespace, version, listParameters(read), writeContext(request, options.dryRun, ''));
+      return respond(request, response, route, 200, list, true);
+    }
+    default:
+      throw StatusError.methodNotAllowed(request.method ?? '', groupResource);
+  }
+}

@@ -1,0 +1,36 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestContext, writeStatus } from '@kapi/filters';
+
+/** Formats one `Warning` header value: `299 - "<text>"` with `"` and `\` escaped. */
+export function warningHeader(text: string): string {
+  return `299 - "${text.replace(/[\\"]/g, (character) => `\\${character}`)}"`;
+}
+
+/** Records a warning for the response (de-duplicated). */
+export function addWarning(request: IncomingMessage, text: string): void {
+  const warnings = requestContext(request).warnings;
+  if (!warnings.includes(text)) warnings.push(text);
+}
+
+function applyWarnings(request: IncomingMessage, response: ServerResponse): void {
+  const warnings = requestContext(request).warnings;
+  if (warnings.length > 0 && !response.headersSent) response.setHeader('Warning', [...new Set(warnings)].map(warningHeader));
+}
+
+/** Writes a JSON body with the request's warnings. */
+export function writeObject(request: IncomingMessage, response: ServerResponse, code: number, body: unknown): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  applyWarnings(request, response);
+  const data = JSON.stringify(body);
+  response.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) });
+  response.end(request.method === 'HEAD' ? undefined : data);
+}
+
+/** Writes anything thrown as a Status, with the request's warnings. */
+export function writeError(request: IncomingMessage, response: ServerResponse, error: unknown): void {
+  applyWarnings(request, response);
+  writeStatus(response, error);
+}

@@ -1,0 +1,137 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { groupVersionString, isKubeObject, toStatus, type KubeObject } from '@kapi/apimachinery';
+import { requestContext } from '@kapi/filters';
+import type { StorageWatchEvent } from '@kapi/storage';
+import { parseFieldSelector } from '../registry/apimachinery-helpers.js';
+import type { HandlerEnvironment, ResourceRoute } from './resource-handler.js';
+import type { ReadQuery } from './query-options.js';
+
+/** Tracks running watch streams so shutdown can end them. */
+export class WatchRegistry {
+  private readonly active = new Set<AbortController>();
+
+  /** Registers a stream; the returned controller aborts it. */
+  add(): AbortController {
+    const controller = new AbortController();
+    this.active.add(controller);
+    return controller;
+  }
+
+  remove(controller: AbortController): void {
+    this.active.delete(controller);
+  }
+
+  /** How many streams are open. */
+  get size(): number {
+    return this.active.size;
+  }
+
+  /** Ends every stream cleanly. */
+  closeAll(): void {
+    for (const controller of this.active) controller.abort();
+  }
+}
+
+/**
+ * A storage event that may carry its serialized form per apiVersion (a watch cache can share the bytes
+ * across watchers). When present it is used as is.
+ */
+export interface PreSerializedWatchEvent extends StorageWatchEvent {
+  serializedFor?(apiVersion: string): string | undefined;
+}
+
+/** The upstream default: `1800s * (1 + rand)`. */
+export function defaultWatchTimeoutSeconds(): number {
+  return Math.floor(1800 * (1 + Math.random()));
+}
+
+function wireEvent(event: PreSerializedWatchEvent, route: ResourceRoute, apiVersion: string): string {
+  const cached = event.serializedFor?.(apiVersion);
+  if (cached !== undefined) return cached;
+  let object: unknown = event.object;
+  if (event.type === 'BOOKMARK' && isKubeObject(event.object)) {
+    object = { ...event.object, apiVersion, kind: route.definition.kind };
+  } else if (event.type !== 'ERROR' && isKubeObject(event.object)) {
+    object = route.store.toVersion(event.object, route.version);
+  }
+  return `${JSON.stringify({ type: event.type, object })}\n`;
+}
+
+async function write(response: ServerResponse, chunk: string, signal: AbortSignal): Promise<void> {
+  if (response.write(chunk)) return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    response.on('drain', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Streams a watch as chunked `application/json`, one `{"type","object"}` line per event, until the
+ * timeout, client disconnect, server shutdown or the end of the storage watch.
+ */
+export async function serveWatch(
+  request: IncomingMessage,
+  response: ServerResponse,
+  route: ResourceRoute,
+  options: { namespace: string; name: string; query: ReadQuery; environment: HandlerEnvironment },
+): Promise<void> {
+  const { query, environment } = options;
+  const context = requestContext(request);
+  context.longRunning = true;
+  let fieldSelector = query.fieldSelector;
+  if (options.name !== '') {
+    const byName = `metadata.name=${options.name}`;
+    fieldSelector = parseFieldSelector(fieldSelector && !fieldSelector.empty() ? `${fieldSelector.toString()},${byName}` : byName);
+  }
+  const controller = environment.watches.add();
+  const abort = () => controller.abort();
+  context.signal.addEventListener('abort', abort, { once: true });
+  response.once('close', abort);
+  const timeoutSeconds = query.timeoutSeconds ?? (environment.watchTimeoutSeconds ?? defaultWatchTimeoutSeconds)();
+  const timer = setTimeout(abort, timeoutSeconds * 1000);
+  try {
+    const watch = await route.store.watch(options.namespace, {
+      ...(query.resourceVersion !== undefined ? { resourceVersion: query.resourceVersion } : {}),
+      ...(query.resourceVersionMatch ? { resourceVersionMatch: query.resourceVersionMatch } : {}),
+      ...(query.labelSelector ? { labelSelector: query.labelSelector } : {}),
+      ...(fieldSelector ? { fieldSelector } : {}),
+      ...(query.sendInitialEvents !== undefined ? { sendInitialEvents: query.sendInitialEvents } : {}),
+      allowWatchBookmarks: query.allowWatchBookmarks,
+      signal: controller.signal,
+    });
+    const stop = () => watch.stop();
+    controller.signal.addEventListener('abort', stop, { once: true });
+    if (controller.signal.aborted) watch.stop();
+    response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+    response.flushHeaders();
+    const apiVersion = groupVersionString({ group: route.definition.group, version: route.version });
+    try {
+      for await (const event of watch as AsyncIterable<PreSerializedWatchEvent>) {
+        if (controller.signal.aborted) break;
+        if (event.type === 'BOOKMARK' && !query.allowWatchBookmarks) continue;
+        let line: string;
+        try {
+          line = wireEvent(event, route, apiVersion);
+        } catch (error) {
+          line = `${JSON.stringify({ type: 'ERROR', object: toStatus(error) })}\n`;
+        }
+        await write(response, line, controller.signal);
+      }
+    } finally {
+      watch.stop();
+    }
+    if (!response.writableEnded) response.end();
+  } finally {
+    clearTimeout(timer);
+    context.signal.removeEventListener('abort', abort);
+    environment.watches.remove(controller);
+  }
+}
+
+/** The object of a watch event, typed for tests and clients. */
+export type WatchLine = { type: StorageWatchEvent['type']; object: KubeObject };
