@@ -97,7 +97,24 @@ describe('RBACAuthorizer', () => {
     expect(result).toEqual({
       decision: 'noOpinion',
       reason:
-        'RBAC: [clusterrolebinding "dangling" references missing clusterrole "gone", rolebinding "default/dangling-role" references missing role "default/vanished"]',
+        'RBAC: [clusterroles.rbac.authorization.k8s.io "gone" not found, roles.rbac.authorization.k8s.io "vanished" not found]',
+    });
+  });
+
+  it('says which binding allowed, as upstream', async () => {
+    const rules = new InMemoryRBACRules()
+      .addClusterRole('view', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }])
+      .bindClusterRole('alice-view', 'view', [user('alice')])
+      .bindRole('apps', 'sa-view', { kind: 'ClusterRole', name: 'view' }, [serviceAccount('deployer')]);
+    const rbac = new RBACAuthorizer(rules);
+    expect(await rbac.authorize(resource(alice, 'get', { resource: 'pods', namespace: 'x', name: 'p' }))).toEqual({
+      decision: 'allow',
+      reason: 'RBAC: allowed by ClusterRoleBinding "alice-view" of ClusterRole "view" to User "alice"',
+    });
+    const deployer: UserInfo = { name: 'system:serviceaccount:apps:deployer', groups: [] };
+    expect(await rbac.authorize(resource(deployer, 'get', { resource: 'pods', namespace: 'apps', name: 'p' }))).toEqual({
+      decision: 'allow',
+      reason: 'RBAC: allowed by RoleBinding "sa-view/apps" of ClusterRole "view" to ServiceAccount "deployer/apps"',
     });
   });
 

@@ -97,8 +97,13 @@ export class RBACAuthorizer implements Authorizer {
     if (!user) return { decision: 'noOpinion' };
     if (user.groups.some((group) => this.privilegedGroups.has(group))) return { decision: 'allow' };
     const errors: string[] = [];
-    const allowed = await this.visitRules(user, attributes.namespace, errors, (rule) => ruleAllows(attributes, rule));
-    if (allowed) return { decision: 'allow' };
+    let allowedBy: string | undefined;
+    await this.visitRules(user, attributes.namespace, errors, (rule, source) => {
+      if (!ruleAllows(attributes, rule)) return false;
+      allowedBy = source;
+      return true;
+    });
+    if (allowedBy !== undefined) return { decision: 'allow', reason: `RBAC: allowed by ${allowedBy}` };
     return errors.length > 0 ? { decision: 'noOpinion', reason: `RBAC: ${aggregate(errors)}` } : { decision: 'noOpinion' };
   }
 
@@ -113,18 +118,23 @@ export class RBACAuthorizer implements Authorizer {
     return { rules, errors };
   }
 
-  /** Calls `visit` for each rule bound to the user until it returns true (VisitRulesFor). */
+  /**
+   * Calls `visit` for each rule bound to the user until it returns true (VisitRulesFor): cluster role
+   * bindings first, then role bindings of the namespace. `source` describes the binding as upstream does.
+   */
   private async visitRules(
     user: UserInfo,
     namespace: string,
     errors: string[],
-    visit: (rule: PolicyRule) => boolean,
+    visit: (rule: PolicyRule, source: string) => boolean,
   ): Promise<boolean> {
     try {
       for (const binding of await this.source.listClusterRoleBindings()) {
-        if (!(binding.subjects ?? []).some((subject) => subjectMatchesUser(user, subject, ''))) continue;
-        const rules = await this.roleRules(binding.roleRef, '', errors, `clusterrolebinding ${quote(binding.metadata.name)}`);
-        if (rules.some(visit)) return true;
+        const subject = (binding.subjects ?? []).find((candidate) => subjectMatchesUser(user, candidate, ''));
+        if (!subject) continue;
+        const source = `ClusterRoleBinding ${quote(binding.metadata.name)} of ${binding.roleRef.kind} ${quote(binding.roleRef.name)} to ${describeSubject(subject, '')}`;
+        const rules = await this.roleRules(binding.roleRef, '', errors);
+        if (rules.some((rule) => visit(rule, source))) return true;
       }
     } catch (error) {
       errors.push(message(error));
@@ -132,9 +142,11 @@ export class RBACAuthorizer implements Authorizer {
     if (!namespace) return false;
     try {
       for (const binding of await this.source.listRoleBindings(namespace)) {
-        if (!(binding.subjects ?? []).some((subject) => subjectMatchesUser(user, subject, namespace))) continue;
-        const rules = await this.roleRules(binding.roleRef, namespace, errors, `rolebinding ${quote(`${namespace}/${binding.metadata.name}`)}`);
-        if (rules.some(visit)) return true;
+        const subject = (binding.subjects ?? []).find((candidate) => subjectMatchesUser(user, candidate, namespace));
+        if (!subject) continue;
+        const source = `RoleBinding ${quote(`${binding.metadata.name}/${namespace}`)} of ${binding.roleRef.kind} ${quote(binding.roleRef.name)} to ${describeSubject(subject, namespace)}`;
+        const rules = await this.roleRules(binding.roleRef, namespace, errors);
+        if (rules.some((rule) => visit(rule, source))) return true;
       }
     } catch (error) {
       errors.push(message(error));
@@ -142,26 +154,33 @@ export class RBACAuthorizer implements Authorizer {
     return false;
   }
 
-  private async roleRules(roleRef: RoleRef, namespace: string, errors: string[], from: string): Promise<PolicyRule[]> {
+  /** The rules of a binding's role (GetRoleReferenceRules); a missing role is a NotFound-worded error. */
+  private async roleRules(roleRef: RoleRef, namespace: string, errors: string[]): Promise<PolicyRule[]> {
     try {
       if (roleRef.kind === 'ClusterRole') {
         const role = await this.source.getClusterRole(roleRef.name);
         if (role) return role.rules ?? [];
-        errors.push(`${from} references missing clusterrole ${quote(roleRef.name)}`);
+        errors.push(`clusterroles.rbac.authorization.k8s.io ${quote(roleRef.name)} not found`);
         return [];
       }
       if (roleRef.kind === 'Role' && namespace) {
         const role = await this.source.getRole(namespace, roleRef.name);
         if (role) return role.rules ?? [];
-        errors.push(`${from} references missing role ${quote(`${namespace}/${roleRef.name}`)}`);
+        errors.push(`roles.rbac.authorization.k8s.io ${quote(roleRef.name)} not found`);
         return [];
       }
-      errors.push(`${from} has unsupported roleRef kind ${quote(roleRef.kind)}`);
+      errors.push(`unsupported role reference kind: ${quote(roleRef.kind)}`);
     } catch (error) {
       errors.push(message(error));
     }
     return [];
   }
+}
+
+/** `User "alice"`, `ServiceAccount "name/namespace"` (upstream's describeSubject). */
+function describeSubject(subject: Subject, bindingNamespace: string): string {
+  if (subject.kind === 'ServiceAccount') return `${subject.kind} ${quote(`${subject.name}/${subject.namespace || bindingNamespace}`)}`;
+  return `${subject.kind} ${quote(subject.name)}`;
 }
 
 function quote(value: string): string {
