@@ -83,10 +83,14 @@ export class WatchHub {
       const rows = this.statements.rowsAfter.all(this.deliveredRevision, max, chunkSize);
       const last = rows[rows.length - 1];
       if (!last) break;
-      if (!isContiguous(rows, this.deliveredRevision + 1)) {
-        // Another process compacted revisions this process never delivered.
+      const lastMissing = lastMissingRevision(rows, this.deliveredRevision + 1);
+      if (lastMissing > 0) {
+        // Another process compacted revisions this process never delivered: watches that needed them fail.
         const compacted = this.statements.compactedRevision.get()?.value ?? 0;
-        this.failAll(new RevisionCompactedError(this.deliveredRevision + 1, compacted));
+        const error = new RevisionCompactedError(this.deliveredRevision + 1, compacted);
+        for (const watcher of [...this.watchers]) {
+          if (!watcher.replaying && watcher.nextRevision <= lastMissing) this.fail(watcher, error);
+        }
       }
       const now = this.now();
       this.dispatch(rows.map((row) => eventOfRow(row, this.statements, now)));
@@ -163,10 +167,6 @@ export class WatchHub {
     }
   }
 
-  private failAll(error: Error): void {
-    for (const watcher of [...this.watchers]) if (!watcher.replaying) this.fail(watcher, error);
-  }
-
   private fail(watcher: Watcher, error: Error): void {
     if (!watcher.active) return;
     watcher.active = false;
@@ -175,8 +175,15 @@ export class WatchHub {
   }
 }
 
-function isContiguous(rows: LogRow[], first: number): boolean {
-  return rows.every((row, index) => row.revision === first + index);
+/** The highest revision missing from `rows`, which should run contiguously from `first` (0: none missing). */
+function lastMissingRevision(rows: LogRow[], first: number): number {
+  let expected = first;
+  let lastMissing = 0;
+  for (const row of rows) {
+    if (row.revision > expected) lastMissing = row.revision - 1;
+    expected = row.revision + 1;
+  }
+  return lastMissing;
 }
 
 /** Errors thrown by `onError` itself are ignored: the watch is over anyway. */
