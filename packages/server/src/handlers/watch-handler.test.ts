@@ -1,0 +1,109 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestServer, widget, widgetsPath, type TestServer } from '../test-support/test-server.js';
+
+let api: TestServer;
+
+beforeEach(async () => {
+  api = await startTestServer();
+});
+afterEach(async () => {
+  await api.close();
+});
+
+interface Line {
+  type: string;
+  object: { apiVersion?: string; kind?: string; metadata: { name?: string; resourceVersion?: string; annotations?: Record<string, string> }; spec?: unknown };
+}
+
+/** Opens a watch and returns a reader of its event lines. */
+async function openWatch(path: string) {
+  const controller = new AbortController();
+  const response = await fetch(`${api.url}${path}`, { signal: controller.signal });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toBe('application/json');
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  return {
+    async next(): Promise<Line | undefined> {
+      for (;;) {
+        const newline = buffer.indexOf('\n');
+        if (newline >= 0) {
+          const line = buffer.slice(0, newline);
+          buffer = buffer.slice(newline + 1);
+          return JSON.parse(line) as Line;
+        }
+        const chunk = await reader.read();
+        if (chunk.done) return undefined;
+        buffer += decoder.decode(chunk.value, { stream: true });
+      }
+    },
+    close: () => controller.abort(),
+  };
+}
+
+describe('watch', () => {
+  it('streams ADDED/MODIFIED/DELETED converted to the requested version', async () => {
+    await api.call('POST', widgetsPath(), widget('a'));
+    const watch = await openWatch(`${widgetsPath('default', 'v1beta1')}?watch=true`);
+    const initial = await watch.next();
+    expect(initial).toMatchObject({ type: 'ADDED', object: { apiVersion: 'example.com/v1beta1', kind: 'Widget', spec: { sizeText: '1' } } });
+    await api.call('PATCH', `${widgetsPath()}/a`, { spec: { size: 2 } }, { 'Content-Type': 'application/merge-patch+json' });
+    expect(await watch.next()).toMatchObject({ type: 'MODIFIED', object: { spec: { sizeText: '2' } } });
+    await api.call('DELETE', `${widgetsPath()}/a`);
+    expect(await watch.next()).toMatchObject({ type: 'DELETED', object: { metadata: { name: 'a' } } });
+    watch.close();
+  });
+
+  it('starts from a resourceVersion, filters by selectors and serves the legacy /watch/ path for one name', async () => {
+    await api.call('POST', widgetsPath(), widget('a'));
+    const watch = await openWatch(`/apis/example.com/v1/watch/namespaces/default/widgets/b?resourceVersion=1`);
+    await api.call('POST', widgetsPath(), widget('c'));
+    await api.call('POST', widgetsPath(), widget('b'));
+    expect(await watch.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'b' } } });
+    watch.close();
+    const labelled = await openWatch(`${widgetsPath()}?watch=1&resourceVersion=3&labelSelector=app%3Dx`);
+    await api.call('POST', widgetsPath(), widget('d'));
+    await api.call('POST', widgetsPath(), { ...widget('e'), metadata: { name: 'e', labels: { app: 'x' } } });
+    expect(await labelled.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'e' } } });
+    labelled.close();
+  });
+
+  it('sends initial events with an annotated, typed bookmark for watch-list', async () => {
+    await api.call('POST', widgetsPath(), widget('a'));
+    const watch = await openWatch(
+      `${widgetsPath()}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan`,
+    );
+    expect(await watch.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'a' } } });
+    expect(await watch.next()).toMatchObject({
+      type: 'BOOKMARK',
+      object: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { resourceVersion: '1', annotations: { 'k8s.io/initial-events-end': 'true' } } },
+    });
+    watch.close();
+    const invalid = await api.call('GET', `${widgetsPath()}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true`);
+    expect(invalid.status).toBe(422);
+    expect(String(invalid.body['message'])).toContain('sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+  });
+
+  it('ends the stream at timeoutSeconds and on shutdown, stopping the storage watch', async () => {
+    const timed = await openWatch(`${widgetsPath()}?watch=1&timeoutSeconds=1`);
+    expect(await timed.next()).toBeUndefined();
+    expect(api.state.listeners.size).toBe(0);
+    const open = await openWatch(`${widgetsPath()}?watch=1`);
+    await api.call('POST', widgetsPath(), widget('a'));
+    expect(await open.next()).toMatchObject({ type: 'ADDED' });
+    expect(api.state.listeners.size).toBe(1);
+    await api.server.shutdown();
+    expect(await open.next()).toBeUndefined();
+    expect(api.state.listeners.size).toBe(0);
+  });
+
+  it('stops the storage watch when the client goes away', async () => {
+    const watch = await openWatch(`${widgetsPath()}?watch=1`);
+    await api.call('POST', widgetsPath(), widget('a'));
+    await watch.next();
+    watch.close();
+    for (let attempt = 0; attempt < 50 && api.state.listeners.size > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(api.state.listeners.size).toBe(0);
+  });
+});
