@@ -12,6 +12,7 @@ import type {
   KVWriteOptions,
   KVWriteResult,
 } from '@kapi/storage';
+import { randomInt } from 'node:crypto';
 import { noop } from 'cockatiel';
 import { Etcd3, type ICompare, type IRequestOp, type ITxnResponse } from 'etcd3';
 import { asBuffer, KeyCodec, prefixRangeEndBytes } from './etcd-keys.js';
@@ -56,6 +57,24 @@ export interface CompactRevisionSwap {
 const EMPTY = new Uint8Array(0);
 
 /**
+ * Grants a lease with an id chosen here, below 2^53. etcd's own ids use all 63 bits, which protobufjs can
+ * only carry exactly when it has a working `long` (not the case under some module conditions, e.g. vitest's
+ * `--conditions import`, where they silently round and writes fail with "requested lease not found").
+ */
+async function grantLease(client: Etcd3, ttlSeconds: number): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    const id = randomInt(0, 2 ** 21) * 2 ** 32 + randomInt(1, 2 ** 32);
+    try {
+      await client.leaseClient.leaseGrant({ TTL: ttlSeconds, ID: id });
+      return String(id);
+    } catch (error) {
+      if (attempt < 3 && error instanceof Error && error.message.includes('lease already exists')) continue;
+      throw error;
+    }
+  }
+}
+
+/**
  * {@link KVBackend} on a real etcd v3 cluster. Unary calls go through the etcd3 client (without automatic
  * retries: a txn is not idempotent); watches use an own layer on the raw watch stream ({@link WatchHub}).
  * Every write is one txn round trip. `requestProgress` exists only when the server answers it safely
@@ -92,7 +111,7 @@ export class Etcd3Backend implements KVBackend {
       onCompacted: (revision) => this.noteCompacted(revision),
     });
     this.leases = new LeaseManager({
-      grant: async (ttlSeconds) => (await client.leaseClient.leaseGrant({ TTL: ttlSeconds, ID: 0 })).ID,
+      grant: (ttlSeconds) => grantLease(client, ttlSeconds),
     });
     if (supportsRequestProgress(serverVersion)) {
       this.requestProgress = async () => this.hub.requestProgress();
@@ -140,7 +159,7 @@ export class Etcd3Backend implements KVBackend {
     const result: KVGetResult = { revision: revision > 0 ? revision : Number(response.header.revision) };
     if (!kv) return result;
     const entry = this.keys.entry(kv);
-    if (kv.lease !== '0' && revision === 0) {
+    if (Number(kv.lease) !== 0 && revision === 0) {
       const ttl = await this.ttlOf(kv.lease);
       if (ttl !== undefined) entry.ttlSeconds = ttl;
     }

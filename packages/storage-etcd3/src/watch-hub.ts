@@ -218,7 +218,9 @@ export class WatchHub {
 
   private onResponse(stream: StreamState, response: IWatchResponse): void {
     if (stream.dead) return;
-    if (response.watch_id === '-1') {
+    // int64 fields arrive as decimal strings, or as numbers where protobufjs has no usable Long: compare as numbers.
+    const watchId = String(response.watch_id);
+    if (watchId === '-1') {
       // A RequestProgress reply covers every watch of the stream. (A '-1' that is created+canceled is a
       // failed create; ids are unique per stream, so it cannot happen.)
       if (!response.created && !response.canceled) {
@@ -227,7 +229,7 @@ export class WatchHub {
       }
       return;
     }
-    const watcher = stream.watchers.get(response.watch_id);
+    const watcher = stream.watchers.get(watchId);
     if (!watcher || watcher.closed) return;
     if (response.canceled) {
       const compacted = Number(response.compact_revision);
@@ -256,7 +258,7 @@ export class WatchHub {
       this.deliver(watcher, events);
       return;
     }
-    if (response.compact_revision === '0' && response.header.revision !== '0') {
+    if (Number(response.compact_revision) === 0 && Number(response.header.revision) !== 0) {
       this.progress(watcher, Number(response.header.revision));
     }
   }
