@@ -9,7 +9,10 @@ export function formatTime(date: Date): string {
 }
 
 /** The condition of the given type, if present (meta.FindStatusCondition). */
-export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+export function findCondition(
+  conditions: readonly Condition[] | undefined,
+  type: string,
+): Condition | undefined {
   return conditions?.find((condition) => condition.type === type);
 }
 

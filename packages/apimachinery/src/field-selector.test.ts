@@ -15,12 +15,26 @@ function parseError(text: string): string {
 
 describe('parseFieldSelector', () => {
   it('parses =, == and != terms, sorted, in canonical form', () => {
-    const selector = parseFieldSelector('metadata.namespace!=kube-system,metadata.name==web,status.phase=Running');
-    expect(selector.toString()).toBe('metadata.name=web,metadata.namespace!=kube-system,status.phase=Running');
-    expect(selector.matches({ 'metadata.name': 'web', 'metadata.namespace': 'default', 'status.phase': 'Running' })).toBe(true);
-    expect(selector.matches({ 'metadata.name': 'web', 'metadata.namespace': 'kube-system', 'status.phase': 'Running' })).toBe(
-      false,
+    const selector = parseFieldSelector(
+      'metadata.namespace!=kube-system,metadata.name==web,status.phase=Running',
     );
+    expect(selector.toString()).toBe(
+      'metadata.name=web,metadata.namespace!=kube-system,status.phase=Running',
+    );
+    expect(
+      selector.matches({
+        'metadata.name': 'web',
+        'metadata.namespace': 'default',
+        'status.phase': 'Running',
+      }),
+    ).toBe(true);
+    expect(
+      selector.matches({
+        'metadata.name': 'web',
+        'metadata.namespace': 'kube-system',
+        'status.phase': 'Running',
+      }),
+    ).toBe(false);
     expect(selector.requiresExactMatch('metadata.name')).toBe('web');
     expect(selector.requiresExactMatch('metadata.namespace')).toBeUndefined();
   });

@@ -64,7 +64,9 @@ function splitTerms(text: string): string[] {
 
 const termOperators = ['!=', '==', '='] as const;
 
-function splitTerm(term: string): { field: string; operator: (typeof termOperators)[number]; value: string } | undefined {
+function splitTerm(
+  term: string,
+): { field: string; operator: (typeof termOperators)[number]; value: string } | undefined {
   for (let index = 0; index < term.length; index++) {
     for (const operator of termOperators) {
       if (term.startsWith(operator, index)) {
@@ -106,7 +108,8 @@ export function parseFieldSelector(text: string): FieldSelector {
   for (const part of parts) {
     if (part === '') continue;
     const term = splitTerm(part);
-    if (term === undefined) throw StatusError.badRequest(`invalid selector: '${text}'; can't understand '${part}'`);
+    if (term === undefined)
+      throw StatusError.badRequest(`invalid selector: '${text}'; can't understand '${part}'`);
     let value: string;
     try {
       value = unescapeFieldValue(term.value);

@@ -34,7 +34,12 @@ export {
 } from './status-error.js';
 export type { TSchema, Static, TObject, TProperties } from '@sinclair/typebox';
 export { Type } from '@sinclair/typebox';
-export type { LabelOperator, LabelRequirement, LabelSelector, LabelSelectorObject } from './label-selector.js';
+export type {
+  LabelOperator,
+  LabelRequirement,
+  LabelSelector,
+  LabelSelectorObject,
+} from './label-selector.js';
 export {
   parseLabelSelector,
   labelSelectorFromObject,
@@ -45,7 +50,12 @@ export {
   nothing,
 } from './label-selector.js';
 export type { FieldRequirement, FieldSelector } from './field-selector.js';
-export { parseFieldSelector, fieldSelectorOf, escapeFieldValue, unescapeFieldValue } from './field-selector.js';
+export {
+  parseFieldSelector,
+  fieldSelectorOf,
+  escapeFieldValue,
+  unescapeFieldValue,
+} from './field-selector.js';
 export type { NameValidator } from './name-validation.js';
 export {
   isDNS1123Label,

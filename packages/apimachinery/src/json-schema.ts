@@ -21,10 +21,11 @@ export function asSchema(value: unknown): JsonSchema | undefined {
 export function propertiesOf(schema: JsonSchema): Map<string, JsonSchema> {
   const out = new Map<string, JsonSchema>();
   const own = asSchema(schema['properties']);
-  if (own) for (const [name, property] of Object.entries(own)) {
-    const child = asSchema(property);
-    if (child) out.set(name, child);
-  }
+  if (own)
+    for (const [name, property] of Object.entries(own)) {
+      const child = asSchema(property);
+      if (child) out.set(name, child);
+    }
   for (const branch of branchesOf(schema)) {
     for (const [name, child] of propertiesOf(branch)) if (!out.has(name)) out.set(name, child);
   }
@@ -36,10 +37,11 @@ export function branchesOf(schema: JsonSchema): JsonSchema[] {
   const out: JsonSchema[] = [];
   for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
     const list = schema[keyword];
-    if (Array.isArray(list)) for (const item of list) {
-      const branch = asSchema(item);
-      if (branch) out.push(branch);
-    }
+    if (Array.isArray(list))
+      for (const item of list) {
+        const branch = asSchema(item);
+        if (branch) out.push(branch);
+      }
   }
   return out;
 }

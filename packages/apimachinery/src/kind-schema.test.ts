@@ -26,7 +26,12 @@ describe('objectMetaSchema', () => {
     );
     expect(objectMetaSchema.required ?? []).toEqual([]);
     expect(objectMetaSchema.properties.ownerReferences['x-kubernetes-list-map-keys']).toEqual(['uid']);
-    expect(Object.keys(listMetaSchema.properties).sort()).toEqual(['continue', 'remainingItemCount', 'resourceVersion', 'selfLink']);
+    expect(Object.keys(listMetaSchema.properties).sort()).toEqual([
+      'continue',
+      'remainingItemCount',
+      'resourceVersion',
+      'selfLink',
+    ]);
   });
 });
 
@@ -51,7 +56,14 @@ describe('kindSchema', () => {
   });
 
   it('builds apiVersion, kind, metadata, spec, status and extra properties', () => {
-    expect(Object.keys(schema.properties)).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status', 'data']);
+    expect(Object.keys(schema.properties)).toEqual([
+      'apiVersion',
+      'kind',
+      'metadata',
+      'spec',
+      'status',
+      'data',
+    ]);
     expect(schema.required).toEqual(['metadata']);
     expect(schema.description).toBe('Widget (example.com/v1)');
     expect(schema.properties.spec.properties.ports?.['x-kubernetes-patch-merge-key']).toBe('name');

@@ -32,8 +32,10 @@ export interface KubernetesSchemaExtensions {
   nullable?: boolean;
 }
 
-const timestamp = (): TOptional<TString> => Type.Optional(Type.String({ format: 'date-time', nullable: true }));
-const stringMap = (): TOptional<TRecord<TString, TString>> => Type.Optional(Type.Record(Type.String(), Type.String()));
+const timestamp = (): TOptional<TString> =>
+  Type.Optional(Type.String({ format: 'date-time', nullable: true }));
+const stringMap = (): TOptional<TRecord<TString, TString>> =>
+  Type.Optional(Type.Record(Type.String(), Type.String()));
 
 /** metav1.OwnerReference. */
 export const ownerReferenceSchema = Type.Object(
@@ -49,7 +51,10 @@ export const ownerReferenceSchema = Type.Object(
 );
 
 /** A managedFields entry: kept exactly as given (free-form object). */
-export const managedFieldsEntrySchema = Type.Object({}, { additionalProperties: true, 'x-kubernetes-preserve-unknown-fields': true });
+export const managedFieldsEntrySchema = Type.Object(
+  {},
+  { additionalProperties: true, 'x-kubernetes-preserve-unknown-fields': true },
+);
 
 const objectMetaProperties = {
   name: Type.Optional(Type.String()),
@@ -98,7 +103,9 @@ export type KindBaseProperties = {
   metadata: typeof objectMetaSchema;
 };
 
-type OptionalProperty<Name extends string, Schema> = Schema extends TSchema ? { [K in Name]: TOptional<Schema> } : unknown;
+type OptionalProperty<Name extends string, Schema> = Schema extends TSchema
+  ? { [K in Name]: TOptional<Schema> }
+  : unknown;
 
 /** Options of {@link kindSchema}. */
 export interface KindSchemaOptions<
@@ -129,7 +136,9 @@ export type KindSchema<
   Spec extends TSchema | undefined,
   Status extends TSchema | undefined,
   Properties extends TProperties,
-> = TObject<KindBaseProperties & OptionalProperty<'spec', Spec> & OptionalProperty<'status', Status> & Properties>;
+> = TObject<
+  KindBaseProperties & OptionalProperty<'spec', Spec> & OptionalProperty<'status', Status> & Properties
+>;
 
 /**
  * Builds the full object schema of a kind. Unknown-field handling (Kubernetes' pruning) is done by the
@@ -138,7 +147,7 @@ export type KindSchema<
 export function kindSchema<
   Spec extends TSchema | undefined = undefined,
   Status extends TSchema | undefined = undefined,
-  Properties extends TProperties = {},
+  Properties extends TProperties = Record<never, never>,
 >(options: KindSchemaOptions<Spec, Status, Properties>): KindSchema<Spec, Status, Properties> {
   const properties: TProperties = {
     apiVersion: Type.Optional(Type.String()),
@@ -150,7 +159,15 @@ export function kindSchema<
   Object.assign(properties, options.extra ?? {}, options.properties ?? {});
   const apiVersion =
     options.apiVersion ??
-    (options.version === undefined ? undefined : options.group ? `${options.group}/${options.version}` : options.version);
+    (options.version === undefined
+      ? undefined
+      : options.group
+        ? `${options.group}/${options.version}`
+        : options.version);
   const description = options.description ?? (apiVersion ? `${options.kind} (${apiVersion})` : options.kind);
-  return Type.Object(properties, { description, ...(options.extensions ?? {}) }) as KindSchema<Spec, Status, Properties>;
+  return Type.Object(properties, { description, ...(options.extensions ?? {}) }) as KindSchema<
+    Spec,
+    Status,
+    Properties
+  >;
 }

@@ -69,7 +69,9 @@ describe('parseLabelSelector', () => {
   it('reports syntax errors with upstream wording', () => {
     expect(parseError('a in b')).toBe("unable to parse requirement: found 'b' expected: '('");
     expect(parseError('a,')).toBe("found '', expected: identifier after ','");
-    expect(parseError('a b')).toBe("unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt");
+    expect(parseError('a b')).toBe(
+      "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt",
+    );
     expect(parseError(',a')).toBe("found ',', expected: !, identifier, or 'end of string'");
     expect(parseError('a=b c')).toBe("found 'c', expected: ',' or 'end of string'");
     expect(parseError('a in (b c)')).toBe("unable to parse requirement: found 'c', expected: ',' or ')'");
@@ -111,14 +113,14 @@ describe('labelSelectorFromObject', () => {
   });
 
   it('rejects bad operators and values', () => {
-    expect(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] })).toThrow(
-      '"Gt" is not a valid label selector operator',
-    );
-    expect(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'In', values: [] }] })).toThrow(
-      "for 'in', 'notin' operators, values set can't be empty",
-    );
-    expect(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] })).toThrow(
-      'values set must be empty for exists and does not exist',
-    );
+    expect(() =>
+      labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] }),
+    ).toThrow('"Gt" is not a valid label selector operator');
+    expect(() =>
+      labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'In', values: [] }] }),
+    ).toThrow("for 'in', 'notin' operators, values set can't be empty");
+    expect(() =>
+      labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }),
+    ).toThrow('values set must be empty for exists and does not exist');
   });
 });

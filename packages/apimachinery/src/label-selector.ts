@@ -27,7 +27,10 @@ export interface LabelSelectorObject {
 
 const binaryOperators = 'in, notin, =, ==, !=, gt, lt';
 
-function requirementMatches(requirement: LabelRequirement, labels: Readonly<Record<string, string>>): boolean {
+function requirementMatches(
+  requirement: LabelRequirement,
+  labels: Readonly<Record<string, string>>,
+): boolean {
   const has = Object.prototype.hasOwnProperty.call(labels, requirement.key);
   const value = has ? labels[requirement.key] : undefined;
   switch (requirement.operator) {
@@ -74,7 +77,9 @@ export function requirementString(requirement: LabelRequirement): string {
 
 /** Builds a selector over requirements (sorted by key, as upstream). */
 export function labelSelectorOf(requirements: LabelRequirement[]): LabelSelector {
-  const sorted = [...requirements].sort((left, right) => (left.key < right.key ? -1 : left.key > right.key ? 1 : 0));
+  const sorted = [...requirements].sort((left, right) =>
+    left.key < right.key ? -1 : left.key > right.key ? 1 : 0,
+  );
   const text = sorted.map(requirementString).join(',');
   return {
     requirements: sorted,
@@ -117,28 +122,38 @@ function requirementError(key: string, operator: LabelOperator, values: string[]
     case 'in':
     case 'notin':
       if (values.length === 0) {
-        errors.push(`values: Invalid value: ${rendered}: for 'in', 'notin' operators, values set can't be empty`);
+        errors.push(
+          `values: Invalid value: ${rendered}: for 'in', 'notin' operators, values set can't be empty`,
+        );
       }
       break;
     case '=':
     case '==':
     case '!=':
       if (values.length !== 1) {
-        errors.push(`values: Invalid value: ${rendered}: exact-match compatibility requires one single value`);
+        errors.push(
+          `values: Invalid value: ${rendered}: exact-match compatibility requires one single value`,
+        );
       }
       break;
     case 'exists':
     case '!':
       if (values.length !== 0) {
-        errors.push(`values: Invalid value: ${rendered}: values set must be empty for exists and does not exist`);
+        errors.push(
+          `values: Invalid value: ${rendered}: values set must be empty for exists and does not exist`,
+        );
       }
       break;
     case 'gt':
     case 'lt':
       if (values.length !== 1) {
-        errors.push(`values: Invalid value: ${rendered}: for 'Gt', 'Lt' operators, exactly one value is required`);
+        errors.push(
+          `values: Invalid value: ${rendered}: for 'Gt', 'Lt' operators, exactly one value is required`,
+        );
       } else if (!/^-?\d+$/.test(values[0] ?? '')) {
-        errors.push(`values[0]: Invalid value: ${quote(values[0])}: for 'Gt', 'Lt' operators, the value must be an integer`);
+        errors.push(
+          `values[0]: Invalid value: ${quote(values[0])}: for 'Gt', 'Lt' operators, the value must be an integer`,
+        );
       }
       return errors.length > 0 ? errors.join(', ') : undefined;
   }
@@ -153,7 +168,11 @@ function requirementError(key: string, operator: LabelOperator, values: string[]
 }
 
 /** Creates a validated requirement (labels.NewRequirement); throws StatusError.badRequest when invalid. */
-export function newLabelRequirement(key: string, operator: LabelOperator, values: string[]): LabelRequirement {
+export function newLabelRequirement(
+  key: string,
+  operator: LabelOperator,
+  values: string[],
+): LabelRequirement {
   const error = requirementError(key, operator, values);
   if (error !== undefined) throw StatusError.badRequest(error);
   return { key, operator, values: [...new Set(values)].sort() };
@@ -162,20 +181,7 @@ export function newLabelRequirement(key: string, operator: LabelOperator, values
 // ---- lexer ----
 
 type TokenKind =
-  | 'identifier'
-  | 'end'
-  | 'error'
-  | 'in'
-  | 'notin'
-  | '!'
-  | '!='
-  | '='
-  | '=='
-  | '('
-  | ')'
-  | ','
-  | '>'
-  | '<';
+  'identifier' | 'end' | 'error' | 'in' | 'notin' | '!' | '!=' | '=' | '==' | '(' | ')' | ',' | '>' | '<';
 
 interface Token {
   kind: TokenKind;
@@ -200,7 +206,10 @@ function lex(text: string): Token[] {
     if (specialSymbols.has(character)) {
       let literal = '';
       let best = '';
-      while (position + literal.length < text.length && specialSymbols.has(text[position + literal.length] ?? '')) {
+      while (
+        position + literal.length < text.length &&
+        specialSymbols.has(text[position + literal.length] ?? '')
+      ) {
         literal += text[position + literal.length];
         if (symbolTokens.has(literal)) best = literal;
         else break;
@@ -232,7 +241,8 @@ class LabelSelectorParser {
   /** In value context `in`/`notin` are plain identifiers. */
   private lookahead(values: boolean): Token {
     const token = this.tokens[this.position] ?? { kind: 'end', literal: '' };
-    if (values && (token.kind === 'in' || token.kind === 'notin')) return { kind: 'identifier', literal: token.literal };
+    if (values && (token.kind === 'in' || token.kind === 'notin'))
+      return { kind: 'identifier', literal: token.literal };
     return token;
   }
 
@@ -385,7 +395,12 @@ export function labelSelectorFromObject(selector: LabelSelectorObject | undefine
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
     requirements.push(newLabelRequirement(key, '=', [value]));
   }
-  const operators: Record<string, LabelOperator> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+  const operators: Record<string, LabelOperator> = {
+    In: 'in',
+    NotIn: 'notin',
+    Exists: 'exists',
+    DoesNotExist: '!',
+  };
   for (const expression of selector.matchExpressions ?? []) {
     const operator = operators[expression.operator];
     if (operator === undefined) {

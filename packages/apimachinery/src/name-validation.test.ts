@@ -1,12 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, nameIsDNSSubdomain } from './name-validation.js';
+import {
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  nameIsDNSSubdomain,
+} from './name-validation.js';
 
 const subdomainMessage =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
 describe('isDNS1123Subdomain', () => {
   it('accepts valid subdomains', () => {
-    for (const value of ['a', 'example.com', 'a-b.c-d', '0.1', 'x'.repeat(253)]) expect(isDNS1123Subdomain(value)).toEqual([]);
+    for (const value of ['a', 'example.com', 'a-b.c-d', '0.1', 'x'.repeat(253)])
+      expect(isDNS1123Subdomain(value)).toEqual([]);
   });
   it('rejects with upstream texts', () => {
     expect(isDNS1123Subdomain('Foo')).toEqual([subdomainMessage]);
@@ -38,7 +45,9 @@ describe('isQualifiedName', () => {
     expect(isQualifiedName('/app')).toEqual(['prefix part must be non-empty']);
     expect(isQualifiedName('example.com/')[0]).toBe('name part must be non-empty');
     expect(isQualifiedName('Example.com/app')[0]).toMatch(/^prefix part a lowercase RFC 1123 subdomain/);
-    expect(isQualifiedName('a/b/c')[0]).toMatch(/^a qualified name must consist of .* with an optional DNS subdomain prefix and '\/' \(e.g. 'example.com\/MyName'\)$/);
+    expect(isQualifiedName('a/b/c')[0]).toMatch(
+      /^a qualified name must consist of .* with an optional DNS subdomain prefix and '\/' \(e.g. 'example.com\/MyName'\)$/,
+    );
     expect(isQualifiedName('-app')).toEqual([
       "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
     ]);

@@ -86,9 +86,12 @@ export function isQualifiedName(value: string): string[] {
     ];
   }
   if (name.length === 0) errors.push(`name part ${emptyError()}`);
-  else if (name.length > DNS1123_LABEL_MAX_LENGTH) errors.push(`name part ${maxLengthError(DNS1123_LABEL_MAX_LENGTH)}`);
+  else if (name.length > DNS1123_LABEL_MAX_LENGTH)
+    errors.push(`name part ${maxLengthError(DNS1123_LABEL_MAX_LENGTH)}`);
   if (!qualifiedNamePattern.test(name)) {
-    errors.push(`name part ${regexError(qualifiedNameErrorMessage, qualifiedNameFormat, 'MyName', 'my.name', '123-abc')}`);
+    errors.push(
+      `name part ${regexError(qualifiedNameErrorMessage, qualifiedNameFormat, 'MyName', 'my.name', '123-abc')}`,
+    );
   }
   return errors;
 }
@@ -118,4 +121,5 @@ export const nameIsDNSSubdomain: NameValidator = (name, prefix) =>
   isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
 
 /** A name validator requiring a DNS-1123 label (namespaces, services...). */
-export const nameIsDNSLabel: NameValidator = (name, prefix) => isDNS1123Label(prefix ? maskTrailingDash(name) : name);
+export const nameIsDNSLabel: NameValidator = (name, prefix) =>
+  isDNS1123Label(prefix ? maskTrailingDash(name) : name);

@@ -7,10 +7,18 @@ describe('applySchemaDefaults', () => {
     spec: Type.Optional(
       Type.Object({
         replicas: Type.Optional(Type.Integer({ default: 1 })),
-        strategy: Type.Optional(Type.Object({ type: Type.Optional(Type.String({ default: 'RollingUpdate' })) }, { default: {} })),
-        template: Type.Optional(Type.Object({ restartPolicy: Type.Optional(Type.String({ default: 'Always' })) })),
-        ports: Type.Optional(Type.Array(Type.Object({ protocol: Type.Optional(Type.String({ default: 'TCP' })) }))),
-        limits: Type.Optional(Type.Record(Type.String(), Type.Object({ unit: Type.Optional(Type.String({ default: 'm' })) }))),
+        strategy: Type.Optional(
+          Type.Object({ type: Type.Optional(Type.String({ default: 'RollingUpdate' })) }, { default: {} }),
+        ),
+        template: Type.Optional(
+          Type.Object({ restartPolicy: Type.Optional(Type.String({ default: 'Always' })) }),
+        ),
+        ports: Type.Optional(
+          Type.Array(Type.Object({ protocol: Type.Optional(Type.String({ default: 'TCP' })) })),
+        ),
+        limits: Type.Optional(
+          Type.Record(Type.String(), Type.Object({ unit: Type.Optional(Type.String({ default: 'm' })) })),
+        ),
         tags: Type.Optional(Type.Array(Type.String(), { default: ['a'] })),
         note: Type.Optional(Type.String({ default: 'x', nullable: true })),
       }),

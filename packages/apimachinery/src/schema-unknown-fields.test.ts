@@ -7,12 +7,24 @@ describe('findUnknownSchemaFields', () => {
     spec: Type.Object({
       known: Type.Optional(Type.String()),
       free: Type.Optional(Type.Unknown()),
-      open: Type.Optional(Type.Object({ typed: Type.Optional(Type.Object({ x: Type.Integer() })) }, { 'x-kubernetes-preserve-unknown-fields': true })),
+      open: Type.Optional(
+        Type.Object(
+          { typed: Type.Optional(Type.Object({ x: Type.Integer() })) },
+          { 'x-kubernetes-preserve-unknown-fields': true },
+        ),
+      ),
       loose: Type.Optional(Type.Object({}, { additionalProperties: true })),
       map: Type.Optional(Type.Record(Type.String(), Type.Object({ v: Type.String() }))),
       list: Type.Optional(Type.Array(Type.Object({ name: Type.String() }))),
-      template: Type.Optional(Type.Object({}, { 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true })),
-      embedded: Type.Optional(Type.Object({ spec: Type.Optional(Type.Object({})) }, { 'x-kubernetes-embedded-resource': true })),
+      template: Type.Optional(
+        Type.Object(
+          {},
+          { 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+        ),
+      ),
+      embedded: Type.Optional(
+        Type.Object({ spec: Type.Optional(Type.Object({})) }, { 'x-kubernetes-embedded-resource': true }),
+      ),
     }),
   });
 
@@ -45,13 +57,21 @@ describe('findUnknownSchemaFields', () => {
 
   it('removes them when asked', () => {
     const value = { spec: { known: 'a', unknown: 1, list: [{ name: 'a', bad: 1 }] } };
-    expect(findUnknownSchemaFields(value, schema, { remove: true })).toEqual(['spec.unknown', 'spec.list[0].bad']);
+    expect(findUnknownSchemaFields(value, schema, { remove: true })).toEqual([
+      'spec.unknown',
+      'spec.list[0].bad',
+    ]);
     expect(value).toEqual({ spec: { known: 'a', list: [{ name: 'a' }] } });
   });
 
   it('treats a root as a Kubernetes object when asked', () => {
     const root = Type.Object({ spec: Type.Optional(Type.Object({})) });
-    const value = { apiVersion: 'v1', kind: 'X', metadata: { name: 'a', labels: { a: 'b' }, bogus: 1 }, spec: {} };
+    const value = {
+      apiVersion: 'v1',
+      kind: 'X',
+      metadata: { name: 'a', labels: { a: 'b' }, bogus: 1 },
+      spec: {},
+    };
     expect(findUnknownSchemaFields(value, root)).toEqual(['apiVersion', 'kind', 'metadata']);
     expect(findUnknownSchemaFields(value, root, { isRoot: true })).toEqual(['metadata.bogus']);
   });

@@ -28,16 +28,28 @@ export interface UnknownFieldOptions {
  * does not declare. Maps (`additionalProperties`/`patternProperties` schemas), opaque schemas (`{}`),
  * `additionalProperties: true` and `x-kubernetes-preserve-unknown-fields` keep their unknown content.
  */
-export function findUnknownSchemaFields(value: unknown, schema: JsonSchema, options: UnknownFieldOptions = {}): string[] {
+export function findUnknownSchemaFields(
+  value: unknown,
+  schema: JsonSchema,
+  options: UnknownFieldOptions = {},
+): string[] {
   const found: string[] = [];
   walk(value, schema, '', found, options.remove === true, options.isRoot === true);
   return found;
 }
 
-function walk(value: unknown, schema: JsonSchema, path: string, found: string[], remove: boolean, isResource: boolean): void {
+function walk(
+  value: unknown,
+  schema: JsonSchema,
+  path: string,
+  found: string[],
+  remove: boolean,
+  isResource: boolean,
+): void {
   if (Array.isArray(value)) {
     const items = itemsOf(schema);
-    if (items) value.forEach((item, index) => walk(item, items, indexPath(path, index), found, remove, false));
+    if (items)
+      value.forEach((item, index) => walk(item, items, indexPath(path, index), found, remove, false));
     return;
   }
   if (!isJsonObject(value)) return;
@@ -54,13 +66,27 @@ function walk(value: unknown, schema: JsonSchema, path: string, found: string[],
       continue;
     }
     if (property) {
-      walk(child, property, childPath(path, key), found, remove, property['x-kubernetes-embedded-resource'] === true);
+      walk(
+        child,
+        property,
+        childPath(path, key),
+        found,
+        remove,
+        property['x-kubernetes-embedded-resource'] === true,
+      );
       continue;
     }
     if (embedded && typeMetaFields.has(key)) continue;
     const mapSchema = mapValueSchema(schema, key);
     if (mapSchema) {
-      walk(child, mapSchema, keyPath(path, key), found, remove, mapSchema['x-kubernetes-embedded-resource'] === true);
+      walk(
+        child,
+        mapSchema,
+        keyPath(path, key),
+        found,
+        remove,
+        mapSchema['x-kubernetes-embedded-resource'] === true,
+      );
       continue;
     }
     if (preserve) continue;

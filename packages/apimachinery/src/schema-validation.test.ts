@@ -10,8 +10,12 @@ const schema = Type.Object({
     name: Type.Optional(Type.String({ minLength: 2, maxLength: 5, pattern: '^[a-z]+$' })),
     mode: Type.Optional(Type.Union([Type.Literal('Fast'), Type.Literal('Slow')])),
     kind: Type.Optional(Type.String({ enum: ['a', 'b'] })),
-    tags: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 2, 'x-kubernetes-list-type': 'set' })),
-    metrics: Type.Optional(Type.Array(Type.Object({ type: Type.String(), value: Type.Optional(Type.Integer()) }))),
+    tags: Type.Optional(
+      Type.Array(Type.String(), { minItems: 1, maxItems: 2, 'x-kubernetes-list-type': 'set' }),
+    ),
+    metrics: Type.Optional(
+      Type.Array(Type.Object({ type: Type.String(), value: Type.Optional(Type.Integer()) })),
+    ),
     labels: Type.Optional(Type.Record(Type.String(), Type.String())),
     port: Type.Optional(Type.Unsafe<number | string>({ 'x-kubernetes-int-or-string': true })),
     note: Type.Optional(Type.String({ nullable: true })),
@@ -40,11 +44,29 @@ describe('validateAgainstSchema', () => {
   });
 
   it('reports wrong types with Kubernetes wording and paths', () => {
-    const errors = validateAgainstSchema({ spec: { replicas: 'three', metrics: [{ type: 3 }], labels: { a: 1 } } }, schema);
+    const errors = validateAgainstSchema(
+      { spec: { replicas: 'three', metrics: [{ type: 3 }], labels: { a: 1 } } },
+      schema,
+    );
     expect(errors).toEqual([
-      { field: 'spec.replicas', type: 'FieldValueInvalid', value: 'string', detail: 'spec.replicas in body must be of type integer: "string"' },
-      { field: 'spec.metrics[0].type', type: 'FieldValueInvalid', value: 'integer', detail: 'spec.metrics[0].type in body must be of type string: "integer"' },
-      { field: 'spec.labels[a]', type: 'FieldValueInvalid', value: 'integer', detail: 'spec.labels[a] in body must be of type string: "integer"' },
+      {
+        field: 'spec.replicas',
+        type: 'FieldValueInvalid',
+        value: 'string',
+        detail: 'spec.replicas in body must be of type integer: "string"',
+      },
+      {
+        field: 'spec.metrics[0].type',
+        type: 'FieldValueInvalid',
+        value: 'integer',
+        detail: 'spec.metrics[0].type in body must be of type string: "integer"',
+      },
+      {
+        field: 'spec.labels[a]',
+        type: 'FieldValueInvalid',
+        value: 'integer',
+        detail: 'spec.labels[a] in body must be of type string: "integer"',
+      },
     ]);
     expect(fieldErrorMessage(errors[0]!)).toBe(
       'spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"',
@@ -84,11 +106,13 @@ describe('validateAgainstSchema', () => {
       'spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal to 1',
       'spec.ratio: Invalid value: 0: spec.ratio in body should be greater than 0',
       'spec.name: Too long: "ABCDEF": may not be more than 5 bytes',
-      "spec.name: Invalid value: \"ABCDEF\": spec.name in body should match '^[a-z]+$'",
+      'spec.name: Invalid value: "ABCDEF": spec.name in body should match \'^[a-z]+$\'',
       'spec.tags: Too many: 3: must have at most 2 items',
       'spec.tags[2]: Duplicate value: "a"',
     ]);
-    expect(validateAgainstSchema({ spec: { replicas: 11, name: 'a', tags: [] } }, schema).map(fieldErrorMessage)).toEqual([
+    expect(
+      validateAgainstSchema({ spec: { replicas: 11, name: 'a', tags: [] } }, schema).map(fieldErrorMessage),
+    ).toEqual([
       'spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10',
       'spec.name: Invalid value: "a": spec.name in body should be at least 2 chars long',
       'spec.tags: Invalid value: []: spec.tags in body should have at least 1 items',

@@ -20,11 +20,13 @@ function invalid(field: string, value: unknown, detail: string): FieldError {
 }
 
 function quoteValue(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  return typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
 }
 
 function notSupported(field: string, value: unknown, supported: unknown[]): FieldError {
-  const list = supported.map((item) => JSON.stringify(typeof item === 'string' ? item : JSON.stringify(item))).join(', ');
+  const list = supported
+    .map((item) => JSON.stringify(typeof item === 'string' ? item : JSON.stringify(item)))
+    .join(', ');
   return { field, type: 'FieldValueNotSupported', value, detail: `supported values: ${list}` };
 }
 
@@ -39,7 +41,11 @@ function enumValues(schema: JsonSchema): unknown[] | undefined {
   if (Array.isArray(schema['enum'])) return schema['enum'];
   for (const keyword of ['anyOf', 'oneOf']) {
     const list = schema[keyword];
-    if (Array.isArray(list) && list.length > 0 && list.every((item) => asSchema(item)?.['const'] !== undefined)) {
+    if (
+      Array.isArray(list) &&
+      list.length > 0 &&
+      list.every((item) => asSchema(item)?.['const'] !== undefined)
+    ) {
       return list.map((item) => asSchema(item)?.['const']);
     }
   }
@@ -65,14 +71,22 @@ function validateNode(value: unknown, schema: JsonSchema, path: string, errors: 
   if (value === null && isNullable(schema)) return;
   if (schema['x-kubernetes-int-or-string'] === true) {
     if (typeof value !== 'string' && !Number.isInteger(value)) {
-      errors.push(invalid(path, jsonTypeOf(value), `${label} in body must be of type integer-or-string: ${quoteValue(jsonTypeOf(value))}`));
+      errors.push(
+        invalid(
+          path,
+          jsonTypeOf(value),
+          `${label} in body must be of type integer-or-string: ${quoteValue(jsonTypeOf(value))}`,
+        ),
+      );
       return;
     }
   } else {
     const types = typesOf(schema);
     if (types.length > 0 && !types.some((type) => typeMatches(type, value))) {
       const actual = jsonTypeOf(value);
-      errors.push(invalid(path, actual, `${label} in body must be of type ${types.join(',')}: ${quoteValue(actual)}`));
+      errors.push(
+        invalid(path, actual, `${label} in body must be of type ${types.join(',')}: ${quoteValue(actual)}`),
+      );
       return;
     }
   }
@@ -89,12 +103,19 @@ function validateNode(value: unknown, schema: JsonSchema, path: string, errors: 
   else if (isJsonObject(value)) validateObject(value, schema, path, label, errors);
 }
 
-function validateBranches(value: unknown, schema: JsonSchema, path: string, errors: FieldError[], isEnum: boolean): void {
+function validateBranches(
+  value: unknown,
+  schema: JsonSchema,
+  path: string,
+  errors: FieldError[],
+  isEnum: boolean,
+): void {
   const allOf = schema['allOf'];
-  if (Array.isArray(allOf)) for (const branch of allOf) {
-    const sub = asSchema(branch);
-    if (sub) validateNode(value, sub, path, errors);
-  }
+  if (Array.isArray(allOf))
+    for (const branch of allOf) {
+      const sub = asSchema(branch);
+      if (sub) validateNode(value, sub, path, errors);
+    }
   if (isEnum) return;
   for (const keyword of ['anyOf', 'oneOf']) {
     const list = schema[keyword];
@@ -114,11 +135,22 @@ function validateBranches(value: unknown, schema: JsonSchema, path: string, erro
   }
 }
 
-function validateString(value: string, schema: JsonSchema, path: string, label: string, errors: FieldError[]): void {
+function validateString(
+  value: string,
+  schema: JsonSchema,
+  path: string,
+  label: string,
+  errors: FieldError[],
+): void {
   const length = [...value].length;
   const { minLength, maxLength, pattern } = schema;
   if (typeof maxLength === 'number' && length > maxLength) {
-    errors.push({ field: path, type: 'FieldValueTooLong', value, detail: `may not be more than ${maxLength} bytes` });
+    errors.push({
+      field: path,
+      type: 'FieldValueTooLong',
+      value,
+      detail: `may not be more than ${maxLength} bytes`,
+    });
   }
   if (typeof minLength === 'number' && length < minLength) {
     errors.push(invalid(path, value, `${label} in body should be at least ${minLength} chars long`));
@@ -128,7 +160,13 @@ function validateString(value: string, schema: JsonSchema, path: string, label: 
   }
 }
 
-function validateNumber(value: number, schema: JsonSchema, path: string, label: string, errors: FieldError[]): void {
+function validateNumber(
+  value: number,
+  schema: JsonSchema,
+  path: string,
+  label: string,
+  errors: FieldError[],
+): void {
   const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } = schema;
   if (typeof minimum === 'number') {
     if (exclusiveMinimum === true ? value <= minimum : value < minimum) {
@@ -153,10 +191,21 @@ function validateNumber(value: number, schema: JsonSchema, path: string, label: 
   }
 }
 
-function validateArray(value: unknown[], schema: JsonSchema, path: string, label: string, errors: FieldError[]): void {
+function validateArray(
+  value: unknown[],
+  schema: JsonSchema,
+  path: string,
+  label: string,
+  errors: FieldError[],
+): void {
   const { minItems, maxItems } = schema;
   if (typeof maxItems === 'number' && value.length > maxItems) {
-    errors.push({ field: path, type: 'FieldValueTooMany', value: value.length, detail: `must have at most ${maxItems} items` });
+    errors.push({
+      field: path,
+      type: 'FieldValueTooMany',
+      value: value.length,
+      detail: `must have at most ${maxItems} items`,
+    });
   }
   if (typeof minItems === 'number' && value.length < minItems) {
     errors.push(invalid(path, value, `${label} in body should have at least ${minItems} items`));
@@ -166,7 +215,8 @@ function validateArray(value: unknown[], schema: JsonSchema, path: string, label
     const seen = new Set<string>();
     value.forEach((item, index) => {
       const key = JSON.stringify(item);
-      if (seen.has(key)) errors.push({ field: indexPath(path, index), type: 'FieldValueDuplicate', value: item, detail: '' });
+      if (seen.has(key))
+        errors.push({ field: indexPath(path, index), type: 'FieldValueDuplicate', value: item, detail: '' });
       seen.add(key);
     });
   } else if (listType === 'map' && Array.isArray(schema['x-kubernetes-list-map-keys'])) {
@@ -177,7 +227,13 @@ function validateArray(value: unknown[], schema: JsonSchema, path: string, label
       const identity: Record<string, unknown> = {};
       for (const key of keys) identity[key] = item[key];
       const rendered = JSON.stringify(identity);
-      if (seen.has(rendered)) errors.push({ field: indexPath(path, index), type: 'FieldValueDuplicate', value: identity, detail: '' });
+      if (seen.has(rendered))
+        errors.push({
+          field: indexPath(path, index),
+          type: 'FieldValueDuplicate',
+          value: identity,
+          detail: '',
+        });
       seen.add(rendered);
     });
   }
@@ -193,15 +249,21 @@ function validateObject(
   errors: FieldError[],
 ): void {
   const required = schema['required'];
-  if (Array.isArray(required)) for (const name of required) {
-    if (typeof name === 'string' && value[name] === undefined) {
-      errors.push({ field: childPath(path, name), type: 'FieldValueRequired', detail: '' });
+  if (Array.isArray(required))
+    for (const name of required) {
+      if (typeof name === 'string' && value[name] === undefined) {
+        errors.push({ field: childPath(path, name), type: 'FieldValueRequired', detail: '' });
+      }
     }
-  }
   const count = Object.keys(value).length;
   const { minProperties, maxProperties } = schema;
   if (typeof maxProperties === 'number' && count > maxProperties) {
-    errors.push({ field: path, type: 'FieldValueTooMany', value: count, detail: `must have at most ${maxProperties} items` });
+    errors.push({
+      field: path,
+      type: 'FieldValueTooMany',
+      value: count,
+      detail: `must have at most ${maxProperties} items`,
+    });
   }
   if (typeof minProperties === 'number' && count < minProperties) {
     errors.push(invalid(path, count, `${label} in body should have at least ${minProperties} properties`));
@@ -213,7 +275,10 @@ function validateObject(
     const property = properties.get(key);
     if (property) validateNode(child, property, childPath(path, key), errors);
     else {
-      const mapSchema = mapValueSchema({ ...schema, allOf: undefined, anyOf: undefined, oneOf: undefined }, key);
+      const mapSchema = mapValueSchema(
+        { ...schema, allOf: undefined, anyOf: undefined, oneOf: undefined },
+        key,
+      );
       if (mapSchema) validateNode(child, mapSchema, keyPath(path, key), errors);
     }
   }

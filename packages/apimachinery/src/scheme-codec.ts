@@ -22,7 +22,9 @@ export interface SchemeCodec {
 export function createSchemeCodec(scheme: Scheme, options: SchemeCodecOptions): SchemeCodec {
   const { group, kind } = options;
   const encodingVersion =
-    typeof options.encodingVersion === 'function' ? options.encodingVersion : (): string => options.encodingVersion as string;
+    typeof options.encodingVersion === 'function'
+      ? options.encodingVersion
+      : (): string => options.encodingVersion as string;
   const decodable = options.decodableVersions ? new Set(options.decodableVersions) : undefined;
   /** An object at a registered version of the kind keeps it; anything else is taken to be the hub. */
   function asKnownVersion(object: KubeObject): KubeObject {
@@ -30,7 +32,11 @@ export function createSchemeCodec(scheme: Scheme, options: SchemeCodecOptions): 
       const gv = parseGroupVersion(object.apiVersion);
       if (gv.group === group && scheme.kindFor({ group, version: gv.version, kind })) return object;
     }
-    return { ...object, apiVersion: groupVersionString({ group, version: scheme.hubVersion(group, kind) }), kind };
+    return {
+      ...object,
+      apiVersion: groupVersionString({ group, version: scheme.hubVersion(group, kind) }),
+      kind,
+    };
   }
   return {
     encode(object) {
@@ -60,7 +66,9 @@ export function createSchemeCodec(scheme: Scheme, options: SchemeCodecOptions): 
       }
       const gv = parseGroupVersion(object.apiVersion);
       if (object.kind !== kind || gv.group !== group) {
-        throw new Error(`stored object is ${object.apiVersion}, Kind=${object.kind}, expected ${kind} of group "${group}"`);
+        throw new Error(
+          `stored object is ${object.apiVersion}, Kind=${object.kind}, expected ${kind} of group "${group}"`,
+        );
       }
       const allowed = decodable ?? new Set(scheme.versionsOf(group, kind));
       if (!allowed.has(gv.version)) {

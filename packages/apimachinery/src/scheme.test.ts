@@ -14,7 +14,9 @@ const widgetV1 = kindSchema({
   spec: Type.Object({
     size: Type.Integer({ minimum: 1, default: 1 }),
     color: Type.Optional(Type.String({ enum: ['red', 'blue'], default: 'red' })),
-    parts: Type.Optional(Type.Array(Type.Object({ name: Type.String(), count: Type.Optional(Type.Integer({ default: 1 })) }))),
+    parts: Type.Optional(
+      Type.Array(Type.Object({ name: Type.String(), count: Type.Optional(Type.Integer({ default: 1 })) })),
+    ),
     extra: Type.Optional(Type.Object({}, { 'x-kubernetes-preserve-unknown-fields': true })),
     settings: Type.Optional(Type.Record(Type.String(), Type.Object({ value: Type.String() }))),
   }),
@@ -29,7 +31,9 @@ const widgetV2 = kindSchema({
     dimensions: Type.Object({ size: Type.Integer({ minimum: 1, default: 1 }) }, { default: {} }),
     color: Type.Optional(Type.String({ enum: ['red', 'blue'] })),
     shape: Type.Optional(Type.String()),
-    parts: Type.Optional(Type.Array(Type.Object({ name: Type.String(), count: Type.Optional(Type.Integer()) }))),
+    parts: Type.Optional(
+      Type.Array(Type.Object({ name: Type.String(), count: Type.Optional(Type.Integer()) })),
+    ),
     extra: Type.Optional(Type.Object({}, { 'x-kubernetes-preserve-unknown-fields': true })),
     settings: Type.Optional(Type.Record(Type.String(), Type.Object({ value: Type.String() }))),
   }),
@@ -79,15 +83,26 @@ function newScheme(): Scheme {
     fromHub: (object) => {
       const { dimensions, shape, ...spec } = (object['spec'] ?? {}) as Spec;
       const metadata = { ...object.metadata };
-      if (typeof shape === 'string') metadata.annotations = { ...metadata.annotations, [shapeAnnotation]: shape };
-      return { ...object, metadata, spec: { ...spec, size: (dimensions as { size?: number } | undefined)?.size } };
+      if (typeof shape === 'string')
+        metadata.annotations = { ...metadata.annotations, [shapeAnnotation]: shape };
+      return {
+        ...object,
+        metadata,
+        spec: { ...spec, size: (dimensions as { size?: number } | undefined)?.size },
+      };
     },
   });
   return scheme;
 }
 
 function widget(version: string, spec: Spec, extra: Partial<KubeObject> = {}): KubeObject {
-  return { apiVersion: `${group}/${version}`, kind: 'Widget', metadata: { name: 'w', namespace: 'default' }, spec, ...extra };
+  return {
+    apiVersion: `${group}/${version}`,
+    kind: 'Widget',
+    metadata: { name: 'w', namespace: 'default' },
+    spec,
+    ...extra,
+  };
 }
 
 describe('Scheme registry', () => {
@@ -98,13 +113,20 @@ describe('Scheme registry', () => {
     expect(scheme.kindFor({ group, version: 'v1', kind: 'Widget' })?.schema).toBe(widgetV1);
     expect(scheme.kindFor({ group, version: 'v3', kind: 'Widget' })).toBeUndefined();
     expect(scheme.versionsOf(group, 'Gadget')).toEqual([]);
-    expect(() => scheme.addKind({ group, version: 'v1', kind: 'Widget', schema: widgetV1 })).toThrow(/already registered/);
+    expect(() => scheme.addKind({ group, version: 'v1', kind: 'Widget', schema: widgetV1 })).toThrow(
+      /already registered/,
+    );
     expect(() => scheme.hubVersion(group, 'Gadget')).toThrow(/no kind "Gadget"/);
   });
 
   it('defaults the hub to the first version added', () => {
     const scheme = new Scheme();
-    scheme.addKind({ group: '', version: 'v1', kind: 'Thing', schema: kindSchema({ apiVersion: 'v1', kind: 'Thing' }) });
+    scheme.addKind({
+      group: '',
+      version: 'v1',
+      kind: 'Thing',
+      schema: kindSchema({ apiVersion: 'v1', kind: 'Thing' }),
+    });
     expect(scheme.hubVersion('', 'Thing')).toBe('v1');
     const thing = { apiVersion: 'v1', kind: 'Thing', metadata: { name: 'a' } };
     expect(scheme.toHub(thing)).toBe(thing);
@@ -144,8 +166,12 @@ describe('Scheme conversion', () => {
     expect(() => scheme.convert(widget('v3', {}), { group, version: 'v1' })).toThrow(
       'no kind "Widget" is registered for version "example.com/v3" in scheme',
     );
-    expect(() => scheme.convert(widget('v1', { size: 1 }), { group, version: 'v9' })).toThrow(/example.com\/v9/);
-    expect(() => scheme.convert(widget('v1', { size: 1 }), { group: 'other', version: 'v1' })).toThrow(/cannot be converted/);
+    expect(() => scheme.convert(widget('v1', { size: 1 }), { group, version: 'v9' })).toThrow(
+      /example.com\/v9/,
+    );
+    expect(() => scheme.convert(widget('v1', { size: 1 }), { group: 'other', version: 'v1' })).toThrow(
+      /cannot be converted/,
+    );
   });
 });
 
@@ -153,7 +179,14 @@ describe('Scheme defaults and validation', () => {
   it('applies schema defaults where the parent exists, then the defaulter', () => {
     const scheme = newScheme();
     const v1 = scheme.applyDefaults(widget('v1', { parts: [{ name: 'a' }, { name: 'b', count: 5 }] }));
-    expect(v1['spec']).toEqual({ size: 1, color: 'red', parts: [{ name: 'a', count: 1 }, { name: 'b', count: 5 }] });
+    expect(v1['spec']).toEqual({
+      size: 1,
+      color: 'red',
+      parts: [
+        { name: 'a', count: 1 },
+        { name: 'b', count: 5 },
+      ],
+    });
     const noSpec = scheme.applyDefaults(widget('v1', {}, {}));
     expect(noSpec['status']).toBeUndefined();
     const v2 = scheme.applyDefaults(widget('v2', {}));
@@ -163,7 +196,11 @@ describe('Scheme defaults and validation', () => {
   it('reports schema errors with field paths, then the validator', () => {
     const scheme = newScheme();
     const errors = scheme.validate(
-      widget('v1', { size: 'big', color: 'green', parts: [{ count: 1 }] }, { metadata: { name: 'w', labels: { a: 1 } as never } }),
+      widget(
+        'v1',
+        { size: 'big', color: 'green', parts: [{ count: 1 }] },
+        { metadata: { name: 'w', labels: { a: 1 } as never } },
+      ),
     );
     expect(errors.map((error) => [error.field, error.type])).toEqual([
       ['metadata.labels[a]', 'FieldValueInvalid'],
@@ -172,7 +209,9 @@ describe('Scheme defaults and validation', () => {
       ['spec.parts[0].name', 'FieldValueRequired'],
     ]);
     expect(errors[1]?.detail).toBe('spec.size in body must be of type integer: "string"');
-    expect(scheme.validate(widget('v2', { dimensions: { size: 0 }, shape: 'circle', color: 'blue' }))).toEqual([
+    expect(
+      scheme.validate(widget('v2', { dimensions: { size: 0 }, shape: 'circle', color: 'blue' })),
+    ).toEqual([
       {
         field: 'spec.dimensions.size',
         type: 'FieldValueInvalid',
@@ -197,7 +236,12 @@ describe('Scheme unknown fields', () => {
         settings: { one: { value: 'x', stray: 2 } },
       },
       {
-        metadata: { name: 'w', labels: { a: 'b' }, managedFields: [{ manager: 'kubectl', fieldsV1: { 'f:spec': {} } }], weird: 1 } as never,
+        metadata: {
+          name: 'w',
+          labels: { a: 'b' },
+          managedFields: [{ manager: 'kubectl', fieldsV1: { 'f:spec': {} } }],
+          weird: 1,
+        } as never,
         top: 1,
       },
     );
@@ -250,7 +294,12 @@ describe('Scheme codec', () => {
 
   it('does not convert when encoding at the hub version, and treats objects without apiVersion as hub', () => {
     const scheme = new Scheme();
-    const thing = (version: string) => ({ group, version, kind: 'Thing', schema: kindSchema({ group, version, kind: 'Thing' }) });
+    const thing = (version: string) => ({
+      group,
+      version,
+      kind: 'Thing',
+      schema: kindSchema({ group, version, kind: 'Thing' }),
+    });
     scheme.addKind(thing('v2')).addKind(thing('v1'));
     let conversions = 0;
     scheme.addConversion({
@@ -266,17 +315,26 @@ describe('Scheme codec', () => {
     expect(conversions).toBe(0);
     const bare = JSON.parse(decoder.decode(codec.encode({ metadata: { name: 'b' } }))) as KubeObject;
     expect(bare).toEqual({ apiVersion: 'example.com/v2', kind: 'Thing', metadata: { name: 'b' } });
-    const fromV1 = JSON.parse(decoder.decode(codec.encode({ ...hub, apiVersion: 'example.com/v1' }))) as KubeObject;
+    const fromV1 = JSON.parse(
+      decoder.decode(codec.encode({ ...hub, apiVersion: 'example.com/v1' })),
+    ) as KubeObject;
     expect(fromV1.apiVersion).toBe('example.com/v2');
     expect(conversions).toBe(1);
   });
 
   it('rejects versions outside decodableVersions and foreign kinds', () => {
     const scheme = newScheme();
-    const codec = scheme.codecFor({ group, kind: 'Widget', encodingVersion: 'v2', decodableVersions: ['v2'] });
+    const codec = scheme.codecFor({
+      group,
+      kind: 'Widget',
+      encodingVersion: 'v2',
+      decodableVersions: ['v2'],
+    });
     const v1Bytes = new TextEncoder().encode(JSON.stringify(widget('v1', { size: 1 })));
     expect(() => codec.decode(v1Bytes)).toThrow(/example.com\/v1/);
-    const gadget = new TextEncoder().encode(JSON.stringify({ apiVersion: 'example.com/v2', kind: 'Gadget', metadata: {} }));
+    const gadget = new TextEncoder().encode(
+      JSON.stringify({ apiVersion: 'example.com/v2', kind: 'Gadget', metadata: {} }),
+    );
     expect(() => codec.decode(gadget)).toThrow(/Gadget/);
     expect(() => codec.decode(new TextEncoder().encode('[1]'))).toThrow();
   });

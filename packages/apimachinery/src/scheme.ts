@@ -1,4 +1,9 @@
-import { groupVersionString, parseGroupVersion, type GroupVersion, type GroupVersionKind } from './group-version.js';
+import {
+  groupVersionString,
+  parseGroupVersion,
+  type GroupVersion,
+  type GroupVersionKind,
+} from './group-version.js';
 import type { KubeObject } from './meta-types.js';
 import type { ConversionDefinition, KindDefinition } from './scheme-types.js';
 import type { FieldError } from './status-error.js';
@@ -96,7 +101,8 @@ export class Scheme {
   allKinds(): GroupVersionKind[] {
     const out: GroupVersionKind[] = [];
     for (const entry of this.kinds.values()) {
-      for (const version of entry.versions.keys()) out.push({ group: entry.group, version, kind: entry.kind });
+      for (const version of entry.versions.keys())
+        out.push({ group: entry.group, version, kind: entry.kind });
     }
     return out;
   }
@@ -114,7 +120,9 @@ export class Scheme {
     const gvk = this.objectKind(object);
     const definition = this.kindFor(gvk);
     if (definition === undefined) {
-      throw new Error(`no kind "${gvk.kind}" is registered for version "${groupVersionString(gvk)}" in scheme`);
+      throw new Error(
+        `no kind "${gvk.kind}" is registered for version "${groupVersionString(gvk)}" in scheme`,
+      );
     }
     return definition;
   }
@@ -160,7 +168,12 @@ export class Scheme {
     const hub = this.hubVersion(gvk.group, gvk.kind);
     let current = owned ? object : structuredClone(object);
     if (gvk.version !== hub) {
-      current = withTypeMeta(this.conversionFor(entry, gvk.version).toHub(current), entry.group, hub, entry.kind);
+      current = withTypeMeta(
+        this.conversionFor(entry, gvk.version).toHub(current),
+        entry.group,
+        hub,
+        entry.kind,
+      );
     }
     if (targetVersion !== hub) current = this.conversionFor(entry, targetVersion).fromHub(current);
     return withTypeMeta(current, entry.group, targetVersion, entry.kind);
@@ -199,7 +212,10 @@ export class Scheme {
 
   /** Removes the fields {@link findUnknownFields} reports, in place; returns their paths. */
   prune(object: KubeObject): string[] {
-    return findUnknownSchemaFields(object, this.definitionOf(object).schema as JsonSchema, { isRoot: true, remove: true });
+    return findUnknownSchemaFields(object, this.definitionOf(object).schema as JsonSchema, {
+      isRoot: true,
+      remove: true,
+    });
   }
 
   /** A storage codec for one kind: encodes hub objects at `encodingVersion`, decodes any decodable version to the hub. */
@@ -211,7 +227,9 @@ export class Scheme {
   openAPISchema(gvk: GroupVersionKind): Record<string, unknown> {
     const definition = this.kindFor(gvk);
     if (definition === undefined) {
-      throw new Error(`no kind "${gvk.kind}" is registered for version "${groupVersionString(gvk)}" in scheme`);
+      throw new Error(
+        `no kind "${gvk.kind}" is registered for version "${groupVersionString(gvk)}" in scheme`,
+      );
     }
     const schema = JSON.parse(JSON.stringify(definition.schema)) as Record<string, unknown>;
     schema['x-kubernetes-group-version-kind'] = [{ group: gvk.group, version: gvk.version, kind: gvk.kind }];

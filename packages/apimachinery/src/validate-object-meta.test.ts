@@ -6,7 +6,12 @@ describe('validateObjectMeta', () => {
   it('accepts a valid namespaced object', () => {
     expect(
       validateObjectMeta(
-        { name: 'web', namespace: 'default', labels: { app: 'web', 'example.com/tier': '' }, annotations: { 'A/B': 'x' } },
+        {
+          name: 'web',
+          namespace: 'default',
+          labels: { app: 'web', 'example.com/tier': '' },
+          annotations: { 'A/B': 'x' },
+        },
         { namespaced: true },
       ),
     ).toEqual([]);
@@ -28,9 +33,15 @@ describe('validateObjectMeta', () => {
 
   it('validates names with the given validator', () => {
     const errors = validateObjectMeta({ name: 'a.b' }, { namespaced: false, nameValidator: nameIsDNSLabel });
-    expect(errors).toEqual([{ field: 'metadata.name', type: 'FieldValueInvalid', value: 'a.b', detail: 'must not contain dots' }]);
-    expect(validateObjectMeta({ name: 'Bad_Name' }, { namespaced: false })[0]?.detail).toMatch(/^a lowercase RFC 1123 subdomain/);
-    expect(validateObjectMeta({ generateName: 'Bad-' }, { namespaced: false })[0]?.field).toBe('metadata.generateName');
+    expect(errors).toEqual([
+      { field: 'metadata.name', type: 'FieldValueInvalid', value: 'a.b', detail: 'must not contain dots' },
+    ]);
+    expect(validateObjectMeta({ name: 'Bad_Name' }, { namespaced: false })[0]?.detail).toMatch(
+      /^a lowercase RFC 1123 subdomain/,
+    );
+    expect(validateObjectMeta({ generateName: 'Bad-' }, { namespaced: false })[0]?.field).toBe(
+      'metadata.generateName',
+    );
   });
 
   it('validates label keys and values and annotation keys', () => {
@@ -46,11 +57,21 @@ describe('validateObjectMeta', () => {
   });
 
   it('limits the total annotation size to 256 KiB', () => {
-    const ok = validateObjectMeta({ name: 'n', annotations: { a: 'x'.repeat(256 * 1024 - 1) } }, { namespaced: false });
+    const ok = validateObjectMeta(
+      { name: 'n', annotations: { a: 'x'.repeat(256 * 1024 - 1) } },
+      { namespaced: false },
+    );
     expect(ok).toEqual([]);
-    const errors = validateObjectMeta({ name: 'n', annotations: { a: 'x'.repeat(256 * 1024) } }, { namespaced: false });
+    const errors = validateObjectMeta(
+      { name: 'n', annotations: { a: 'x'.repeat(256 * 1024) } },
+      { namespaced: false },
+    );
     expect(errors).toEqual([
-      { field: 'metadata.annotations', type: 'FieldValueTooLong', detail: 'may not be more than 262144 bytes' },
+      {
+        field: 'metadata.annotations',
+        type: 'FieldValueTooLong',
+        detail: 'may not be more than 262144 bytes',
+      },
     ]);
   });
 

@@ -26,7 +26,10 @@ function invalid(field: string, value: unknown, detail: string): FieldError {
 }
 
 /** Label keys must be qualified names, values valid label values (ValidateLabels). */
-export function validateLabels(labels: Readonly<Record<string, unknown>> | undefined, path: string): FieldError[] {
+export function validateLabels(
+  labels: Readonly<Record<string, unknown>> | undefined,
+  path: string,
+): FieldError[] {
   const errors: FieldError[] = [];
   for (const [key, value] of Object.entries(labels ?? {})) {
     for (const message of isQualifiedName(key)) errors.push(invalid(path, key, message));
@@ -76,10 +79,15 @@ export function validateObjectMeta(meta: ObjectMeta, options: ValidateObjectMeta
   }
   if (!meta.name) {
     if (!meta.generateName) {
-      errors.push({ field: `${base}.name`, type: 'FieldValueRequired', detail: 'name or generateName is required' });
+      errors.push({
+        field: `${base}.name`,
+        type: 'FieldValueRequired',
+        detail: 'name or generateName is required',
+      });
     }
   } else {
-    for (const message of validateName(meta.name, false)) errors.push(invalid(`${base}.name`, meta.name, message));
+    for (const message of validateName(meta.name, false))
+      errors.push(invalid(`${base}.name`, meta.name, message));
   }
   if (options.namespaced) {
     if (!meta.namespace) {
@@ -90,7 +98,11 @@ export function validateObjectMeta(meta: ObjectMeta, options: ValidateObjectMeta
       }
     }
   } else if (meta.namespace) {
-    errors.push({ field: `${base}.namespace`, type: 'FieldValueForbidden', detail: 'not allowed on this type' });
+    errors.push({
+      field: `${base}.namespace`,
+      type: 'FieldValueForbidden',
+      detail: 'not allowed on this type',
+    });
   }
   if (meta.generation !== undefined && meta.generation < 0) {
     errors.push(invalid(`${base}.generation`, meta.generation, 'must be greater than or equal to 0'));
@@ -111,7 +123,8 @@ function validateOwnerReferences(meta: ObjectMeta, path: string): FieldError[] {
   let controllers = 0;
   (meta.ownerReferences ?? []).forEach((reference, index) => {
     const at = `${path}[${index}]`;
-    if (!reference.apiVersion) errors.push(invalid(`${at}.apiVersion`, reference.apiVersion ?? '', 'version must not be empty'));
+    if (!reference.apiVersion)
+      errors.push(invalid(`${at}.apiVersion`, reference.apiVersion ?? '', 'version must not be empty'));
     if (!reference.kind) errors.push(invalid(`${at}.kind`, reference.kind ?? '', 'kind must not be empty'));
     if (!reference.name) errors.push(invalid(`${at}.name`, reference.name ?? '', 'name must not be empty'));
     if (!reference.uid) errors.push(invalid(`${at}.uid`, reference.uid ?? '', 'uid must not be empty'));
