@@ -1,0 +1,176 @@
+import { StatusError, isKubeObject, type Status } from '@kapi/apimachinery';
+import {
+  RevisionCompactedError,
+  isCompactor,
+  isProgressRequester,
+  type Interface,
+  type StorageWatchEvent,
+  type Watch,
+} from '@kapi/storage';
+import type { Clock, TimerHandle } from './clock.js';
+import { objectRevision, type WatchCache } from './watch-cache.js';
+
+/** Options of a {@link CacheReflector}. */
+export interface CacheReflectorOptions {
+  storage: Interface;
+  /** The key listed and watched (recursively). */
+  prefix: string;
+  cache: WatchCache;
+  clock: Clock;
+  /** Ask the backend for progress notifications on the cache's watch. */
+  progressNotify: boolean;
+  /** Replay the backend's retained history into the cache's history on (re)initialisation. */
+  loadHistory: boolean;
+  /** Pause before retrying after a failure or a broken watch. */
+  retryDelayMs: number;
+  /** The cache holds a complete list (and, with history loading, the replayed history). */
+  onReady: () => void;
+  /** The cache must be rebuilt from a new list (its history no longer connects to the backend's). */
+  onReinitialize: (reason: unknown) => void;
+  /** A failure that will be retried. */
+  onError: (error: unknown) => void;
+  /** The backend watch failed with an ERROR event other than 410 (e.g. an undecodable object); it will be resumed. */
+  onWatchError: (status: Status) => void;
+}
+
+type WatchOutcome = 'expired' | 'ended';
+
+/** True when an error or Status says the requested revision was compacted (410). */
+export function isExpired(value: unknown): boolean {
+  if (value instanceof RevisionCompactedError) return true;
+  if (StatusError.isInstance(value)) return value.code === 410;
+  return typeof value === 'object' && value !== null && (value as { code?: unknown }).code === 410;
+}
+
+/**
+ * Keeps a {@link WatchCache} in sync with the backend (the cacher's reflector): list, then one watch
+ * from the list revision. A broken watch is resumed from the last revision seen (events or progress
+ * notifications); only a 410 forces a new list. With history loading, the watch starts at the backend's
+ * compaction revision instead, so the events the backend still retains refill the history first.
+ */
+export class CacheReflector {
+  private stopped = false;
+  private watch: Watch | undefined;
+  private sleepTimer: TimerHandle | undefined;
+  private wakeUp: (() => void) | undefined;
+  /** The revision the next watch resumes after. */
+  private lastRevision = 0;
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly options: CacheReflectorOptions) {}
+
+  /** Starts the list/watch loop (once). */
+  start(): void {
+    this.running ??= this.run();
+  }
+
+  /** Stops the loop and the backend watch; resolves once the loop has exited. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.watch?.stop();
+    if (this.sleepTimer !== undefined) this.options.clock.clearTimeout(this.sleepTimer);
+    this.wakeUp?.();
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    let needsList = true;
+    while (!this.stopped) {
+      try {
+        if (needsList) {
+          await this.initialize();
+          needsList = false;
+        }
+        const outcome = await this.watchOnce();
+        if (this.stopped) break;
+        if (outcome === 'expired') {
+          needsList = true;
+          this.options.onReinitialize(StatusError.expired('The resourceVersion for the provided watch is too old.'));
+          continue;
+        }
+      } catch (error) {
+        if (this.stopped) break;
+        if (isExpired(error)) {
+          needsList = true;
+          this.options.onReinitialize(error);
+          continue;
+        }
+        this.options.onError(error);
+      }
+      await this.sleep(this.options.retryDelayMs);
+    }
+  }
+
+  /** Lists the prefix and resets the cache to it; decides where the watch starts. */
+  private async initialize(): Promise<void> {
+    const { storage, cache } = this.options;
+    const list = await storage.getList(this.options.prefix, { recursive: true, resourceVersion: '' });
+    const listRevision = Number(list.resourceVersion) || 0;
+    let historyBase = listRevision;
+    if (this.options.loadHistory && (this.options.progressNotify || isProgressRequester(storage))) {
+      const compacted = isCompactor(storage) ? await storage.compactRevision() : 0;
+      historyBase = Math.min(Math.max(compacted, 1), listRevision);
+    }
+    if (this.stopped) return;
+    cache.replace(list.items, listRevision, historyBase);
+    this.lastRevision = historyBase;
+    if (!cache.replaying) this.options.onReady();
+  }
+
+  /** Runs one backend watch until it ends; says whether it ended because its revision was compacted. */
+  private async watchOnce(): Promise<WatchOutcome> {
+    const { storage, cache } = this.options;
+    const watch = await storage.watch(this.options.prefix, {
+      recursive: true,
+      resourceVersion: String(this.lastRevision),
+      progressNotify: this.options.progressNotify,
+    });
+    this.watch = watch;
+    if (this.stopped) {
+      watch.stop();
+      return 'ended';
+    }
+    // A replay is complete once a progress notification covers the list revision: ask for one now.
+    if (cache.replaying && isProgressRequester(storage)) storage.requestWatchProgress().catch(this.options.onError);
+    try {
+      for await (const event of watch) {
+        if (this.stopped) return 'ended';
+        if (event.type === 'ERROR') {
+          if (isExpired(event.object)) return 'expired';
+          this.options.onError(describeError(event));
+          this.options.onWatchError(event.object as Status);
+          return 'ended';
+        }
+        this.apply(event);
+      }
+      return 'ended';
+    } finally {
+      watch.stop();
+      this.watch = undefined;
+    }
+  }
+
+  private apply(event: StorageWatchEvent): void {
+    const revision = isKubeObject(event.object) ? objectRevision(event.object) : 0;
+    if (event.type === 'BOOKMARK') this.options.cache.updateResourceVersion(revision);
+    else this.options.cache.processEvent(event);
+    this.lastRevision = Math.max(this.lastRevision, revision);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.wakeUp = resolve;
+      this.sleepTimer = this.options.clock.setTimeout(() => {
+        this.sleepTimer = undefined;
+        this.wakeUp = undefined;
+        resolve();
+      }, ms);
+    });
+  }
+}
+
+function describeError(event: StorageWatchEvent): Error {
+  const message = (event.object as { message?: unknown }).message;
+  return new Error(typeof message === 'string' ? message : 'backend watch failed');
+}

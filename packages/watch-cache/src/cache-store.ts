@@ -1,0 +1,149 @@
+import type { KubeObject } from '@kapi/apimachinery';
+
+/** Computes the values an object is indexed under (e.g. its `spec.nodeName`). */
+export type IndexFunc = (object: KubeObject) => string[];
+
+/**
+ * Indexes of the cache, by field name (as used in field selectors, e.g. `spec.nodeName`). A list whose
+ * field selector pins an indexed field to one value reads only the matching objects.
+ */
+export type Indexers = Readonly<Record<string, IndexFunc>>;
+
+/** Which part of the store a read covers. */
+export interface KeyScope {
+  key: string;
+  /** Every key below `key` (as a directory) instead of exactly `key`. */
+  recursive: boolean;
+}
+
+/** The directory form of a prefix key: `/registry/pods` and `/registry/pods/` both cover `/registry/pods/...`. */
+export function directoryOf(key: string): string {
+  return key.endsWith('/') ? key : `${key}/`;
+}
+
+/** True when `candidate` lies in `scope`. */
+export function inScope(scope: KeyScope, candidate: string): boolean {
+  return scope.recursive ? candidate.startsWith(directoryOf(scope.key)) : candidate === scope.key;
+}
+
+/**
+ * The current state of the cache: the latest object per key, kept in key order (for lists that match
+ * the backend's order), with optional secondary indexes.
+ */
+export class CacheStore {
+  private readonly objects = new Map<string, KubeObject>();
+  private sortedKeys: string[] = [];
+  private readonly indexes = new Map<string, { indexFunc: IndexFunc; keysByValue: Map<string, Set<string>> }>();
+
+  constructor(indexers: Indexers = {}) {
+    for (const [name, indexFunc] of Object.entries(indexers)) {
+      this.indexes.set(name, { indexFunc, keysByValue: new Map() });
+    }
+  }
+
+  get size(): number {
+    return this.objects.size;
+  }
+
+  /** True when a field selector on `field` can be answered from an index. */
+  hasIndex(field: string): boolean {
+    return this.indexes.has(field);
+  }
+
+  get(key: string): KubeObject | undefined {
+    return this.objects.get(key);
+  }
+
+  /** Stores the latest state of `key`. */
+  set(key: string, object: KubeObject): void {
+    const previous = this.objects.get(key);
+    if (previous) this.unindex(key, previous);
+    else this.sortedKeys.splice(this.insertionPoint(key), 0, key);
+    this.objects.set(key, object);
+    this.index(key, object);
+  }
+
+  delete(key: string): void {
+    const previous = this.objects.get(key);
+    if (!previous) return;
+    this.unindex(key, previous);
+    this.objects.delete(key);
+    const position = this.insertionPoint(key);
+    if (this.sortedKeys[position] === key) this.sortedKeys.splice(position, 1);
+  }
+
+  /** Replaces the whole state. */
+  replace(entries: Iterable<readonly [string, KubeObject]>): void {
+    this.objects.clear();
+    for (const index of this.indexes.values()) index.keysByValue.clear();
+    for (const [key, object] of entries) {
+      this.objects.set(key, object);
+      this.index(key, object);
+    }
+    this.sortedKeys = [...this.objects.keys()].sort(compareKeys);
+  }
+
+  /**
+   * The objects in `scope`, in key order. With `indexed`, only those whose index `indexed.field`
+   * holds `indexed.value`.
+   */
+  list(scope: KeyScope, indexed?: { field: string; value: string }): KubeObject[] {
+    if (!scope.recursive) {
+      const object = this.objects.get(scope.key);
+      return object ? [object] : [];
+    }
+    const directory = directoryOf(scope.key);
+    const index = indexed && this.indexes.get(indexed.field);
+    if (index && indexed) {
+      const keys = [...(index.keysByValue.get(indexed.value) ?? [])].filter((key) => key.startsWith(directory));
+      return keys.sort(compareKeys).map((key) => this.objects.get(key) as KubeObject);
+    }
+    const result: KubeObject[] = [];
+    for (let position = this.insertionPoint(directory); position < this.sortedKeys.length; position++) {
+      const key = this.sortedKeys[position] as string;
+      if (!key.startsWith(directory)) break;
+      result.push(this.objects.get(key) as KubeObject);
+    }
+    return result;
+  }
+
+  /** Every stored key with its object, in key order. */
+  entries(): Array<[string, KubeObject]> {
+    return this.sortedKeys.map((key) => [key, this.objects.get(key) as KubeObject]);
+  }
+
+  private insertionPoint(key: string): number {
+    let low = 0;
+    let high = this.sortedKeys.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compareKeys(this.sortedKeys[middle] as string, key) < 0) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  private index(key: string, object: KubeObject): void {
+    for (const { indexFunc, keysByValue } of this.indexes.values()) {
+      for (const value of indexFunc(object)) {
+        let keys = keysByValue.get(value);
+        if (!keys) keysByValue.set(value, (keys = new Set()));
+        keys.add(key);
+      }
+    }
+  }
+
+  private unindex(key: string, object: KubeObject): void {
+    for (const { indexFunc, keysByValue } of this.indexes.values()) {
+      for (const value of indexFunc(object)) {
+        const keys = keysByValue.get(value);
+        keys?.delete(key);
+        if (keys?.size === 0) keysByValue.delete(value);
+      }
+    }
+  }
+}
+
+function compareKeys(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}

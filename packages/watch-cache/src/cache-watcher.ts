@@ -1,0 +1,177 @@
+import type { StorageWatchEvent, Watch } from '@kapi/storage';
+import { WatchChannel } from '@kapi/storage';
+import type { KubeObject } from '@kapi/apimachinery';
+import { inScope, type KeyScope } from './cache-store.js';
+import type { WatchCacheEvent } from './watch-cache-event.js';
+
+/** Options of a {@link CacheWatcher}. */
+export interface CacheWatcherOptions {
+  scope: KeyScope;
+  /** Selects the objects the watcher sees; absent selects everything. */
+  matches?: ((object: KubeObject) => boolean) | undefined;
+  /** Events at or below this revision are not delivered (they are covered by the initial events). */
+  startRevision: number;
+  allowBookmarks: boolean;
+  /** Forward the cache's progress (revision advances and answers to progress requests) as BOOKMARKs. */
+  progressNotify?: boolean | undefined;
+  /** When the watch will be ended by its caller (clock milliseconds), for the pre-timeout bookmark. */
+  deadline?: number | undefined;
+  /** Live events that may wait for the consumer; one more makes the watcher close itself. */
+  queueCapacity: number;
+  /** Objects delivered first as ADDED (the state, already limited to the scope). */
+  initialState?: readonly KubeObject[] | undefined;
+  /** History events delivered first (after `startRevision`), converted like live ones. */
+  initialHistory?: readonly WatchCacheEvent[] | undefined;
+  /** Delivered after the initial events: the watch-list `initial-events-end` bookmark. */
+  initialEventsEnd?: StorageWatchEvent | undefined;
+  signal?: AbortSignal | undefined;
+  /** Called once when the watcher ends, for any reason. */
+  onStop: () => void;
+}
+
+/**
+ * One client watch served from the cache (cache_watcher.go). Initial events are read from a snapshot,
+ * then live events from a bounded queue. A consumer that falls `queueCapacity` events behind is closed
+ * (its client resumes from the last revision it saw) so it never slows the others.
+ */
+export class CacheWatcher implements Watch {
+  private readonly channel: WatchChannel;
+  private readonly initialEvents: Iterator<StorageWatchEvent>;
+  private initialDone = false;
+  private terminated = false;
+  /** True once the watcher was closed because its consumer could not keep up. */
+  overflowed = false;
+
+  constructor(private readonly options: CacheWatcherOptions) {
+    this.initialEvents = this.initial();
+    // One slot beyond the queue capacity is kept for the final bookmark sent on shutdown.
+    this.channel = new WatchChannel({ capacity: options.queueCapacity + 1, onStop: options.onStop });
+    const signal = options.signal;
+    if (signal) {
+      if (signal.aborted) this.stop();
+      else signal.addEventListener('abort', () => this.stop(), { once: true });
+    }
+  }
+
+  get done(): Promise<void> {
+    return this.channel.done;
+  }
+
+  /** True once the watcher no longer accepts events. */
+  get closed(): boolean {
+    return this.channel.closed;
+  }
+
+  get allowBookmarks(): boolean {
+    return this.options.allowBookmarks;
+  }
+
+  get progressNotify(): boolean {
+    return this.options.progressNotify === true;
+  }
+
+  get deadline(): number | undefined {
+    return this.options.deadline;
+  }
+
+  /** Delivers a live change, converted for this watcher's selector; closes the watcher when it is too far behind. */
+  dispatch(event: WatchCacheEvent): void {
+    if (this.channel.closed || event.resourceVersion <= this.options.startRevision) return;
+    if (!inScope(this.options.scope, event.key)) return;
+    const converted = this.convert(event);
+    if (!converted) return;
+    if (this.channel.pending >= this.options.queueCapacity) {
+      this.overflowed = true;
+      this.stop();
+      return;
+    }
+    this.channel.push(converted);
+  }
+
+  /**
+   * Offers a periodic BOOKMARK. It is skipped (the watcher stays open) when the queue is full or the
+   * bookmark is not newer than where the watch started.
+   */
+  offerBookmark(bookmark: StorageWatchEvent, revision: number): boolean {
+    if (!this.options.allowBookmarks || this.channel.closed || revision <= this.options.startRevision) return false;
+    if (this.channel.pending >= this.options.queueCapacity) return false;
+    return this.channel.push(bookmark);
+  }
+
+  /**
+   * Offers a progress BOOKMARK (storage `progressNotify` semantics: every change up to `revision` has
+   * been delivered). Skipped when the queue is full.
+   */
+  offerProgress(bookmark: StorageWatchEvent, revision: number): boolean {
+    if (!this.options.progressNotify || this.channel.closed || revision < this.options.startRevision) return false;
+    if (this.channel.pending >= this.options.queueCapacity) return false;
+    return this.channel.push(bookmark);
+  }
+
+  /** Ends the stream after the queued events, first queueing `finalBookmark` when bookmarks are allowed. */
+  close(finalBookmark?: { event: StorageWatchEvent; revision: number }): void {
+    if (finalBookmark && this.options.allowBookmarks && finalBookmark.revision >= this.options.startRevision) {
+      this.channel.push(finalBookmark.event);
+    }
+    this.channel.close();
+  }
+
+  /** Ends the stream with `error` (an ERROR event) after the queued events. */
+  fail(error: StorageWatchEvent): void {
+    this.channel.push(error);
+    this.channel.close();
+  }
+
+  /** Ends the stream now, dropping queued events. */
+  stop(): void {
+    this.terminated = true;
+    this.channel.stop();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<StorageWatchEvent> {
+    const live = this.channel[Symbol.asyncIterator]();
+    return {
+      next: () => {
+        if (this.terminated) return Promise.resolve({ value: undefined, done: true });
+        if (!this.initialDone) {
+          const initial = this.initialEvents.next();
+          if (!initial.done) return Promise.resolve(initial);
+          this.initialDone = true;
+        }
+        return live.next();
+      },
+      return: () => {
+        this.stop();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+  }
+
+  /** The events before the live ones, produced lazily as the consumer reads. */
+  private *initial(): Generator<StorageWatchEvent> {
+    const matches = this.options.matches;
+    for (const object of this.options.initialState ?? []) {
+      if (!matches || matches(object)) yield { type: 'ADDED', object };
+    }
+    for (const event of this.options.initialHistory ?? []) {
+      if (!inScope(this.options.scope, event.key)) continue;
+      const converted = this.convert(event);
+      if (converted) yield converted;
+    }
+    if (this.options.initialEventsEnd) yield this.options.initialEventsEnd;
+  }
+
+  /** Selector transitions as the storage does: leaving the selection is DELETED, entering it ADDED. */
+  private convert(event: WatchCacheEvent): StorageWatchEvent | undefined {
+    const matches = this.options.matches;
+    if (!matches) {
+      if (event.type === 'ADDED') return event.asAdded();
+      return event.type === 'MODIFIED' ? event.asModified() : event.asDeleted();
+    }
+    const before = event.objectBefore;
+    const matchesNow = event.type !== 'DELETED' && matches(event.object);
+    const matchedBefore = before !== undefined && matches(before);
+    if (matchesNow) return matchedBefore ? event.asModified() : event.asAdded();
+    return matchedBefore ? event.asDeleted() : undefined;
+  }
+}

@@ -1,0 +1,101 @@
+import type { KubeObject } from '@kapi/apimachinery';
+import {
+  Store,
+  type Compactor,
+  type CreateOptions,
+  type DeleteOptions,
+  type GetOptions,
+  type GuaranteedUpdateOptions,
+  type Interface,
+  type ListOptions,
+  type ListResult,
+  type ProgressRequester,
+  type RevisionReader,
+  type UpdateResult,
+  type Watch,
+} from '@kapi/storage';
+import { runStorageConformance } from '@kapi/storage/testing';
+import { Cacher } from './cacher.js';
+import { MemoryBackend } from './test-support/memory-store.js';
+
+/**
+ * The suite writes objects under keys that are not derived from the objects (`<prefix>pods/ns/c` for an
+ * object named `c`), while a cache must find an object's key from the object (a server's key function).
+ * This store remembers the key each object was written under, and the cacher's key function reads it:
+ * the stand-in for a registry's key function.
+ */
+class KeyRecordingStore implements Interface, ProgressRequester, RevisionReader, Compactor {
+  private readonly keys = new Map<string, string>();
+
+  constructor(private readonly inner: Store) {}
+
+  keyOf(object: KubeObject): string {
+    return this.keys.get(identity(object)) ?? `/unknown/${identity(object)}`;
+  }
+
+  create(key: string, object: KubeObject, options?: CreateOptions): Promise<KubeObject> {
+    this.keys.set(identity(object), key);
+    return this.inner.create(key, object, options);
+  }
+  get(key: string, options?: GetOptions): Promise<KubeObject | undefined> {
+    return this.inner.get(key, options);
+  }
+  getList(key: string, options?: ListOptions): Promise<ListResult> {
+    return this.inner.getList(key, options);
+  }
+  watch(key: string, options?: ListOptions): Promise<Watch> {
+    return this.inner.watch(key, options);
+  }
+  guaranteedUpdate(key: string, options: GuaranteedUpdateOptions): Promise<KubeObject> {
+    return this.inner.guaranteedUpdate(key, {
+      ...options,
+      tryUpdate: async (current, meta) => {
+        const result: UpdateResult = await options.tryUpdate(current, meta);
+        this.keys.set(identity('object' in result && 'metadata' in result === false ? result.object : (result as KubeObject)), key);
+        return result;
+      },
+    });
+  }
+  delete(key: string, options?: DeleteOptions): Promise<KubeObject> {
+    return this.inner.delete(key, options);
+  }
+  count(key: string): Promise<number> {
+    return this.inner.count(key);
+  }
+  requestWatchProgress(): Promise<void> {
+    return this.inner.requestWatchProgress();
+  }
+  getCurrentResourceVersion(): Promise<number> {
+    return this.inner.getCurrentResourceVersion();
+  }
+  compact(revision: number): Promise<void> {
+    return this.inner.compact(revision);
+  }
+  compactRevision(): Promise<number> {
+    return this.inner.compactRevision();
+  }
+}
+
+function identity(object: KubeObject): string {
+  return `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
+}
+
+runStorageConformance('cacher/memory', async () => {
+  const kv = new MemoryBackend({ progressNotifyIntervalMs: 200 });
+  const storage = new KeyRecordingStore(new Store({ kv }));
+  const cacher = new Cacher({
+    storage,
+    resourcePrefix: '/registry/conformance',
+    keyFunc: (object) => storage.keyOf(object),
+    retryDelayMs: 100,
+  });
+  await cacher.start();
+  return {
+    store: cacher,
+    kv,
+    close: async () => {
+      await cacher.stop();
+      await kv.close();
+    },
+  };
+});

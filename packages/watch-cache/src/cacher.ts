@@ -1,0 +1,403 @@
+import { INITIAL_EVENTS_END_ANNOTATION, StatusError, toStatus, type KubeObject, type Status } from '@kapi/apimachinery';
+import {
+  StorageError,
+  WatchChannel,
+  isProgressRequester,
+  isRevisionReader,
+  predicateHasSelectors,
+  type Closer,
+  type CreateOptions,
+  type DeleteOptions,
+  type GetOptions,
+  type GuaranteedUpdateOptions,
+  type Interface,
+  type ListOptions,
+  type ListResult,
+  type ProgressRequester,
+  type RevisionReader,
+  type SelectionPredicate,
+  type StorageWatchEvent,
+  type Watch,
+} from '@kapi/storage';
+import { BookmarkSchedule, JitteredTicker, nextBookmarkTime } from './bookmark-timer.js';
+import { CacheReflector } from './cache-reflector.js';
+import { inScope, type KeyScope } from './cache-store.js';
+import { CacheWatcher } from './cache-watcher.js';
+import { resolveCacherOptions, type CacherOptions, type CacherWatchOptions, type ResolvedCacherOptions } from './cacher-options.js';
+import { ConditionalProgressRequester, waitForConsistentRevision, type ConsistentReadStorage } from './consistent-read.js';
+import { parseResourceVersion, routeList } from './list-routing.js';
+import { ReadyState } from './ready.js';
+import { ObjectMatcher, watcherQueueCapacity } from './selection.js';
+import { WatchCache } from './watch-cache.js';
+import type { WatchCacheEvent } from './watch-cache-event.js';
+
+/** How long a read waits for the cache to reach the revision it asks for (blockTimeout). */
+export const FRESHNESS_TIMEOUT_MS = 3_000;
+
+/**
+ * The watch cache (k8s.io/apiserver cacher): implements the storage {@link Interface} over another one.
+ * It lists and watches the resource's prefix once and serves watches and most reads from memory;
+ * writes go through to the storage. Progress notifications from the backend advance the cache revision
+ * (KEP-1904), watchers get periodic bookmarks and a final one on stop, and the backend's retained
+ * history is replayed on start so that watches resume after a restart without relisting.
+ */
+export class Cacher implements Interface, ProgressRequester, RevisionReader, Closer {
+  private readonly options: ResolvedCacherOptions;
+  private readonly storage: Interface;
+  private readonly cache: WatchCache;
+  private readonly ready: ReadyState;
+  private readonly reflector: CacheReflector;
+  private readonly matcher: ObjectMatcher;
+  private readonly watchers = new Set<CacheWatcher>();
+  private readonly bookmarks = new BookmarkSchedule<CacheWatcher>();
+  private readonly ticker: JitteredTicker;
+  private readonly consistentStorage: ConsistentReadStorage | undefined;
+  private readonly progressRequester: ConditionalProgressRequester | undefined;
+  private started = false;
+  private stopping: Promise<void> | undefined;
+  /** The last failure of the fill loop, for diagnostics. */
+  lastError: unknown;
+
+  constructor(options: CacherOptions) {
+    this.options = resolveCacherOptions(options);
+    const { storage, clock } = this.options;
+    this.storage = storage;
+    this.ready = new ReadyState(clock);
+    this.matcher = new ObjectMatcher(this.options.getAttributes);
+    this.cache = new WatchCache({
+      clock,
+      keyOf: this.options.keyFunc,
+      indexers: this.options.indexers,
+      history: {
+        freshDurationMs: this.options.eventsHistoryWindowMs,
+        minCapacity: this.options.minHistory,
+        maxCapacity: this.options.maxHistory,
+      },
+      onEvent: (event) => this.dispatch(event),
+      onProgress: (revision) => this.dispatchProgress(revision),
+      onReplayComplete: () => this.ready.setReady(),
+    });
+    this.reflector = new CacheReflector({
+      storage,
+      prefix: this.options.resourcePrefix,
+      cache: this.cache,
+      clock,
+      progressNotify: this.options.progressNotify,
+      loadHistory: this.options.loadHistory,
+      retryDelayMs: this.options.retryDelayMs,
+      onReady: () => this.ready.setReady(),
+      onReinitialize: (reason) => this.reinitialize(reason),
+      onError: (error) => this.recordError(error),
+      onWatchError: (status) => this.failWatchers(status),
+    });
+    this.ticker = new JitteredTicker(clock, () => this.dispatchBookmarks(), undefined, undefined, this.options.random);
+    if (isProgressRequester(storage) && isRevisionReader(storage)) {
+      this.consistentStorage = storage;
+      this.progressRequester = new ConditionalProgressRequester(storage, clock, undefined, (error) => this.recordError(error));
+    }
+  }
+
+  /** Starts filling the cache; resolves once it is ready to serve (rejects if stopped first). */
+  start(): Promise<void> {
+    if (!this.started && !this.stopping) {
+      this.started = true;
+      this.reflector.start();
+      this.ticker.start();
+    }
+    return this.ready.wait();
+  }
+
+  /** Resolves once the cache is ready. */
+  waitUntilReady(): Promise<void> {
+    return this.ready.wait();
+  }
+
+  /** True while the cache can serve reads and watches. */
+  get isReady(): boolean {
+    return this.ready.isReady;
+  }
+
+  /** The revision the cache is synced to. */
+  get resourceVersion(): number {
+    return this.cache.resourceVersion;
+  }
+
+  /**
+   * Stops the cache. Bookmark-enabled watchers first get a final BOOKMARK at the latest revision (after
+   * a short wait for the cache to catch up with the backend), then every watch stream ends.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  close(): Promise<void> {
+    return this.stop();
+  }
+
+  create(key: string, object: KubeObject, options?: CreateOptions): Promise<KubeObject> {
+    return this.storage.create(key, object, options);
+  }
+
+  /**
+   * DELETE through to the storage, starting from the cached object. Not with `validateDeletion`: a
+   * validation failing on a stale copy would run a second time on the fresh one.
+   */
+  delete(key: string, options: DeleteOptions = {}): Promise<KubeObject> {
+    const cachedExistingObject = options.cachedExistingObject ?? (options.validateDeletion ? undefined : this.cachedCopy(key));
+    return this.storage.delete(key, cachedExistingObject ? { ...options, cachedExistingObject } : options);
+  }
+
+  guaranteedUpdate(key: string, options: GuaranteedUpdateOptions): Promise<KubeObject> {
+    const cachedExistingObject = options.cachedExistingObject ?? this.cachedCopy(key);
+    return this.storage.guaranteedUpdate(key, cachedExistingObject ? { ...options, cachedExistingObject } : options);
+  }
+
+  count(key: string): Promise<number> {
+    return this.storage.count(key);
+  }
+
+  async requestWatchProgress(): Promise<void> {
+    if (isProgressRequester(this.storage)) await this.storage.requestWatchProgress();
+  }
+
+  async getCurrentResourceVersion(): Promise<number> {
+    if (isRevisionReader(this.storage)) return this.storage.getCurrentResourceVersion();
+    const list = await this.storage.getList(this.options.resourcePrefix, { recursive: true, predicate: { limit: 1 } });
+    return Number(list.resourceVersion);
+  }
+
+  /** GET: `RV=""` reads the storage; any other revision is served from the cache (storage while not ready). */
+  async get(key: string, options: GetOptions = {}): Promise<KubeObject | undefined> {
+    const text = options.resourceVersion ?? '';
+    const revision = parseResourceVersion(text);
+    if (text === '' || revision === undefined || !this.owns(key) || !this.ready.isReady) return this.storage.get(key, options);
+    if (revision > 0) await this.cache.waitUntilFresh(revision, FRESHNESS_TIMEOUT_MS);
+    const object = this.cache.store.get(key);
+    if (object) return structuredClone(object);
+    if (options.ignoreNotFound) return undefined;
+    throw StorageError.keyNotFound(key, this.cache.resourceVersion);
+  }
+
+  /** LIST, routed as k8s.io/apiserver's delegator does (see {@link routeList}). */
+  async getList(key: string, options: ListOptions = {}): Promise<ListResult> {
+    const route = routeList(options, this.consistentStorage !== undefined);
+    if (route.target === 'storage' || !this.owns(key)) return this.storage.getList(key, options);
+    if (!this.ready.isReady) {
+      const limit = options.predicate?.limit ?? 0;
+      if (limit > 0 && !predicateHasSelectors(options.predicate)) return this.storage.getList(key, options);
+      this.ready.check();
+    }
+    if (route.wait === 'revision') await this.cache.waitUntilFresh(route.revision, FRESHNESS_TIMEOUT_MS);
+    if (route.wait === 'consistent') {
+      try {
+        await this.waitForConsistency();
+      } catch (error) {
+        // A consistent list the cache cannot serve in time falls back to the storage.
+        if (StatusError.isInstance(error) && error.code === 504) return this.storage.getList(key, options);
+        throw error;
+      }
+    }
+    const scope: KeyScope = { key, recursive: options.recursive ?? false };
+    const filter = this.matcher.filterFor(options.predicate);
+    const candidates = this.cache.store.list(scope, this.indexFor(options.predicate));
+    const items = (filter ? candidates.filter(filter) : candidates).map((object) => structuredClone(object));
+    return { items, resourceVersion: String(this.cache.resourceVersion) };
+  }
+
+  /**
+   * WATCH from the cache. `RV="0"`/`""`: the state as ADDED, then changes (none with
+   * `sendInitialEvents: false`). `RV=N`: the changes after N from the history (one 410 ERROR event when N
+   * is older than the window). `sendInitialEvents: true` (watch-list): waits for the requested revision,
+   * sends the state as ADDED and then a bookmark annotated `k8s.io/initial-events-end`.
+   */
+  async watch(key: string, options: CacherWatchOptions = {}): Promise<Watch> {
+    const text = options.resourceVersion ?? '';
+    const revision = text === '' ? 0 : parseResourceVersion(text);
+    if (revision === undefined || !this.owns(key)) return this.storage.watch(key, options);
+    this.ready.check();
+    const scope: KeyScope = { key, recursive: options.recursive ?? false };
+    if (options.sendInitialEvents === true) return this.watchList(scope, text, revision, options);
+    if (revision === 0) {
+      const state = options.sendInitialEvents === false ? [] : this.cache.store.list(scope);
+      return this.register(scope, options, this.cache.resourceVersion, { state });
+    }
+    let history: WatchCacheEvent[];
+    try {
+      history = this.cache.eventsSince(revision);
+    } catch (error) {
+      return errorWatch(error);
+    }
+    return this.register(scope, options, revision, { history });
+  }
+
+  private async watchList(scope: KeyScope, text: string, revision: number, options: CacherWatchOptions): Promise<Watch> {
+    try {
+      if (text === '' && this.consistentStorage) await this.waitForConsistency();
+      else if (revision > 0) await this.cache.waitUntilFresh(revision, FRESHNESS_TIMEOUT_MS);
+    } catch (error) {
+      return errorWatch(error);
+    }
+    this.ready.check();
+    const snapshotRevision = this.cache.resourceVersion;
+    const end = options.predicate?.allowWatchBookmarks ? bookmarkEvent(snapshotRevision, true) : undefined;
+    return this.register(scope, options, snapshotRevision, { state: this.cache.store.list(scope), end });
+  }
+
+  /** Creates a watcher whose initial events are given, and subscribes it to live events in the same turn. */
+  private register(
+    scope: KeyScope,
+    options: CacherWatchOptions,
+    startRevision: number,
+    initial: { state?: KubeObject[]; history?: WatchCacheEvent[]; end?: StorageWatchEvent | undefined },
+  ): Watch {
+    const allowBookmarks = options.predicate?.allowWatchBookmarks === true;
+    const watcher: CacheWatcher = new CacheWatcher({
+      scope,
+      matches: this.matcher.filterFor(options.predicate),
+      startRevision,
+      allowBookmarks,
+      progressNotify: options.progressNotify,
+      deadline: options.deadline,
+      queueCapacity: this.queueCapacity(),
+      initialState: initial.state,
+      initialHistory: initial.history,
+      initialEventsEnd: initial.end,
+      signal: options.signal,
+      onStop: () => this.watchers.delete(watcher),
+    });
+    if (watcher.closed) return watcher;
+    this.watchers.add(watcher);
+    if (allowBookmarks) this.scheduleBookmark(watcher, this.options.clock.now());
+    return watcher;
+  }
+
+  private dispatch(event: WatchCacheEvent): void {
+    for (const watcher of this.watchers) watcher.dispatch(event);
+  }
+
+  /** Forwards a backend progress notification to the watchers that asked for progress. */
+  private dispatchProgress(revision: number): void {
+    let event: StorageWatchEvent | undefined;
+    for (const watcher of this.watchers) {
+      if (!watcher.progressNotify) continue;
+      event ??= bookmarkEvent(revision, false);
+      watcher.offerProgress(event, revision);
+    }
+  }
+
+  /** The bookmark timer's tick: bookmarks for the watchers whose time has come, at the cache revision. */
+  private dispatchBookmarks(): void {
+    const now = this.options.clock.now();
+    const due = this.bookmarks.popExpired(now);
+    if (due.length === 0) return;
+    const revision = this.cache.resourceVersion;
+    const event = bookmarkEvent(revision, false);
+    for (const watcher of due) {
+      if (watcher.closed) continue;
+      if (this.ready.isReady && revision > 0) watcher.offerBookmark(event, revision);
+      this.scheduleBookmark(watcher, now);
+    }
+  }
+
+  private scheduleBookmark(watcher: CacheWatcher, now: number): void {
+    const next = nextBookmarkTime(now, watcher.deadline);
+    if (next !== undefined) this.bookmarks.add(watcher, next);
+  }
+
+  private async shutdown(): Promise<void> {
+    const wasReady = this.ready.isReady;
+    if (wasReady && this.consistentStorage && this.options.stopCatchUpTimeoutMs > 0) {
+      await this.waitForConsistency(this.options.stopCatchUpTimeoutMs).catch(() => undefined);
+    }
+    this.ready.stop();
+    this.ticker.stop();
+    await this.reflector.stop();
+    const revision = this.cache.resourceVersion;
+    const finalBookmark = wasReady && revision > 0 ? { event: bookmarkEvent(revision, false), revision } : undefined;
+    for (const watcher of [...this.watchers]) watcher.close(finalBookmark);
+    this.watchers.clear();
+    this.bookmarks.clear();
+    this.cache.rejectWaiters(StatusError.tooManyRequests('storage is (re)initializing: cacher stopped', 1));
+  }
+
+  /** The backend history no longer connects to the cache: drop every watcher (clients resume or relist). */
+  private reinitialize(reason: unknown): void {
+    this.recordError(reason);
+    this.ready.setPending(reason);
+    for (const watcher of [...this.watchers]) watcher.close();
+    this.watchers.clear();
+    this.bookmarks.clear();
+  }
+
+  /**
+   * The backend watch failed for a reason a resume will not fix by itself (e.g. an undecodable object):
+   * watchers get the ERROR, as they would from the storage, and end.
+   */
+  private failWatchers(status: Status): void {
+    const event: StorageWatchEvent = { type: 'ERROR', object: status };
+    for (const watcher of [...this.watchers]) watcher.fail(event);
+    this.watchers.clear();
+  }
+
+  private recordError(error: unknown): void {
+    this.lastError = error;
+    if (!this.ready.isReady) this.ready.setPending(error);
+  }
+
+  private waitForConsistency(timeoutMs = FRESHNESS_TIMEOUT_MS): Promise<number> {
+    const storage = this.consistentStorage;
+    const requester = this.progressRequester;
+    if (!storage || !requester) return Promise.resolve(this.cache.resourceVersion);
+    return waitForConsistentRevision(storage, this.cache, requester, timeoutMs);
+  }
+
+  private queueCapacity(): number {
+    return (
+      this.options.watcherQueueCapacity ??
+      watcherQueueCapacity(
+        this.cache.history.capacity,
+        this.options.eventsHistoryWindowMs,
+        Object.keys(this.options.indexers).length > 0,
+      )
+    );
+  }
+
+  /** The index a list can use: an indexed field its field selector pins to one value. */
+  private indexFor(predicate: SelectionPredicate | undefined): { field: string; value: string } | undefined {
+    const field = predicate?.field;
+    if (!field?.requiresExactMatch) return undefined;
+    for (const name of Object.keys(this.options.indexers)) {
+      const value = field.requiresExactMatch(name);
+      if (value !== undefined) return { field: name, value };
+    }
+    return undefined;
+  }
+
+  /** True when `key` is inside the cached resource. */
+  private owns(key: string): boolean {
+    return key === this.options.resourcePrefix || inScope({ key: this.options.resourcePrefix, recursive: true }, key);
+  }
+
+  /** A private copy of the cached object at `key` for a write to start from, when the cache is ready. */
+  private cachedCopy(key: string): KubeObject | undefined {
+    if (!this.ready.isReady || !this.owns(key)) return undefined;
+    const object = this.cache.store.get(key);
+    return object ? structuredClone(object) : undefined;
+  }
+}
+
+/** A BOOKMARK carrying only a resourceVersion (and, for watch-list, the initial-events-end annotation). */
+function bookmarkEvent(revision: number, initialEventsEnd: boolean): StorageWatchEvent {
+  const metadata: KubeObject['metadata'] = { resourceVersion: String(revision) };
+  if (initialEventsEnd) metadata.annotations = { [INITIAL_EVENTS_END_ANNOTATION]: 'true' };
+  return { type: 'BOOKMARK', object: { metadata } };
+}
+
+/** A watch that delivers one ERROR event carrying the failure's Status, then ends. */
+function errorWatch(error: unknown): Watch {
+  const channel = new WatchChannel();
+  channel.push({ type: 'ERROR', object: toStatus(error) });
+  channel.close();
+  return channel;
+}

@@ -1,0 +1,41 @@
+import type { ListOptions } from '@kapi/storage';
+
+/** Where a LIST is served from (cacher/delegator.go shouldDelegateList, without cache snapshots). */
+export type ListRoute =
+  | { target: 'storage' }
+  /** From the cache as it is (`RV="0"`); `limit` is ignored. */
+  | { target: 'cache'; wait: 'none' }
+  /** From the cache once it has reached `revision` (NotOlderThan). */
+  | { target: 'cache'; wait: 'revision'; revision: number }
+  /** From the cache once it has reached the backend's current revision (consistent read). */
+  | { target: 'cache'; wait: 'consistent' };
+
+/** Parses a non-negative decimal resourceVersion; `undefined` when malformed. */
+export function parseResourceVersion(text: string): number | undefined {
+  if (!/^\d+$/.test(text)) return undefined;
+  const revision = Number(text);
+  return Number.isSafeInteger(revision) ? revision : undefined;
+}
+
+/**
+ * Decides where a LIST is served. Served by the storage: `Exact`, continue tokens, `RV=N` with a
+ * limit (legacy exact, and NotOlderThan pages: the cache does not mint continue tokens), `RV=""` with a
+ * limit or when consistent reads from the cache are not possible, and malformed requests (so the
+ * storage reports them with its wording).
+ */
+export function routeList(options: ListOptions | undefined, consistentReadsFromCache: boolean): ListRoute {
+  const storage: ListRoute = { target: 'storage' };
+  const text = options?.resourceVersion ?? '';
+  const match = options?.resourceVersionMatch ?? '';
+  const limit = options?.predicate?.limit ?? 0;
+  if (options?.predicate?.continue || (match !== '' && match !== 'NotOlderThan')) return storage;
+  if (text === '') {
+    if (match !== '') return storage;
+    return consistentReadsFromCache && limit <= 0 ? { target: 'cache', wait: 'consistent' } : storage;
+  }
+  const revision = parseResourceVersion(text);
+  if (revision === undefined) return storage;
+  if (revision === 0) return { target: 'cache', wait: 'none' };
+  if (limit > 0) return storage;
+  return { target: 'cache', wait: 'revision', revision };
+}

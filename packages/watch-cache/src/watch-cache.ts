@@ -1,0 +1,158 @@
+import { StatusError, type KubeObject } from '@kapi/apimachinery';
+import type { StorageWatchEvent } from '@kapi/storage';
+import { CacheStore, type Indexers } from './cache-store.js';
+import type { Clock } from './clock.js';
+import { WatchCacheEvent } from './watch-cache-event.js';
+import { WatchCacheHistory, type WatchCacheHistoryOptions } from './watch-cache-history.js';
+
+/** Options of a {@link WatchCache}. */
+export interface WatchCacheOptions {
+  clock: Clock;
+  /** The storage key of an object. */
+  keyOf: (object: KubeObject) => string;
+  indexers?: Indexers;
+  history: Omit<WatchCacheHistoryOptions, 'now'>;
+  /** Receives every live change once it is applied (not the changes replayed into the history). */
+  onEvent: (event: WatchCacheEvent) => void;
+  /** Receives every progress notification of the backend, once applied (the revision may not have moved). */
+  onProgress?: (revision: number) => void;
+  /** Called once the history replay started by {@link WatchCache.replace} has caught up. */
+  onReplayComplete: () => void;
+}
+
+interface FreshnessWaiter {
+  revision: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+  timer: unknown;
+}
+
+/** Parses a resourceVersion carried by an object (absent or malformed: 0). */
+export function objectRevision(object: { metadata?: { resourceVersion?: string } }): number {
+  const revision = Number(object.metadata?.resourceVersion ?? 0);
+  return Number.isSafeInteger(revision) && revision > 0 ? revision : 0;
+}
+
+/**
+ * The cache proper: the current state (a {@link CacheStore}), the recent event history, and the revision
+ * the cache is synced to (advanced by events and by the backend's progress notifications).
+ */
+export class WatchCache {
+  readonly store: CacheStore;
+  readonly history: WatchCacheHistory;
+  private revision = 0;
+  /** While replaying old history after a (re)list: the list revision the replay must reach. */
+  private replayUntil = 0;
+  private readonly waiters = new Set<FreshnessWaiter>();
+
+  constructor(private readonly options: WatchCacheOptions) {
+    this.store = new CacheStore(options.indexers);
+    this.history = new WatchCacheHistory({ ...options.history, now: () => options.clock.now() });
+  }
+
+  /** The revision the cache is synced to. */
+  get resourceVersion(): number {
+    return this.revision;
+  }
+
+  /** True while events older than the list are being replayed into the history. */
+  get replaying(): boolean {
+    return this.replayUntil > 0;
+  }
+
+  /**
+   * Resets the cache to a list taken at `listRevision`. With `historyBase` below it, the events in
+   * (historyBase, listRevision] are expected next (a replay); they fill the history without touching the
+   * state, and `onReplayComplete` fires once the replay reaches `listRevision`.
+   */
+  replace(objects: readonly KubeObject[], listRevision: number, historyBase = listRevision): void {
+    this.store.replace(objects.map((object) => [this.options.keyOf(object), object] as const));
+    this.history.reset(Math.min(historyBase, listRevision));
+    this.revision = listRevision;
+    this.replayUntil = historyBase < listRevision ? listRevision : 0;
+    this.notifyWaiters();
+  }
+
+  /** Applies one event from the backend watch (BOOKMARK and ERROR are not events for this method). */
+  processEvent(event: StorageWatchEvent): void {
+    if (event.type !== 'ADDED' && event.type !== 'MODIFIED' && event.type !== 'DELETED') return;
+    const object = event.object as KubeObject;
+    const revision = objectRevision(object);
+    const key = this.options.keyOf(object);
+    const now = this.options.clock.now();
+    if (this.replayUntil > 0) {
+      if (revision <= this.replayUntil) {
+        this.history.add(new WatchCacheEvent(event.type, key, object, event.previousObject, revision, now));
+        if (revision === this.replayUntil) this.finishReplay();
+        return;
+      }
+      this.finishReplay();
+    }
+    if (revision <= this.revision) return;
+    const previous = this.store.get(key) ?? event.previousObject;
+    const cacheEvent = new WatchCacheEvent(event.type, key, object, previous, revision, now);
+    if (event.type === 'DELETED') this.store.delete(key);
+    else this.store.set(key, object);
+    this.history.add(cacheEvent);
+    this.revision = revision;
+    this.options.onEvent(cacheEvent);
+    this.notifyWaiters();
+  }
+
+  /** Records that every change up to `revision` has been seen (a progress notification). */
+  updateResourceVersion(revision: number): void {
+    if (this.replayUntil > 0) {
+      if (revision < this.replayUntil) return;
+      this.finishReplay();
+    }
+    if (revision > this.revision) {
+      this.revision = revision;
+      this.notifyWaiters();
+    }
+    this.options.onProgress?.(this.revision);
+  }
+
+  /** The history after `revision`, or 410 Expired when it is older than the window. */
+  eventsSince(revision: number): WatchCacheEvent[] {
+    return this.history.eventsSince(revision);
+  }
+
+  /**
+   * Resolves once the cache has reached `revision`; fails after `timeoutMs` with 504
+   * `Too large resource version: <revision>, current: <current>`.
+   */
+  waitUntilFresh(revision: number, timeoutMs: number): Promise<void> {
+    if (this.revision >= revision) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const waiter: FreshnessWaiter = { revision, resolve, reject, timer: undefined };
+      waiter.timer = this.options.clock.setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(StatusError.tooLargeResourceVersion(revision, this.revision));
+      }, timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** Fails every pending {@link waitUntilFresh} with `error` (on stop or reinitialisation). */
+  rejectWaiters(error: unknown): void {
+    for (const waiter of this.waiters) {
+      this.options.clock.clearTimeout(waiter.timer);
+      waiter.reject(error);
+    }
+    this.waiters.clear();
+  }
+
+  private finishReplay(): void {
+    this.replayUntil = 0;
+    this.options.onReplayComplete();
+  }
+
+  private notifyWaiters(): void {
+    for (const waiter of this.waiters) {
+      if (waiter.revision > this.revision) continue;
+      this.waiters.delete(waiter);
+      this.options.clock.clearTimeout(waiter.timer);
+      waiter.resolve();
+    }
+  }
+}
