@@ -17,17 +17,32 @@ export function asSchema(value: unknown): JsonSchema | undefined {
   return isJsonObject(value) ? value : undefined;
 }
 
-/** The `properties` of a schema, merged with those of its allOf/anyOf/oneOf branches. */
-export function propertiesOf(schema: JsonSchema): Map<string, JsonSchema> {
-  const out = new Map<string, JsonSchema>();
-  const own = asSchema(schema['properties']);
-  if (own)
-    for (const [name, property] of Object.entries(own)) {
+const ownPropertiesCache = new WeakMap<JsonSchema, Map<string, JsonSchema>>();
+const propertiesCache = new WeakMap<JsonSchema, Map<string, JsonSchema>>();
+
+/** The schema's own `properties` (cached; schemas are treated as immutable once in use). */
+export function ownPropertiesOf(schema: JsonSchema): Map<string, JsonSchema> {
+  let out = ownPropertiesCache.get(schema);
+  if (out === undefined) {
+    out = new Map();
+    for (const [name, property] of Object.entries(asSchema(schema['properties']) ?? {})) {
       const child = asSchema(property);
       if (child) out.set(name, child);
     }
-  for (const branch of branchesOf(schema)) {
-    for (const [name, child] of propertiesOf(branch)) if (!out.has(name)) out.set(name, child);
+    ownPropertiesCache.set(schema, out);
+  }
+  return out;
+}
+
+/** The `properties` of a schema, merged with those of its allOf/anyOf/oneOf branches (cached). */
+export function propertiesOf(schema: JsonSchema): Map<string, JsonSchema> {
+  let out = propertiesCache.get(schema);
+  if (out === undefined) {
+    out = new Map(ownPropertiesOf(schema));
+    for (const branch of branchesOf(schema)) {
+      for (const [name, child] of propertiesOf(branch)) if (!out.has(name)) out.set(name, child);
+    }
+    propertiesCache.set(schema, out);
   }
   return out;
 }
@@ -52,14 +67,21 @@ const patternCache = new Map<string, RegExp>();
 export function compiledPattern(pattern: string): RegExp {
   let compiled = patternCache.get(pattern);
   if (compiled === undefined) {
-    compiled = new RegExp(pattern, 'u');
+    try {
+      compiled = new RegExp(pattern, 'u');
+    } catch {
+      compiled = new RegExp(pattern);
+    }
     patternCache.set(pattern, compiled);
   }
   return compiled;
 }
 
-/** The schema of a map value for `key`: patternProperties first, then an additionalProperties schema. */
-export function mapValueSchema(schema: JsonSchema, key: string): JsonSchema | undefined {
+/**
+ * The schema of a map value for `key`: patternProperties first, then an additionalProperties schema, then
+ * (unless `ownOnly`) those of allOf/anyOf/oneOf branches.
+ */
+export function mapValueSchema(schema: JsonSchema, key: string, ownOnly = false): JsonSchema | undefined {
   const patterns = asSchema(schema['patternProperties']);
   if (patterns) {
     for (const [pattern, value] of Object.entries(patterns)) {
@@ -68,6 +90,7 @@ export function mapValueSchema(schema: JsonSchema, key: string): JsonSchema | un
   }
   const additional = schema['additionalProperties'];
   if (isJsonObject(additional)) return additional;
+  if (ownOnly) return undefined;
   for (const branch of branchesOf(schema)) {
     const found = mapValueSchema(branch, key);
     if (found) return found;

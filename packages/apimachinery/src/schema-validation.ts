@@ -10,7 +10,7 @@ import {
   jsonTypeOf,
   keyPath,
   mapValueSchema,
-  propertiesOf,
+  ownPropertiesOf,
   typesOf,
   type JsonSchema,
 } from './json-schema.js';
@@ -268,17 +268,13 @@ function validateObject(
   if (typeof minProperties === 'number' && count < minProperties) {
     errors.push(invalid(path, count, `${label} in body should have at least ${minProperties} properties`));
   }
-  const own = asSchema(schema['properties']) ?? {};
-  const properties = propertiesOf({ properties: own });
+  const properties = ownPropertiesOf(schema);
   for (const [key, child] of Object.entries(value)) {
     if (child === undefined) continue;
     const property = properties.get(key);
     if (property) validateNode(child, property, childPath(path, key), errors);
     else {
-      const mapSchema = mapValueSchema(
-        { ...schema, allOf: undefined, anyOf: undefined, oneOf: undefined },
-        key,
-      );
+      const mapSchema = mapValueSchema(schema, key, true);
       if (mapSchema) validateNode(child, mapSchema, keyPath(path, key), errors);
     }
   }
