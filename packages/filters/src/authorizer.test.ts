@@ -21,19 +21,46 @@ const fixed = (result: AuthorizationDecision): Authorizer => ({ authorize: async
 
 describe('forbidden messages', () => {
   it.each([
-    ['GET', '/api/v1/namespaces/default/configmaps/x', 'configmaps "x" is forbidden: User "bob" cannot get resource "configmaps" in API group "" in the namespace "default"'],
-    ['GET', '/api/v1/namespaces/default/configmaps', 'configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "default"'],
-    ['GET', '/api/v1/nodes/n1', 'nodes "n1" is forbidden: User "bob" cannot get resource "nodes" in API group "" at the cluster scope'],
-    ['GET', '/apis/apps/v1/deployments?watch=true', 'deployments.apps is forbidden: User "bob" cannot watch resource "deployments" in API group "apps" at the cluster scope'],
-    ['PUT', '/apis/apps/v1/namespaces/prod/deployments/web/status', 'deployments.apps "web" is forbidden: User "bob" cannot update resource "deployments/status" in API group "apps" in the namespace "prod"'],
-    ['DELETE', '/api/v1/namespaces/foo', 'namespaces "foo" is forbidden: User "bob" cannot delete resource "namespaces" in API group "" in the namespace "foo"'],
+    [
+      'GET',
+      '/api/v1/namespaces/default/configmaps/x',
+      'configmaps "x" is forbidden: User "bob" cannot get resource "configmaps" in API group "" in the namespace "default"',
+    ],
+    [
+      'GET',
+      '/api/v1/namespaces/default/configmaps',
+      'configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "default"',
+    ],
+    [
+      'GET',
+      '/api/v1/nodes/n1',
+      'nodes "n1" is forbidden: User "bob" cannot get resource "nodes" in API group "" at the cluster scope',
+    ],
+    [
+      'GET',
+      '/apis/apps/v1/deployments?watch=true',
+      'deployments.apps is forbidden: User "bob" cannot watch resource "deployments" in API group "apps" at the cluster scope',
+    ],
+    [
+      'PUT',
+      '/apis/apps/v1/namespaces/prod/deployments/web/status',
+      'deployments.apps "web" is forbidden: User "bob" cannot update resource "deployments/status" in API group "apps" in the namespace "prod"',
+    ],
+    [
+      'DELETE',
+      '/api/v1/namespaces/foo',
+      'namespaces "foo" is forbidden: User "bob" cannot delete resource "namespaces" in API group "" in the namespace "foo"',
+    ],
     ['GET', '/foo', 'forbidden: User "bob" cannot get path "/foo"'],
   ])('%s %s', (method, url, message) => {
     expect(forbiddenError(attributes(method, url)).status.message).toBe(message);
   });
 
   it('builds the full 403 Status with details, and appends the reason', () => {
-    const status = forbiddenError(attributes('GET', '/apis/apps/v1/namespaces/prod/deployments/web'), 'RBAC: role "x" not found').status;
+    const status = forbiddenError(
+      attributes('GET', '/apis/apps/v1/namespaces/prod/deployments/web'),
+      'RBAC: role "x" not found',
+    ).status;
     expect(status).toEqual({
       kind: 'Status',
       apiVersion: 'v1',
@@ -49,8 +76,12 @@ describe('forbidden messages', () => {
   });
 
   it('names an anonymous request with an empty user and escapes HTML', () => {
-    expect(forbiddenMessage(attributes('GET', '/healthz', undefined))).toBe('User "" cannot get path "/healthz"');
-    expect(forbiddenError(attributes('GET', '/<script>')).status.message).toBe('forbidden: User "bob" cannot get path "/&lt;script&gt;"');
+    expect(forbiddenMessage(attributes('GET', '/healthz', undefined))).toBe(
+      'User "" cannot get path "/healthz"',
+    );
+    expect(forbiddenError(attributes('GET', '/<script>')).status.message).toBe(
+      'forbidden: User "bob" cannot get path "/&lt;script&gt;"',
+    );
   });
 });
 
@@ -62,7 +93,9 @@ describe('authorizers', () => {
 
   it('privileged groups allow their members only', async () => {
     const masters = privilegedGroupsAuthorizer(['system:masters']);
-    expect((await masters.authorize(attributes('GET', '/x', { name: 'a', groups: ['system:masters'] }))).decision).toBe('allow');
+    expect(
+      (await masters.authorize(attributes('GET', '/x', { name: 'a', groups: ['system:masters'] }))).decision,
+    ).toBe('allow');
     expect((await masters.authorize(attributes('GET', '/x'))).decision).toBe('noOpinion');
     expect((await masters.authorize(attributes('GET', '/x', undefined))).decision).toBe('noOpinion');
   });
@@ -82,7 +115,12 @@ describe('authorizers', () => {
     );
     expect(await union.authorize(attributes('GET', '/x'))).toEqual({ decision: 'deny', reason: 'b says no' });
     expect(calls).toEqual(['a', 'b']);
-    expect(await unionAuthorizer(fixed({ decision: 'noOpinion', reason: 'one' }), fixed({ decision: 'noOpinion', reason: 'two' })).authorize(attributes('GET', '/x'))).toEqual({
+    expect(
+      await unionAuthorizer(
+        fixed({ decision: 'noOpinion', reason: 'one' }),
+        fixed({ decision: 'noOpinion', reason: 'two' }),
+      ).authorize(attributes('GET', '/x')),
+    ).toEqual({
       decision: 'noOpinion',
       reason: 'one\ntwo',
     });
@@ -91,19 +129,34 @@ describe('authorizers', () => {
 
   it('union: an erroring authorizer is skipped, and its error surfaces when nobody decides', async () => {
     const broken: Authorizer = { authorize: async () => Promise.reject(new Error('webhook down')) };
-    expect((await unionAuthorizer(broken, alwaysAllowAuthorizer).authorize(attributes('GET', '/x'))).decision).toBe('allow');
-    await expect(unionAuthorizer(broken, fixed({ decision: 'noOpinion' })).authorize(attributes('GET', '/x'))).rejects.toThrow('webhook down');
+    expect(
+      (await unionAuthorizer(broken, alwaysAllowAuthorizer).authorize(attributes('GET', '/x'))).decision,
+    ).toBe('allow');
+    await expect(
+      unionAuthorizer(broken, fixed({ decision: 'noOpinion' })).authorize(attributes('GET', '/x')),
+    ).rejects.toThrow('webhook down');
   });
 
   it('authorizeAttributes answers like a SubjectAccessReview status', async () => {
-    expect(await authorizeAttributes(alwaysAllowAuthorizer, attributes('GET', '/x'))).toEqual({ allowed: true });
-    expect(await authorizeAttributes(fixed({ decision: 'deny', reason: 'no' }), attributes('GET', '/x'))).toEqual({
+    expect(await authorizeAttributes(alwaysAllowAuthorizer, attributes('GET', '/x'))).toEqual({
+      allowed: true,
+    });
+    expect(
+      await authorizeAttributes(fixed({ decision: 'deny', reason: 'no' }), attributes('GET', '/x')),
+    ).toEqual({
       allowed: false,
       denied: true,
       reason: 'no',
     });
-    expect(await authorizeAttributes(fixed({ decision: 'noOpinion' }), attributes('GET', '/x'))).toEqual({ allowed: false });
-    expect(await authorizeAttributes({ authorize: () => Promise.reject(new Error('down')) }, attributes('GET', '/x'))).toEqual({
+    expect(await authorizeAttributes(fixed({ decision: 'noOpinion' }), attributes('GET', '/x'))).toEqual({
+      allowed: false,
+    });
+    expect(
+      await authorizeAttributes(
+        { authorize: () => Promise.reject(new Error('down')) },
+        attributes('GET', '/x'),
+      ),
+    ).toEqual({
       allowed: false,
       evaluationError: 'down',
     });

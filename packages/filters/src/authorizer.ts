@@ -29,7 +29,10 @@ export interface Authorizer {
 }
 
 /** Builds authorization attributes from a parsed request and its user. */
-export function attributesFromRequest(info: RequestInfo, user: UserInfo | undefined): AuthorizationAttributes {
+export function attributesFromRequest(
+  info: RequestInfo,
+  user: UserInfo | undefined,
+): AuthorizationAttributes {
   return {
     user,
     verb: info.verb,
@@ -59,7 +62,9 @@ export function privilegedGroupsAuthorizer(groups: readonly string[]): Authorize
   const privileged = new Set(groups);
   return {
     authorize: async (attributes) =>
-      attributes.user?.groups.some((group) => privileged.has(group)) ? { decision: 'allow' } : { decision: 'noOpinion' },
+      attributes.user?.groups.some((group) => privileged.has(group))
+        ? { decision: 'allow' }
+        : { decision: 'noOpinion' },
   };
 }
 
@@ -85,9 +90,14 @@ export function unionAuthorizer(...authorizers: readonly Authorizer[]): Authoriz
         if (result.decision !== 'noOpinion') return result;
       }
       if (errors.length > 0) {
-        throw new AggregateError(errors, errors.map((error) => (error instanceof Error ? error.message : String(error))).join(', '));
+        throw new AggregateError(
+          errors,
+          errors.map((error) => (error instanceof Error ? error.message : String(error))).join(', '),
+        );
       }
-      return reasons.length > 0 ? { decision: 'noOpinion', reason: reasons.join('\n') } : { decision: 'noOpinion' };
+      return reasons.length > 0
+        ? { decision: 'noOpinion', reason: reasons.join('\n') }
+        : { decision: 'noOpinion' };
     },
   };
 }
@@ -125,9 +135,13 @@ export function forbiddenMessage(attributes: AuthorizationAttributes): string {
   if (!attributes.isResourceRequest) {
     return `User ${quote(userName)} cannot ${attributes.verb} path ${quote(attributes.path)}`;
   }
-  const resource = attributes.subresource ? `${attributes.resource}/${attributes.subresource}` : attributes.resource;
+  const resource = attributes.subresource
+    ? `${attributes.resource}/${attributes.subresource}`
+    : attributes.resource;
   const prefix = `User ${quote(userName)} cannot ${attributes.verb} resource ${quote(resource)} in API group ${quote(attributes.apiGroup)}`;
-  return attributes.namespace ? `${prefix} in the namespace ${quote(attributes.namespace)}` : `${prefix} at the cluster scope`;
+  return attributes.namespace
+    ? `${prefix} in the namespace ${quote(attributes.namespace)}`
+    : `${prefix} at the cluster scope`;
 }
 
 /**
@@ -140,7 +154,11 @@ export function forbiddenError(attributes: AuthorizationAttributes, reason = '')
   if (!attributes.resource && !attributes.apiGroup) {
     return StatusError.of(403, 'Forbidden', `forbidden: ${text}`, {});
   }
-  return StatusError.forbidden({ group: attributes.apiGroup, resource: attributes.resource }, attributes.name, text);
+  return StatusError.forbidden(
+    { group: attributes.apiGroup, resource: attributes.resource },
+    attributes.name,
+    text,
+  );
 }
 
 /** Go's %q for the plain strings used here. */

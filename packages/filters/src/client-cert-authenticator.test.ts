@@ -31,7 +31,10 @@ describe('clientCertAuthenticator', () => {
 
     const single = certificates.client('/CN=system:kube-controller-manager/O=system:masters');
     const admin = await server.send('/api/v1/pods', { tls: { ca: certificates.ca, ...single } });
-    expect(admin.json?.user).toEqual({ name: 'system:kube-controller-manager', groups: ['system:masters', 'system:authenticated'] });
+    expect(admin.json?.user).toEqual({
+      name: 'system:kube-controller-manager',
+      groups: ['system:masters', 'system:authenticated'],
+    });
   });
 
   it('refuses a certificate from another CA (no anonymous fallback)', async () => {
@@ -54,7 +57,10 @@ describe('clientCertAuthenticator', () => {
       ),
     );
     try {
-      expect((await plain.send('/x')).json?.user).toEqual({ name: 'system:anonymous', groups: ['system:unauthenticated'] });
+      expect((await plain.send('/x')).json?.user).toEqual({
+        name: 'system:anonymous',
+        groups: ['system:unauthenticated'],
+      });
     } finally {
       await plain.close();
     }

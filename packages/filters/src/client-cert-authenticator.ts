@@ -15,14 +15,18 @@ export function clientCertAuthenticator(): Authenticator {
     const certificate = socket.getPeerCertificate();
     if (!certificate || Object.keys(certificate).length === 0) return undefined;
     if (!socket.authorized) {
-      const reason = socket.authorizationError instanceof Error ? socket.authorizationError.message : String(socket.authorizationError ?? 'unknown');
+      const reason =
+        socket.authorizationError instanceof Error
+          ? socket.authorizationError.message
+          : String(socket.authorizationError ?? 'unknown');
       throw new Error(`verifying certificate SN=${certificate.serialNumber} failed: ${reason}`);
     }
     const subject = (certificate.subject ?? {}) as unknown as Record<string, string | string[] | undefined>;
     const commonName = first(subject.CN);
     if (!commonName) return undefined;
     const organizations = subject.O;
-    const groups = organizations === undefined ? [] : Array.isArray(organizations) ? organizations : [organizations];
+    const groups =
+      organizations === undefined ? [] : Array.isArray(organizations) ? organizations : [organizations];
     const user: UserInfo = { name: commonName, groups: [...groups] };
     return user;
   };

@@ -29,7 +29,9 @@ describe('the handler chain, outermost first, over HTTPS', () => {
     const info = context.requestInfo!;
     if (info.name === 'hold') await new Promise<void>((resolve) => held.push(resolve));
     if (info.name === 'slow') {
-      await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve(), { once: true }));
+      await new Promise<void>((resolve) =>
+        context.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
     }
     if (info.name === 'boom') throw new Error('handler exploded');
     const body = JSON.stringify({ user: context.user?.name, verb: info.verb, resource: info.resource });
@@ -41,9 +43,13 @@ describe('the handler chain, outermost first, over HTTPS', () => {
     certificates = createTestCertificates();
     alice = certificates.client('/CN=alice/O=developers');
     const rules = new InMemoryRBACRules()
-      .addClusterRole('pod-reader', [{ verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['pods'] }])
+      .addClusterRole('pod-reader', [
+        { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['pods'] },
+      ])
       .addClusterRole('healthz', [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/healthz/*'] }])
-      .addRole('default', 'pod-writer', [{ verbs: ['create', 'delete'], apiGroups: [''], resources: ['pods'] }])
+      .addRole('default', 'pod-writer', [
+        { verbs: ['create', 'delete'], apiGroups: [''], resources: ['pods'] },
+      ])
       .bindClusterRole('developers-read-pods', 'pod-reader', [group('developers')])
       .bindClusterRole('everyone-healthz', 'healthz', [group('system:authenticated')])
       .bindRole('default', 'bob-writes', { kind: 'Role', name: 'pod-writer' }, [user('bob')]);
@@ -65,7 +71,12 @@ describe('the handler chain, outermost first, over HTTPS', () => {
       ],
       api,
     );
-    server = await serve(chain, { ...certificates.server, ca: certificates.ca, requestCert: true, rejectUnauthorized: false });
+    server = await serve(chain, {
+      ...certificates.server,
+      ca: certificates.ca,
+      requestCert: true,
+      rejectUnauthorized: false,
+    });
   });
   afterAll(async () => {
     held.splice(0).forEach((release) => release());
@@ -73,7 +84,10 @@ describe('the handler chain, outermost first, over HTTPS', () => {
     certificates?.dispose();
   });
 
-  const asAlice = (options: SendOptions = {}): SendOptions => ({ ...options, tls: { ca: certificates.ca, ...alice } });
+  const asAlice = (options: SendOptions = {}): SendOptions => ({
+    ...options,
+    tls: { ca: certificates.ca, ...alice },
+  });
   const asBob = (options: SendOptions = {}): SendOptions => ({
     ...options,
     headers: { Authorization: 'Bearer bob-token', ...(options.headers ?? {}) },
@@ -83,8 +97,20 @@ describe('the handler chain, outermost first, over HTTPS', () => {
   it('answers 401 without credentials', async () => {
     const response = await server.send('/api/v1/pods', { tls: { ca: certificates.ca } });
     expect(response.status).toBe(401);
-    expect(response.json).toMatchObject({ kind: 'Status', reason: 'Unauthorized', message: 'Unauthorized', code: 401 });
-    expect((await server.send('/api/v1/pods', { headers: { Authorization: 'Bearer wrong' }, tls: { ca: certificates.ca } })).status).toBe(401);
+    expect(response.json).toMatchObject({
+      kind: 'Status',
+      reason: 'Unauthorized',
+      message: 'Unauthorized',
+      code: 401,
+    });
+    expect(
+      (
+        await server.send('/api/v1/pods', {
+          headers: { Authorization: 'Bearer wrong' },
+          tls: { ca: certificates.ca },
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('serves a client-certificate user what RBAC grants and 403s the rest', async () => {
@@ -93,18 +119,27 @@ describe('the handler chain, outermost first, over HTTPS', () => {
     expect(list.json).toEqual({ user: 'alice', verb: 'list', resource: 'pods' });
     expect((await server.send('/healthz/ping', asAlice())).status).toBe(200);
 
-    const create = await server.send('/api/v1/namespaces/default/pods', asAlice({ method: 'POST', body: '{}' }));
+    const create = await server.send(
+      '/api/v1/namespaces/default/pods',
+      asAlice({ method: 'POST', body: '{}' }),
+    );
     expect(create.status).toBe(403);
-    expect(create.json?.message).toBe('pods is forbidden: User "alice" cannot create resource "pods" in API group "" in the namespace "default"');
+    expect(create.json?.message).toBe(
+      'pods is forbidden: User "alice" cannot create resource "pods" in API group "" in the namespace "default"',
+    );
     const secret = await server.send('/api/v1/namespaces/default/secrets/token', asAlice());
     expect(secret.json?.message).toBe(
       'secrets "token" is forbidden: User "alice" cannot get resource "secrets" in API group "" in the namespace "default"',
     );
-    expect((await server.send('/metrics', asAlice())).json?.message).toBe('forbidden: User "alice" cannot get path "/metrics"');
+    expect((await server.send('/metrics', asAlice())).json?.message).toBe(
+      'forbidden: User "alice" cannot get path "/metrics"',
+    );
   });
 
   it('serves a bearer-token user through a namespaced RoleBinding', async () => {
-    expect((await server.send('/api/v1/namespaces/default/pods', asBob({ method: 'POST', body: '{}' }))).status).toBe(200);
+    expect(
+      (await server.send('/api/v1/namespaces/default/pods', asBob({ method: 'POST', body: '{}' }))).status,
+    ).toBe(200);
     const elsewhere = await server.send('/api/v1/namespaces/kube-system/pods/p', asBob({ method: 'DELETE' }));
     expect(elsewhere.status).toBe(403);
     expect(elsewhere.json?.message).toBe(
@@ -113,7 +148,11 @@ describe('the handler chain, outermost first, over HTTPS', () => {
   });
 
   it('lets the loopback client do anything as system:apiserver', async () => {
-    const response = await server.send('/api/v1/nodes/n1', { method: 'DELETE', headers: { Authorization: `Bearer ${loopbackToken}` }, tls: { ca: certificates.ca } });
+    const response = await server.send('/api/v1/nodes/n1', {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${loopbackToken}` },
+      tls: { ca: certificates.ca },
+    });
     expect(response.status).toBe(200);
     expect(response.json?.user).toBe('system:apiserver');
   });
@@ -144,7 +183,11 @@ describe('the handler chain, outermost first, over HTTPS', () => {
     expect(slow.status).toBe(504);
     expect(slow.json?.message).toBe('Timeout: request did not complete within the allotted timeout');
 
-    const preflight = await server.send('/api/v1/pods', { method: 'OPTIONS', headers: { Origin: 'https://dashboard.test' }, tls: { ca: certificates.ca } });
+    const preflight = await server.send('/api/v1/pods', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://dashboard.test' },
+      tls: { ca: certificates.ca },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('https://dashboard.test');
   });
@@ -152,6 +195,9 @@ describe('the handler chain, outermost first, over HTTPS', () => {
   it('turns a handler failure into a 500 Status', async () => {
     const response = await server.send('/api/v1/namespaces/default/pods/boom', asAlice());
     expect(response.status).toBe(500);
-    expect(response.json).toMatchObject({ reason: 'InternalError', message: 'Internal error occurred: handler exploded' });
+    expect(response.json).toMatchObject({
+      reason: 'InternalError',
+      message: 'Internal error occurred: handler exploded',
+    });
   });
 });

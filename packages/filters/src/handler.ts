@@ -85,7 +85,12 @@ export function abortRequest(request: IncomingMessage): void {
 }
 
 /** Writes a JSON body with the given status code. */
-export function writeJson(response: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
+export function writeJson(
+  response: ServerResponse,
+  code: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (response.headersSent) {
     response.end();
     return;

@@ -63,4 +63,10 @@ export type {
   MaybePromise,
 } from './rbac-types.js';
 export type { RBACAuthorizerOptions } from './rbac-authorizer.js';
-export { RBACAuthorizer, ruleAllows, resourceMatches, subjectMatchesUser, serviceAccountUserName } from './rbac-authorizer.js';
+export {
+  RBACAuthorizer,
+  ruleAllows,
+  resourceMatches,
+  subjectMatchesUser,
+  serviceAccountUserName,
+} from './rbac-authorizer.js';

@@ -22,7 +22,8 @@ export function loopbackAuthenticator(token: string, options: { uid?: string } =
     const presented = bearerToken(request);
     if (presented === undefined) return undefined;
     const actual = Buffer.from(presented);
-    if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) throw new Error('invalid bearer token');
+    if (actual.length !== expected.length || !timingSafeEqual(actual, expected))
+      throw new Error('invalid bearer token');
     return { name: loopbackUserName, uid, groups: [systemPrivilegedGroup] };
   };
 }

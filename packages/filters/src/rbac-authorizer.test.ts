@@ -37,15 +37,33 @@ async function decide(authorizer: RBACAuthorizer, attributes: AuthorizationAttri
 describe('RBACAuthorizer', () => {
   it('grants cluster-wide through a ClusterRoleBinding', async () => {
     const rules = new InMemoryRBACRules()
-      .addClusterRole('configmap-reader', [{ verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['configmaps'] }])
+      .addClusterRole('configmap-reader', [
+        { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['configmaps'] },
+      ])
       .bindClusterRole('read-configmaps', 'configmap-reader', [user('alice')]);
     const rbac = new RBACAuthorizer(rules);
-    expect(await decide(rbac, resource(alice, 'get', { resource: 'configmaps', namespace: 'default', name: 'x' }))).toBe('allow');
+    expect(
+      await decide(rbac, resource(alice, 'get', { resource: 'configmaps', namespace: 'default', name: 'x' })),
+    ).toBe('allow');
     expect(await decide(rbac, resource(alice, 'list', { resource: 'configmaps' }))).toBe('allow');
-    expect(await decide(rbac, resource(alice, 'update', { resource: 'configmaps', namespace: 'default', name: 'x' }))).toBe('noOpinion');
-    expect(await decide(rbac, resource(alice, 'get', { resource: 'secrets', namespace: 'default', name: 'x' }))).toBe('noOpinion');
-    expect(await decide(rbac, resource(alice, 'get', { group: 'apps', resource: 'configmaps', namespace: 'default' }))).toBe('noOpinion');
-    expect(await decide(rbac, resource(bob, 'get', { resource: 'configmaps', namespace: 'default', name: 'x' }))).toBe('noOpinion');
+    expect(
+      await decide(
+        rbac,
+        resource(alice, 'update', { resource: 'configmaps', namespace: 'default', name: 'x' }),
+      ),
+    ).toBe('noOpinion');
+    expect(
+      await decide(rbac, resource(alice, 'get', { resource: 'secrets', namespace: 'default', name: 'x' })),
+    ).toBe('noOpinion');
+    expect(
+      await decide(
+        rbac,
+        resource(alice, 'get', { group: 'apps', resource: 'configmaps', namespace: 'default' }),
+      ),
+    ).toBe('noOpinion');
+    expect(
+      await decide(rbac, resource(bob, 'get', { resource: 'configmaps', namespace: 'default', name: 'x' })),
+    ).toBe('noOpinion');
   });
 
   it('grants only in the namespace of a RoleBinding, to a Role or to a ClusterRole', async () => {
@@ -55,12 +73,28 @@ describe('RBACAuthorizer', () => {
       .bindRole('default', 'edit-pods', { kind: 'Role', name: 'pod-editor' }, [group('dev')])
       .bindRole('team-a', 'apps-admin', { kind: 'ClusterRole', name: 'deployment-admin' }, [user('bob')]);
     const rbac = new RBACAuthorizer(rules);
-    expect(await decide(rbac, resource(bob, 'delete', { resource: 'pods', namespace: 'default', name: 'p' }))).toBe('allow');
-    expect(await decide(rbac, resource(bob, 'delete', { resource: 'pods', namespace: 'other', name: 'p' }))).toBe('noOpinion');
+    expect(
+      await decide(rbac, resource(bob, 'delete', { resource: 'pods', namespace: 'default', name: 'p' })),
+    ).toBe('allow');
+    expect(
+      await decide(rbac, resource(bob, 'delete', { resource: 'pods', namespace: 'other', name: 'p' })),
+    ).toBe('noOpinion');
     expect(await decide(rbac, resource(bob, 'list', { resource: 'pods' }))).toBe('noOpinion');
-    expect(await decide(rbac, resource(bob, 'create', { group: 'apps', resource: 'deployments', namespace: 'team-a' }))).toBe('allow');
-    expect(await decide(rbac, resource(bob, 'create', { group: 'apps', resource: 'deployments', namespace: 'team-b' }))).toBe('noOpinion');
-    expect(await decide(rbac, resource(bob, 'list', { group: 'apps', resource: 'deployments' }))).toBe('noOpinion');
+    expect(
+      await decide(
+        rbac,
+        resource(bob, 'create', { group: 'apps', resource: 'deployments', namespace: 'team-a' }),
+      ),
+    ).toBe('allow');
+    expect(
+      await decide(
+        rbac,
+        resource(bob, 'create', { group: 'apps', resource: 'deployments', namespace: 'team-b' }),
+      ),
+    ).toBe('noOpinion');
+    expect(await decide(rbac, resource(bob, 'list', { group: 'apps', resource: 'deployments' }))).toBe(
+      'noOpinion',
+    );
   });
 
   it('matches service accounts by system:serviceaccount:<ns>:<name>, defaulting to the binding namespace', async () => {
@@ -72,28 +106,51 @@ describe('RBACAuthorizer', () => {
     const builder: UserInfo = { name: 'system:serviceaccount:ci:builder', groups: [] };
     const deployer: UserInfo = { name: 'system:serviceaccount:apps:deployer', groups: [] };
     const otherDeployer: UserInfo = { name: 'system:serviceaccount:other:deployer', groups: [] };
-    expect(await decide(rbac, resource(builder, 'get', { resource: 'pods', namespace: 'x', name: 'p' }))).toBe('allow');
-    expect(await decide(rbac, resource(deployer, 'get', { resource: 'pods', namespace: 'apps', name: 'p' }))).toBe('allow');
-    expect(await decide(rbac, resource(otherDeployer, 'get', { resource: 'pods', namespace: 'apps', name: 'p' }))).toBe('noOpinion');
+    expect(
+      await decide(rbac, resource(builder, 'get', { resource: 'pods', namespace: 'x', name: 'p' })),
+    ).toBe('allow');
+    expect(
+      await decide(rbac, resource(deployer, 'get', { resource: 'pods', namespace: 'apps', name: 'p' })),
+    ).toBe('allow');
+    expect(
+      await decide(rbac, resource(otherDeployer, 'get', { resource: 'pods', namespace: 'apps', name: 'p' })),
+    ).toBe('noOpinion');
     // A namespace-less ServiceAccount subject in a ClusterRoleBinding matches nobody.
     rules.bindClusterRole('broken', 'view', [serviceAccount('deployer')]);
-    expect(await decide(rbac, resource(deployer, 'get', { resource: 'pods', namespace: 'elsewhere', name: 'p' }))).toBe('noOpinion');
+    expect(
+      await decide(rbac, resource(deployer, 'get', { resource: 'pods', namespace: 'elsewhere', name: 'p' })),
+    ).toBe('noOpinion');
   });
 
   it('always allows system:masters, unless told otherwise', async () => {
     const admin: UserInfo = { name: 'admin', groups: ['system:masters'] };
-    expect(await decide(new RBACAuthorizer(new InMemoryRBACRules()), resource(admin, 'delete', { resource: 'nodes', name: 'n' }))).toBe('allow');
-    expect(await decide(new RBACAuthorizer(new InMemoryRBACRules(), { privilegedGroups: [] }), resource(admin, 'delete', { resource: 'nodes', name: 'n' }))).toBe(
-      'noOpinion',
-    );
-    expect(await decide(new RBACAuthorizer(new InMemoryRBACRules()), resource(undefined, 'get', { resource: 'nodes' }))).toBe('noOpinion');
+    expect(
+      await decide(
+        new RBACAuthorizer(new InMemoryRBACRules()),
+        resource(admin, 'delete', { resource: 'nodes', name: 'n' }),
+      ),
+    ).toBe('allow');
+    expect(
+      await decide(
+        new RBACAuthorizer(new InMemoryRBACRules(), { privilegedGroups: [] }),
+        resource(admin, 'delete', { resource: 'nodes', name: 'n' }),
+      ),
+    ).toBe('noOpinion');
+    expect(
+      await decide(
+        new RBACAuthorizer(new InMemoryRBACRules()),
+        resource(undefined, 'get', { resource: 'nodes' }),
+      ),
+    ).toBe('noOpinion');
   });
 
   it('reports bindings to missing roles in the reason', async () => {
     const rules = new InMemoryRBACRules()
       .bindClusterRole('dangling', 'gone', [user('alice')])
       .bindRole('default', 'dangling-role', { kind: 'Role', name: 'vanished' }, [user('alice')]);
-    const result = await new RBACAuthorizer(rules).authorize(resource(alice, 'get', { resource: 'pods', namespace: 'default', name: 'p' }));
+    const result = await new RBACAuthorizer(rules).authorize(
+      resource(alice, 'get', { resource: 'pods', namespace: 'default', name: 'p' }),
+    );
     expect(result).toEqual({
       decision: 'noOpinion',
       reason:
@@ -107,14 +164,19 @@ describe('RBACAuthorizer', () => {
       .bindClusterRole('alice-view', 'view', [user('alice')])
       .bindRole('apps', 'sa-view', { kind: 'ClusterRole', name: 'view' }, [serviceAccount('deployer')]);
     const rbac = new RBACAuthorizer(rules);
-    expect(await rbac.authorize(resource(alice, 'get', { resource: 'pods', namespace: 'x', name: 'p' }))).toEqual({
+    expect(
+      await rbac.authorize(resource(alice, 'get', { resource: 'pods', namespace: 'x', name: 'p' })),
+    ).toEqual({
       decision: 'allow',
       reason: 'RBAC: allowed by ClusterRoleBinding "alice-view" of ClusterRole "view" to User "alice"',
     });
     const deployer: UserInfo = { name: 'system:serviceaccount:apps:deployer', groups: [] };
-    expect(await rbac.authorize(resource(deployer, 'get', { resource: 'pods', namespace: 'apps', name: 'p' }))).toEqual({
+    expect(
+      await rbac.authorize(resource(deployer, 'get', { resource: 'pods', namespace: 'apps', name: 'p' })),
+    ).toEqual({
       decision: 'allow',
-      reason: 'RBAC: allowed by RoleBinding "sa-view/apps" of ClusterRole "view" to ServiceAccount "deployer/apps"',
+      reason:
+        'RBAC: allowed by RoleBinding "sa-view/apps" of ClusterRole "view" to ServiceAccount "deployer/apps"',
     });
   });
 
@@ -138,33 +200,74 @@ describe('ruleAllows', () => {
     expect(ruleAllows(get, { verbs: ['list'], apiGroups: ['apps'], resources: ['deployments'] })).toBe(false);
     expect(ruleAllows(get, { verbs: ['get'], apiGroups: [''], resources: ['deployments'] })).toBe(false);
     expect(ruleAllows(get, { verbs: ['get'], resources: ['deployments'] })).toBe(false);
-    expect(ruleAllows(get, { verbs: ['get'], apiGroups: ['apps'], resources: ['deployments/status'] })).toBe(false);
+    expect(ruleAllows(get, { verbs: ['get'], apiGroups: ['apps'], resources: ['deployments/status'] })).toBe(
+      false,
+    );
   });
 
   it('matches subresources only as resource/subresource or */subresource', () => {
-    const status = resource(alice, 'update', { group: 'apps', resource: 'deployments', subresource: 'status', namespace: 'n', name: 'd' });
-    expect(ruleAllows(status, { verbs: ['update'], apiGroups: ['apps'], resources: ['deployments'] })).toBe(false);
-    expect(ruleAllows(status, { verbs: ['update'], apiGroups: ['apps'], resources: ['deployments/status'] })).toBe(true);
-    expect(ruleAllows(status, { verbs: ['update'], apiGroups: ['apps'], resources: ['*/status'] })).toBe(true);
-    expect(ruleAllows(status, { verbs: ['update'], apiGroups: ['apps'], resources: ['*/scale'] })).toBe(false);
+    const status = resource(alice, 'update', {
+      group: 'apps',
+      resource: 'deployments',
+      subresource: 'status',
+      namespace: 'n',
+      name: 'd',
+    });
+    expect(ruleAllows(status, { verbs: ['update'], apiGroups: ['apps'], resources: ['deployments'] })).toBe(
+      false,
+    );
+    expect(
+      ruleAllows(status, { verbs: ['update'], apiGroups: ['apps'], resources: ['deployments/status'] }),
+    ).toBe(true);
+    expect(ruleAllows(status, { verbs: ['update'], apiGroups: ['apps'], resources: ['*/status'] })).toBe(
+      true,
+    );
+    expect(ruleAllows(status, { verbs: ['update'], apiGroups: ['apps'], resources: ['*/scale'] })).toBe(
+      false,
+    );
     expect(ruleAllows(status, { verbs: ['update'], apiGroups: ['apps'], resources: ['*'] })).toBe(true);
   });
 
   it('restricts by resourceNames when given', () => {
-    const rule = { verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['allowed'] };
+    const rule = {
+      verbs: ['get', 'list'],
+      apiGroups: [''],
+      resources: ['configmaps'],
+      resourceNames: ['allowed'],
+    };
     expect(ruleAllows(resource(alice, 'get', { resource: 'configmaps', name: 'allowed' }), rule)).toBe(true);
     expect(ruleAllows(resource(alice, 'get', { resource: 'configmaps', name: 'other' }), rule)).toBe(false);
     expect(ruleAllows(resource(alice, 'list', { resource: 'configmaps' }), rule)).toBe(false);
   });
 
   it('matches non-resource URLs exactly, by trailing * prefix, or *', () => {
-    expect(ruleAllows(nonResource(alice, 'get', '/healthz'), { verbs: ['get'], nonResourceURLs: ['/healthz'] })).toBe(true);
-    expect(ruleAllows(nonResource(alice, 'get', '/healthz/etcd'), { verbs: ['get'], nonResourceURLs: ['/healthz'] })).toBe(false);
-    expect(ruleAllows(nonResource(alice, 'get', '/healthz/etcd'), { verbs: ['get'], nonResourceURLs: ['/healthz/*'] })).toBe(true);
-    expect(ruleAllows(nonResource(alice, 'get', '/apis'), { verbs: ['get'], nonResourceURLs: ['/api*'] })).toBe(true);
-    expect(ruleAllows(nonResource(alice, 'post', '/healthz'), { verbs: ['get'], nonResourceURLs: ['*'] })).toBe(false);
-    expect(ruleAllows(nonResource(alice, 'get', '/anything'), { verbs: ['get'], nonResourceURLs: ['*'] })).toBe(true);
+    expect(
+      ruleAllows(nonResource(alice, 'get', '/healthz'), { verbs: ['get'], nonResourceURLs: ['/healthz'] }),
+    ).toBe(true);
+    expect(
+      ruleAllows(nonResource(alice, 'get', '/healthz/etcd'), {
+        verbs: ['get'],
+        nonResourceURLs: ['/healthz'],
+      }),
+    ).toBe(false);
+    expect(
+      ruleAllows(nonResource(alice, 'get', '/healthz/etcd'), {
+        verbs: ['get'],
+        nonResourceURLs: ['/healthz/*'],
+      }),
+    ).toBe(true);
+    expect(
+      ruleAllows(nonResource(alice, 'get', '/apis'), { verbs: ['get'], nonResourceURLs: ['/api*'] }),
+    ).toBe(true);
+    expect(
+      ruleAllows(nonResource(alice, 'post', '/healthz'), { verbs: ['get'], nonResourceURLs: ['*'] }),
+    ).toBe(false);
+    expect(
+      ruleAllows(nonResource(alice, 'get', '/anything'), { verbs: ['get'], nonResourceURLs: ['*'] }),
+    ).toBe(true);
     // Resource rules do not grant non-resource paths.
-    expect(ruleAllows(nonResource(alice, 'get', '/healthz'), { verbs: ['*'], apiGroups: ['*'], resources: ['*'] })).toBe(false);
+    expect(
+      ruleAllows(nonResource(alice, 'get', '/healthz'), { verbs: ['*'], apiGroups: ['*'], resources: ['*'] }),
+    ).toBe(false);
   });
 });

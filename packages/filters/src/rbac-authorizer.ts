@@ -43,7 +43,9 @@ function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
 /** Whether one rule grants the request (rbac RuleAllows). */
 export function ruleAllows(attributes: AuthorizationAttributes, rule: PolicyRule): boolean {
   if (attributes.isResourceRequest) {
-    const combined = attributes.subresource ? `${attributes.resource}/${attributes.subresource}` : attributes.resource;
+    const combined = attributes.subresource
+      ? `${attributes.resource}/${attributes.subresource}`
+      : attributes.resource;
     return (
       verbMatches(rule, attributes.verb) &&
       apiGroupMatches(rule, attributes.apiGroup) &&
@@ -104,7 +106,9 @@ export class RBACAuthorizer implements Authorizer {
       return true;
     });
     if (allowedBy !== undefined) return { decision: 'allow', reason: `RBAC: allowed by ${allowedBy}` };
-    return errors.length > 0 ? { decision: 'noOpinion', reason: `RBAC: ${aggregate(errors)}` } : { decision: 'noOpinion' };
+    return errors.length > 0
+      ? { decision: 'noOpinion', reason: `RBAC: ${aggregate(errors)}` }
+      : { decision: 'noOpinion' };
   }
 
   /** All rules that apply to the user in the namespace ("" for cluster scope), for rules reviews. */
@@ -142,7 +146,9 @@ export class RBACAuthorizer implements Authorizer {
     if (!namespace) return false;
     try {
       for (const binding of await this.source.listRoleBindings(namespace)) {
-        const subject = (binding.subjects ?? []).find((candidate) => subjectMatchesUser(user, candidate, namespace));
+        const subject = (binding.subjects ?? []).find((candidate) =>
+          subjectMatchesUser(user, candidate, namespace),
+        );
         if (!subject) continue;
         const source = `RoleBinding ${quote(`${binding.metadata.name}/${namespace}`)} of ${binding.roleRef.kind} ${quote(binding.roleRef.name)} to ${describeSubject(subject, namespace)}`;
         const rules = await this.roleRules(binding.roleRef, namespace, errors);
@@ -179,7 +185,8 @@ export class RBACAuthorizer implements Authorizer {
 
 /** `User "alice"`, `ServiceAccount "name/namespace"` (upstream's describeSubject). */
 function describeSubject(subject: Subject, bindingNamespace: string): string {
-  if (subject.kind === 'ServiceAccount') return `${subject.kind} ${quote(`${subject.name}/${subject.namespace || bindingNamespace}`)}`;
+  if (subject.kind === 'ServiceAccount')
+    return `${subject.kind} ${quote(`${subject.name}/${subject.namespace || bindingNamespace}`)}`;
   return `${subject.kind} ${quote(subject.name)}`;
 }
 

@@ -1,5 +1,12 @@
 /** Test-only: a small in-memory RBAC rule source with real-shaped rbac.authorization.k8s.io/v1 objects. */
-import type { ClusterRole, ClusterRoleBinding, RBACRuleSource, Role, RoleBinding, Subject } from './rbac-types.js';
+import type {
+  ClusterRole,
+  ClusterRoleBinding,
+  RBACRuleSource,
+  Role,
+  RoleBinding,
+  Subject,
+} from './rbac-types.js';
 
 const apiVersion = 'rbac.authorization.k8s.io/v1';
 const rbacGroup = 'rbac.authorization.k8s.io';
@@ -31,7 +38,12 @@ export class InMemoryRBACRules implements RBACRuleSource {
     this.clusterRoles.push({ apiVersion, kind: 'ClusterRole', metadata: { name }, rules: rules ?? [] });
     return this;
   }
-  bindRole(namespace: string, name: string, roleRef: { kind: 'Role' | 'ClusterRole'; name: string }, subjects: Subject[]): this {
+  bindRole(
+    namespace: string,
+    name: string,
+    roleRef: { kind: 'Role' | 'ClusterRole'; name: string },
+    subjects: Subject[],
+  ): this {
     this.roleBindings.push({
       apiVersion,
       kind: 'RoleBinding',

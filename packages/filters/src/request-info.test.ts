@@ -44,34 +44,112 @@ describe('parseRequestInfo', () => {
     ['DELETE', '/api/v1/namespaces/other/pods/foo', 'delete', 'api', '', 'v1', 'other', 'pods', 'foo'],
     ['DELETE', '/api/v1/namespaces/other/pods', 'deletecollection', 'api', '', 'v1', 'other', 'pods', ''],
     ['POST', '/api/v1/namespaces', 'create', 'api', '', 'v1', '', 'namespaces', ''],
-    ['GET', '/api/v1/namespaces/other/pods/foo/status', 'get', 'api', '', 'v1', 'other', 'pods', 'foo|status'],
+    [
+      'GET',
+      '/api/v1/namespaces/other/pods/foo/status',
+      'get',
+      'api',
+      '',
+      'v1',
+      'other',
+      'pods',
+      'foo|status',
+    ],
     ['PUT', '/api/v1/namespaces/foo/status', 'update', 'api', '', 'v1', 'foo', 'namespaces', 'foo|status'],
-    ['PUT', '/api/v1/namespaces/foo/finalize', 'update', 'api', '', 'v1', 'foo', 'namespaces', 'foo|finalize'],
-    ['GET', '/apis/apps/v1/namespaces/default/deployments', 'list', 'apis', 'apps', 'v1', 'default', 'deployments', ''],
-    ['PUT', '/apis/apps/v1/namespaces/default/deployments/web/status', 'update', 'apis', 'apps', 'v1', 'default', 'deployments', 'web|status'],
-    ['GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/admin', 'get', 'apis', 'rbac.authorization.k8s.io', 'v1', '', 'clusterroles', 'admin'],
-    ['GET', '/apis/apps/v1/watch/namespaces/default/deployments', 'watch', 'apis', 'apps', 'v1', 'default', 'deployments', ''],
-    ['GET', '/apis/example.com/v1/widgets?watch=true&resourceVersion=5', 'watch', 'apis', 'example.com', 'v1', '', 'widgets', ''],
+    [
+      'PUT',
+      '/api/v1/namespaces/foo/finalize',
+      'update',
+      'api',
+      '',
+      'v1',
+      'foo',
+      'namespaces',
+      'foo|finalize',
+    ],
+    [
+      'GET',
+      '/apis/apps/v1/namespaces/default/deployments',
+      'list',
+      'apis',
+      'apps',
+      'v1',
+      'default',
+      'deployments',
+      '',
+    ],
+    [
+      'PUT',
+      '/apis/apps/v1/namespaces/default/deployments/web/status',
+      'update',
+      'apis',
+      'apps',
+      'v1',
+      'default',
+      'deployments',
+      'web|status',
+    ],
+    [
+      'GET',
+      '/apis/rbac.authorization.k8s.io/v1/clusterroles/admin',
+      'get',
+      'apis',
+      'rbac.authorization.k8s.io',
+      'v1',
+      '',
+      'clusterroles',
+      'admin',
+    ],
+    [
+      'GET',
+      '/apis/apps/v1/watch/namespaces/default/deployments',
+      'watch',
+      'apis',
+      'apps',
+      'v1',
+      'default',
+      'deployments',
+      '',
+    ],
+    [
+      'GET',
+      '/apis/example.com/v1/widgets?watch=true&resourceVersion=5',
+      'watch',
+      'apis',
+      'example.com',
+      'v1',
+      '',
+      'widgets',
+      '',
+    ],
     ['GET', '/api/v1/namespaces/default/pods/p/log', 'get', 'api', '', 'v1', 'default', 'pods', 'p|log'],
     ['OPTIONS', '/api/v1/pods', '', 'api', '', 'v1', '', 'pods', ''],
   ];
-  it.each(cases)('%s %s', (method, url, verb, apiPrefix, apiGroup, apiVersion, namespace, resource, nameAndSub) => {
-    const [name = '', subresource = ''] = nameAndSub.split('|');
-    expect(pick(method, url)).toEqual({
-      isResourceRequest: true,
-      verb,
-      apiPrefix,
-      apiGroup,
-      apiVersion,
-      namespace,
-      resource,
-      subresource,
-      name,
-    });
-  });
+  it.each(cases)(
+    '%s %s',
+    (method, url, verb, apiPrefix, apiGroup, apiVersion, namespace, resource, nameAndSub) => {
+      const [name = '', subresource = ''] = nameAndSub.split('|');
+      expect(pick(method, url)).toEqual({
+        isResourceRequest: true,
+        verb,
+        apiPrefix,
+        apiGroup,
+        apiVersion,
+        namespace,
+        resource,
+        subresource,
+        name,
+      });
+    },
+  );
 
   it('reads the path as Go does: doubled slashes and percent-encoding', () => {
-    expect(pick('GET', '//api/v1/namespaces/a%20b/pods//')).toMatchObject({ isResourceRequest: true, namespace: 'a b', resource: 'pods', verb: 'list' });
+    expect(pick('GET', '//api/v1/namespaces/a%20b/pods//')).toMatchObject({
+      isResourceRequest: true,
+      namespace: 'a b',
+      resource: 'pods',
+      verb: 'list',
+    });
     expect(parseRequestInfo('GET', '/api/v1/pods#frag').path).toBe('/api/v1/pods');
     expect(parseRequestInfo('GET', '/foo%2Fbar').path).toBe('/foo/bar');
   });

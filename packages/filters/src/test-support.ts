@@ -56,7 +56,12 @@ export function send(url: string, options: SendOptions = {}): Promise<TestRespon
   return new Promise((resolve, reject) => {
     const outgoing = request(
       target,
-      { method: options.method ?? 'GET', headers: options.headers ?? {}, agent: false, ...(options.tls ?? {}) },
+      {
+        method: options.method ?? 'GET',
+        headers: options.headers ?? {},
+        agent: false,
+        ...(options.tls ?? {}),
+      },
       (incoming) => {
         const chunks: Buffer[] = [];
         incoming.on('data', (chunk: Buffer) => chunks.push(chunk));

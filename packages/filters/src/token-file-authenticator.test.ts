@@ -11,7 +11,9 @@ function withBearer(token: string | undefined): IncomingMessage {
 
 describe('parseTokenFile', () => {
   it('reads token,user,uid and an optional quoted group list', () => {
-    const tokens = parseTokenFile('\uFEFFt1,alice,1,"a,b"\r\nt2,bob,2\n\n,skipped,3\n"t,3",carol,3,"x ""quoted"""\nt2,bob-again,4,\n');
+    const tokens = parseTokenFile(
+      '\uFEFFt1,alice,1,"a,b"\r\nt2,bob,2\n\n,skipped,3\n"t,3",carol,3,"x ""quoted"""\nt2,bob-again,4,\n',
+    );
     expect(Object.fromEntries(tokens)).toEqual({
       t1: { name: 'alice', uid: '1', groups: ['a', 'b'] },
       t2: { name: 'bob-again', uid: '4', groups: [''] },
@@ -33,7 +35,11 @@ describe('tokenFileAuthenticator', () => {
       const path = join(directory, 'tokens.csv');
       writeFileSync(path, 'secret,admin,0,system:masters\n');
       for (const authenticate of [tokenFileAuthenticator(path), tokenFileAuthenticator({ path })]) {
-        expect(await authenticate(withBearer('secret'))).toEqual({ name: 'admin', uid: '0', groups: ['system:masters'] });
+        expect(await authenticate(withBearer('secret'))).toEqual({
+          name: 'admin',
+          uid: '0',
+          groups: ['system:masters'],
+        });
         expect(await authenticate(withBearer(undefined))).toBeUndefined();
         expect(() => authenticate(withBearer('other'))).toThrow('invalid bearer token');
       }

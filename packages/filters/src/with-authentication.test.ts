@@ -20,18 +20,37 @@ describe('withAuthentication', () => {
   });
 
   it('authenticates a bearer token from the token file, adds system:authenticated and strips the header', async () => {
-    server = await serve(buildHandlerChain([withAuthentication({ authenticators: [tokenFileAuthenticator(tokens)] })], reportUser));
+    server = await serve(
+      buildHandlerChain(
+        [withAuthentication({ authenticators: [tokenFileAuthenticator(tokens)] })],
+        reportUser,
+      ),
+    );
     const response = await server.send('/api/v1/pods', { headers: { Authorization: 'Bearer alice-token' } });
     expect(response.status).toBe(200);
-    expect(response.json?.user).toEqual({ name: 'alice', uid: '1001', groups: ['dev', 'ops', 'system:authenticated'] });
+    expect(response.json?.user).toEqual({
+      name: 'alice',
+      uid: '1001',
+      groups: ['dev', 'ops', 'system:authenticated'],
+    });
     expect(response.json?.authorization).toBeNull();
     const bob = await server.send('/api/v1/pods', { headers: { Authorization: 'bearer bob-token' } });
     expect(bob.json?.user).toEqual({ name: 'bob', uid: '1002', groups: ['system:authenticated'] });
   });
 
   it('answers 401 Unauthorized for a missing or unknown token', async () => {
-    server = await serve(buildHandlerChain([withAuthentication({ authenticators: [tokenFileAuthenticator(tokens)] })], reportUser));
-    for (const headers of [{}, { Authorization: 'Bearer nope' }, { Authorization: 'Basic YTpi' }, { Authorization: 'Bearer' }]) {
+    server = await serve(
+      buildHandlerChain(
+        [withAuthentication({ authenticators: [tokenFileAuthenticator(tokens)] })],
+        reportUser,
+      ),
+    );
+    for (const headers of [
+      {},
+      { Authorization: 'Bearer nope' },
+      { Authorization: 'Basic YTpi' },
+      { Authorization: 'Bearer' },
+    ]) {
       const response = await server.send('/api/v1/pods', { headers });
       expect(response.status).toBe(401);
       expect(response.json).toEqual({
@@ -48,13 +67,18 @@ describe('withAuthentication', () => {
 
   it('lets requests without credentials in as system:anonymous when enabled, but not bad tokens', async () => {
     server = await serve(
-      buildHandlerChain([withAuthentication({ authenticators: [tokenFileAuthenticator(tokens)], anonymous: true })], reportUser),
+      buildHandlerChain(
+        [withAuthentication({ authenticators: [tokenFileAuthenticator(tokens)], anonymous: true })],
+        reportUser,
+      ),
     );
     const anonymous = await server.send('/healthz');
     expect(anonymous.status).toBe(200);
     expect(anonymous.json?.user).toEqual({ name: 'system:anonymous', groups: ['system:unauthenticated'] });
     expect((await server.send('/healthz', { headers: { Authorization: 'Bearer nope' } })).status).toBe(401);
-    expect((await server.send('/healthz', { headers: { Authorization: 'Bearer alice-token' } })).json?.user).toMatchObject({
+    expect(
+      (await server.send('/healthz', { headers: { Authorization: 'Bearer alice-token' } })).json?.user,
+    ).toMatchObject({
       name: 'alice',
     });
   });
@@ -63,7 +87,10 @@ describe('withAuthentication', () => {
     const token = generateLoopbackToken();
     const loopback = loopbackAuthenticator(token);
     server = await serve(
-      buildHandlerChain([withAuthentication({ authenticators: [tokenFileAuthenticator(tokens), loopback] })], reportUser),
+      buildHandlerChain(
+        [withAuthentication({ authenticators: [tokenFileAuthenticator(tokens), loopback] })],
+        reportUser,
+      ),
     );
     const first = await server.send('/api/v1/namespaces', { headers: { Authorization: `Bearer ${token}` } });
     expect(first.status).toBe(200);
@@ -74,7 +101,9 @@ describe('withAuthentication', () => {
     // The uid is fixed for the authenticator, and the token file still works beside it.
     const second = await server.send('/api/v1/namespaces', { headers: { Authorization: `Bearer ${token}` } });
     expect((second.json?.user as { uid: string }).uid).toBe(user.uid);
-    expect((await server.send('/x', { headers: { Authorization: 'Bearer bob-token' } })).json?.user).toMatchObject({ name: 'bob' });
+    expect(
+      (await server.send('/x', { headers: { Authorization: 'Bearer bob-token' } })).json?.user,
+    ).toMatchObject({ name: 'bob' });
     expect((await server.send('/x', { headers: { Authorization: `Bearer ${token}x` } })).status).toBe(401);
     expect(generateLoopbackToken()).not.toBe(token);
   });
@@ -90,7 +119,11 @@ describe('withAuthentication', () => {
       };
     server = await serve(
       buildHandlerChain(
-        [withAuthentication({ authenticators: [named('a', 'none'), named('b', 'error'), named('c', 'user'), named('d', 'user')] })],
+        [
+          withAuthentication({
+            authenticators: [named('a', 'none'), named('b', 'error'), named('c', 'user'), named('d', 'user')],
+          }),
+        ],
         reportUser,
       ),
     );

@@ -7,7 +7,9 @@ import { requestContext, writeStatus, type Filter, type UserInfo } from './handl
  * authenticator understands, or a thrown error when it carries credentials that are bad (which
  * rules out anonymous access, as upstream's union authenticator does).
  */
-export type Authenticator = (request: IncomingMessage) => UserInfo | undefined | Promise<UserInfo | undefined>;
+export type Authenticator = (
+  request: IncomingMessage,
+) => UserInfo | undefined | Promise<UserInfo | undefined>;
 
 /** Group of every authenticated user. */
 export const allAuthenticatedGroup = 'system:authenticated';

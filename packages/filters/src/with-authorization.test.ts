@@ -21,18 +21,29 @@ describe('withAuthorization', () => {
 
   async function start(authorizer: Authorizer) {
     server = await serve(
-      buildHandlerChain([withRequestInfo(), withAuthentication({ authenticators: [tokens] }), withAuthorization({ authorizer })], okHandler()),
+      buildHandlerChain(
+        [
+          withRequestInfo(),
+          withAuthentication({ authenticators: [tokens] }),
+          withAuthorization({ authorizer }),
+        ],
+        okHandler(),
+      ),
     );
     return server;
   }
 
   it('passes allowed requests and answers 403 with Kubernetes wording otherwise', async () => {
     const rules = new InMemoryRBACRules()
-      .addRole('default', 'cm-reader', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['open'] }])
+      .addRole('default', 'cm-reader', [
+        { verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['open'] },
+      ])
       .bindRole('default', 'bob-reads', { kind: 'Role', name: 'cm-reader' }, [user('bob')]);
     const api = await start(new RBACAuthorizer(rules));
 
-    expect((await api.send('/api/v1/namespaces/default/configmaps/open', bearer('bob-token'))).status).toBe(200);
+    expect((await api.send('/api/v1/namespaces/default/configmaps/open', bearer('bob-token'))).status).toBe(
+      200,
+    );
 
     const denied = await api.send('/api/v1/namespaces/default/configmaps/x', bearer('bob-token'));
     expect(denied.status).toBe(403);
@@ -41,7 +52,8 @@ describe('withAuthorization', () => {
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message: 'configmaps "x" is forbidden: User "bob" cannot get resource "configmaps" in API group "" in the namespace "default"',
+      message:
+        'configmaps "x" is forbidden: User "bob" cannot get resource "configmaps" in API group "" in the namespace "default"',
       reason: 'Forbidden',
       details: { name: 'x', group: '', kind: 'configmaps' },
       code: 403,
@@ -52,10 +64,16 @@ describe('withAuthorization', () => {
       'configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "default"',
     );
     const cluster = await api.send('/api/v1/configmaps', bearer('bob-token'));
-    expect(cluster.json?.message).toBe('configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" at the cluster scope');
+    expect(cluster.json?.message).toBe(
+      'configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" at the cluster scope',
+    );
     const path = await api.send('/foo', bearer('bob-token'));
     expect(path.json?.message).toBe('forbidden: User "bob" cannot get path "/foo"');
-    const status = await api.send('/apis/apps/v1/namespaces/default/deployments/web/status', { method: 'PUT', body: '{}', ...bearer('bob-token') });
+    const status = await api.send('/apis/apps/v1/namespaces/default/deployments/web/status', {
+      method: 'PUT',
+      body: '{}',
+      ...bearer('bob-token'),
+    });
     expect(status.json?.message).toBe(
       'deployments.apps "web" is forbidden: User "bob" cannot update resource "deployments/status" in API group "apps" in the namespace "default"',
     );
@@ -69,7 +87,9 @@ describe('withAuthorization', () => {
   });
 
   it('adds the authorizer reason to the message, and turns an authorizer error into 500', async () => {
-    const api = await start({ authorize: async () => ({ decision: 'deny', reason: 'no reading after midnight' }) });
+    const api = await start({
+      authorize: async () => ({ decision: 'deny', reason: 'no reading after midnight' }),
+    });
     const denied = await api.send('/api/v1/pods', bearer('bob-token'));
     expect(denied.json?.message).toBe(
       'pods is forbidden: User "bob" cannot list resource "pods" in API group "" at the cluster scope: no reading after midnight',
@@ -82,7 +102,9 @@ describe('withAuthorization', () => {
   });
 
   it('needs request info', async () => {
-    server = await serve(buildHandlerChain([withAuthorization({ authorizer: alwaysAllowAuthorizer })], okHandler()));
+    server = await serve(
+      buildHandlerChain([withAuthorization({ authorizer: alwaysAllowAuthorizer })], okHandler()),
+    );
     expect((await server.send('/x')).status).toBe(500);
   });
 });

@@ -11,7 +11,9 @@ describe('withCors', () => {
   });
 
   it('echoes an allowed origin with the default allow headers', async () => {
-    server = await serve(buildHandlerChain([withCors({ allowedOrigins: [/^https?:\/\/localhost(:\d+)?$/] })], okHandler()));
+    server = await serve(
+      buildHandlerChain([withCors({ allowedOrigins: [/^https?:\/\/localhost(:\d+)?$/] })], okHandler()),
+    );
     const response = await server.send('/api/v1/pods', { headers: { Origin: 'http://localhost:8001' } });
     expect(response.status).toBe(200);
     expect(response.headers['access-control-allow-origin']).toBe('http://localhost:8001');
@@ -31,18 +33,26 @@ describe('withCors', () => {
         response.end();
       }),
     );
-    const response = await server.send('/api/v1/pods', { method: 'OPTIONS', headers: { Origin: 'https://app.example.com' } });
+    const response = await server.send('/api/v1/pods', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://app.example.com' },
+    });
     expect(response.status).toBe(204);
     expect(response.headers['access-control-allow-origin']).toBe('https://app.example.com');
     expect(reached).toBe(false);
   });
 
   it('passes other origins and requests without Origin through untouched', async () => {
-    server = await serve(buildHandlerChain([withCors({ allowedOrigins: [/^https:\/\/good\.test$/g] })], okHandler()));
+    server = await serve(
+      buildHandlerChain([withCors({ allowedOrigins: [/^https:\/\/good\.test$/g] })], okHandler()),
+    );
     const denied = await server.send('/x', { headers: { Origin: 'https://evil.test' } });
     expect(denied.status).toBe(200);
     expect(denied.headers['access-control-allow-origin']).toBeUndefined();
-    const preflight = await server.send('/x', { method: 'OPTIONS', headers: { Origin: 'https://evil.test' } });
+    const preflight = await server.send('/x', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://evil.test' },
+    });
     expect(preflight.status).toBe(200);
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
     expect((await server.send('/x')).headers['access-control-allow-origin']).toBeUndefined();
@@ -55,11 +65,21 @@ describe('withCors', () => {
 
   it('does nothing when no origins are allowed, and takes custom lists', async () => {
     server = await serve(buildHandlerChain([withCors({ allowedOrigins: [] })], okHandler()));
-    expect((await server.send('/x', { headers: { Origin: 'http://a' } })).headers['access-control-allow-origin']).toBeUndefined();
+    expect(
+      (await server.send('/x', { headers: { Origin: 'http://a' } })).headers['access-control-allow-origin'],
+    ).toBeUndefined();
     await server.close();
     server = await serve(
       buildHandlerChain(
-        [withCors({ allowedOrigins: [/.*/], allowedMethods: ['GET'], allowedHeaders: ['X-A'], exposedHeaders: ['Warning'], allowCredentials: 'false' })],
+        [
+          withCors({
+            allowedOrigins: [/.*/],
+            allowedMethods: ['GET'],
+            allowedHeaders: ['X-A'],
+            exposedHeaders: ['Warning'],
+            allowCredentials: 'false',
+          }),
+        ],
         okHandler(),
       ),
     );

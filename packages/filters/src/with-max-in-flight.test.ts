@@ -81,7 +81,11 @@ describe('withMaxInFlight', () => {
     const held = gate();
     const limiter = withMaxInFlight({ maxRequestsInFlight: 1, maxMutatingRequestsInFlight: 1 });
     server = await serve(buildHandlerChain([withRequestInfo(), limiter], held.handler));
-    const watches = [server.send('/api/v1/pods?watch=true'), server.send('/api/v1/watch/pods'), server.send('/api/v1/pods?watch=1')];
+    const watches = [
+      server.send('/api/v1/pods?watch=true'),
+      server.send('/api/v1/watch/pods'),
+      server.send('/api/v1/pods?watch=1'),
+    ];
     await held.held(3);
     expect(limiter.inFlight()).toEqual({ readOnly: 0, mutating: 0 });
     const list = server.send('/api/v1/pods');
@@ -96,7 +100,8 @@ describe('withMaxInFlight', () => {
     const held = gate();
     const limiter = withMaxInFlight({ maxRequestsInFlight: 1, maxMutatingRequestsInFlight: 1 });
     const asAdmin: Parameters<typeof buildHandlerChain>[0][number] = (next) => (request, response) => {
-      if (request.headers['x-admin']) requestContext(request).user = { name: 'admin', groups: ['system:masters'] };
+      if (request.headers['x-admin'])
+        requestContext(request).user = { name: 'admin', groups: ['system:masters'] };
       return next(request, response);
     };
     server = await serve(buildHandlerChain([withRequestInfo(), asAdmin, limiter], held.handler));

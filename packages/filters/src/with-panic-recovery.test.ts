@@ -16,7 +16,9 @@ describe('withPanicRecovery', () => {
     const handler: Handler = () => {
       throw new Error('boom');
     };
-    server = await serve(buildHandlerChain([withPanicRecovery({ onError: (error) => caught.push(error) })], handler));
+    server = await serve(
+      buildHandlerChain([withPanicRecovery({ onError: (error) => caught.push(error) })], handler),
+    );
     const response = await server.send('/x');
     expect(response.status).toBe(500);
     expect(response.headers['content-type']).toBe('application/json');

@@ -17,7 +17,9 @@ describe('withRequestInfo', () => {
 
   it('puts the parsed request info in the context', async () => {
     server = await serve(buildHandlerChain([withRequestInfo()], reportContext));
-    const response = await server.send('/apis/apps/v1/namespaces/default/deployments/web/status', { method: 'PUT' });
+    const response = await server.send('/apis/apps/v1/namespaces/default/deployments/web/status', {
+      method: 'PUT',
+    });
     expect(response.status).toBe(200);
     expect(response.json?.info).toMatchObject({
       isResourceRequest: true,
@@ -41,7 +43,9 @@ describe('withRequestInfo', () => {
   });
 
   it('accepts a custom long-running check', async () => {
-    server = await serve(buildHandlerChain([withRequestInfo({ longRunning: (info) => info.path === '/slow' })], reportContext));
+    server = await serve(
+      buildHandlerChain([withRequestInfo({ longRunning: (info) => info.path === '/slow' })], reportContext),
+    );
     expect((await server.send('/slow')).json?.longRunning).toBe(true);
     expect((await server.send('/api/v1/pods?watch=1')).json?.longRunning).toBe(false);
   });

@@ -10,7 +10,9 @@ function waitForAbort(seen: { aborted: boolean; deadline?: number }): Handler {
   return async (request, response) => {
     const context = requestContext(request);
     if (context.deadline !== undefined) seen.deadline = context.deadline - context.receivedAt;
-    await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve(), { once: true }));
+    await new Promise<void>((resolve) =>
+      context.signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
     seen.aborted = true;
     response.writeHead(200);
     response.end('too late');
@@ -26,7 +28,9 @@ describe('withRequestTimeout', () => {
 
   it('answers 504 Timeout and aborts the context of a slow request', async () => {
     const seen = { aborted: false } as { aborted: boolean; deadline?: number };
-    server = await serve(buildHandlerChain([withRequestInfo(), withRequestTimeout({ timeoutMs: 50 })], waitForAbort(seen)));
+    server = await serve(
+      buildHandlerChain([withRequestInfo(), withRequestTimeout({ timeoutMs: 50 })], waitForAbort(seen)),
+    );
     const response = await server.send('/api/v1/pods');
     expect(response.status).toBe(504);
     expect(response.json).toMatchObject({
@@ -44,10 +48,13 @@ describe('withRequestTimeout', () => {
 
   it('lets fast requests through', async () => {
     server = await serve(
-      buildHandlerChain([withRequestInfo(), withRequestTimeout({ timeoutMs: 5000 })], (_request, response) => {
-        response.writeHead(200);
-        response.end('fast');
-      }),
+      buildHandlerChain(
+        [withRequestInfo(), withRequestTimeout({ timeoutMs: 5000 })],
+        (_request, response) => {
+          response.writeHead(200);
+          response.end('fast');
+        },
+      ),
     );
     const response = await server.send('/api/v1/pods');
     expect(response.status).toBe(200);
@@ -56,20 +63,26 @@ describe('withRequestTimeout', () => {
 
   it('honours a shorter ?timeout= and ignores a longer one', async () => {
     const seen = { aborted: false } as { aborted: boolean; deadline?: number };
-    server = await serve(buildHandlerChain([withRequestInfo(), withRequestTimeout({ timeoutMs: 60_000 })], waitForAbort(seen)));
+    server = await serve(
+      buildHandlerChain([withRequestInfo(), withRequestTimeout({ timeoutMs: 60_000 })], waitForAbort(seen)),
+    );
     const response = await server.send('/api/v1/pods?timeout=30ms');
     expect(response.status).toBe(504);
     expect(seen.deadline).toBe(30);
 
     const seenLong = { aborted: false } as { aborted: boolean; deadline?: number };
     await server.close();
-    server = await serve(buildHandlerChain([withRequestInfo(), withRequestTimeout({ timeoutMs: 40 })], waitForAbort(seenLong)));
+    server = await serve(
+      buildHandlerChain([withRequestInfo(), withRequestTimeout({ timeoutMs: 40 })], waitForAbort(seenLong)),
+    );
     expect((await server.send('/api/v1/pods?timeout=1h')).status).toBe(504);
     expect(seenLong.deadline).toBe(40);
   });
 
   it('rejects a malformed ?timeout= with 400', async () => {
-    server = await serve(buildHandlerChain([withRequestInfo(), withRequestTimeout()], waitForAbort({ aborted: false })));
+    server = await serve(
+      buildHandlerChain([withRequestInfo(), withRequestTimeout()], waitForAbort({ aborted: false })),
+    );
     const response = await server.send('/api/v1/pods?timeout=soon');
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({
@@ -80,11 +93,14 @@ describe('withRequestTimeout', () => {
 
   it('does not time out long-running requests', async () => {
     server = await serve(
-      buildHandlerChain([withRequestInfo(), withRequestTimeout({ timeoutMs: 20 })], async (request, response) => {
-        await new Promise((resolve) => setTimeout(resolve, 80));
-        response.writeHead(200);
-        response.end(String(requestContext(request).signal.aborted));
-      }),
+      buildHandlerChain(
+        [withRequestInfo(), withRequestTimeout({ timeoutMs: 20 })],
+        async (request, response) => {
+          await new Promise((resolve) => setTimeout(resolve, 80));
+          response.writeHead(200);
+          response.end(String(requestContext(request).signal.aborted));
+        },
+      ),
     );
     const response = await server.send('/api/v1/pods?watch=true');
     expect(response.status).toBe(200);
@@ -93,12 +109,15 @@ describe('withRequestTimeout', () => {
 
   it('cuts the connection when the response had already started', async () => {
     server = await serve(
-      buildHandlerChain([withRequestInfo(), withRequestTimeout({ timeoutMs: 30 })], async (request, response) => {
-        response.writeHead(200);
-        response.write('partial');
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        response.end();
-      }),
+      buildHandlerChain(
+        [withRequestInfo(), withRequestTimeout({ timeoutMs: 30 })],
+        async (request, response) => {
+          response.writeHead(200);
+          response.write('partial');
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          response.end();
+        },
+      ),
     );
     await expect(server.send('/api/v1/pods')).rejects.toThrow();
   });
@@ -117,7 +136,12 @@ describe('parseGoDuration', () => {
     expect(parseGoDuration(text)).toBeCloseTo(milliseconds);
   });
 
-  it.each([['', 'invalid'], ['s', 'invalid'], ['10', 'missing unit'], ['1x', 'invalid']])('rejects %j', (text, what) => {
+  it.each([
+    ['', 'invalid'],
+    ['s', 'invalid'],
+    ['10', 'missing unit'],
+    ['1x', 'invalid'],
+  ])('rejects %j', (text, what) => {
     expect(() => parseGoDuration(text)).toThrow(what);
   });
 });

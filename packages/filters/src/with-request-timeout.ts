@@ -33,7 +33,10 @@ export function withRequestTimeout(options: RequestTimeoutOptions = {}): Filter 
         requested = parseGoDuration(query);
       } catch (error) {
         const detail = error instanceof Error ? error.message : String(error);
-        writeStatus(response, StatusError.badRequest(`invalid timeout specified in the request URL - ${detail}`));
+        writeStatus(
+          response,
+          StatusError.badRequest(`invalid timeout specified in the request URL - ${detail}`),
+        );
         return;
       }
       if (requested > 0 && requested < maximum) timeout = requested;
