@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GroupVersionKind } from '@kapi/apimachinery';
+import { sampleResources } from '../discovery/test-resources.js';
+import { startTestServer, type TestServer } from '../discovery/test-server.js';
+import type { JSONSchema } from './meta-definitions.js';
+import { createOpenAPIHandler, type OpenAPIOptions } from './openapi-handler.js';
+import { defaultDefinitionName, normalizeSchema } from './openapi-schemas.js';
+import { sampleScheme } from './test-scheme.js';
+
+type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test navigation of JSON
+
+describe('OpenAPI over HTTP', () => {
+  let server: TestServer;
+  const resources = sampleResources();
+  const scheme = sampleScheme();
+  const options: OpenAPIOptions = {
+    resources: () => resources,
+    schemaFor: (gvk: GroupVersionKind) => scheme.openAPISchema(gvk) as JSONSchema,
+  };
+  beforeAll(async () => {
+    server = await startTestServer(createOpenAPIHandler(options));
+  });
+  afterAll(() => server.close());
+
+  async function json(path: string): Promise<Doc> {
+    const result = await server.get(path);
+    expect(result.status, path).toBe(200);
+    return JSON.parse(result.text) as Doc;
+  }
+
+  it('serves Swagger 2.0 with upstream-named definitions and GVK extensions', async () => {
+    const doc = await json('/openapi/v2');
+    expect(doc.swagger).toBe('2.0');
+    const configMap = doc.definitions['io.k8s.api.core.v1.ConfigMap'];
+    expect(configMap['x-kubernetes-group-version-kind']).toEqual([{ group: '', version: 'v1', kind: 'ConfigMap' }]);
+    expect(configMap.properties.metadata.$ref).toBe('#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+    expect(configMap.properties.data).toMatchObject({ type: 'object', additionalProperties: { type: 'string' } });
+    expect(configMap.properties.data.patternProperties).toBeUndefined();
+    expect(doc.definitions['io.k8s.api.core.v1.ConfigMapList'].properties.items.items.$ref).toBe('#/definitions/io.k8s.api.core.v1.ConfigMap');
+    expect(doc.definitions['io.k8s.api.apps.v1.Deployment']).toBeDefined();
+    expect(doc.definitions['com.example.v1.Widget']['x-kubernetes-group-version-kind']).toEqual([{ group: 'example.com', version: 'v1', kind: 'Widget' }]);
+    expect(doc.definitions['com.example.v1beta1.Widget']).toBeDefined();
+    expect(doc.definitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'].properties.labels).toBeDefined();
+    expect(JSON.stringify(doc)).not.toMatch(/"nullable"/);
+
+    const item = doc.paths['/api/v1/namespaces/{namespace}/configmaps/{name}'];
+    expect(item.get['x-kubernetes-action']).toBe('get');
+    expect(item.get['x-kubernetes-group-version-kind']).toEqual({ group: '', version: 'v1', kind: 'ConfigMap' });
+    expect(item.get.operationId).toBe('readCoreV1NamespacedConfigMap');
+    expect(item.put.parameters[0]).toMatchObject({ name: 'body', in: 'body', schema: { $ref: '#/definitions/io.k8s.api.core.v1.ConfigMap' } });
+    expect(item.patch.consumes).toContain('application/strategic-merge-patch+json');
+    expect(item.parameters.map((parameter: Doc) => parameter.name)).toEqual(['name', 'namespace', 'pretty']);
+    expect(doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments'].get.operationId).toBe('listAppsV1NamespacedDeployment');
+    expect(doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments'].delete['x-kubernetes-action']).toBe('deletecollection');
+    expect(doc.paths['/apis/apps/v1/deployments'].get.operationId).toBe('listAppsV1DeploymentForAllNamespaces');
+    expect(doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}/status'].patch['x-kubernetes-action']).toBe('patch');
+    expect(doc.paths['/api/v1/namespaces/{name}'].get['x-kubernetes-group-version-kind']).toEqual({ group: '', version: 'v1', kind: 'Namespace' });
+    expect(doc.paths['/api/v1/namespaces'].delete).toBeUndefined();
+    expect(doc.paths['/api/v1/watch/namespaces/{name}'].get['x-kubernetes-action']).toBe('watch');
+    expect(doc.paths['/apis/example.com/v1beta1/namespaces/{namespace}/widgets'].post.operationId).toBe('createExampleComV1beta1NamespacedWidget');
+  });
+
+  it('serves the v3 index with hashed URLs', async () => {
+    const index = await json('/openapi/v3');
+    expect(Object.keys(index.paths)).toEqual(['api/v1', 'apis/apps/v1', 'apis/example.com/v1', 'apis/example.com/v1beta1']);
+    expect(index.paths['apis/apps/v1'].serverRelativeURL).toMatch(/^\/openapi\/v3\/apis\/apps\/v1\?hash=[0-9A-F]{128}$/);
+  });
+
+  it('serves per group-version OpenAPI 3 documents with meta types referenced', async () => {
+    const index = await json('/openapi/v3');
+    const url = index.paths['apis/example.com/v1'].serverRelativeURL as string;
+    const result = await server.get(url);
+    expect(result.headers.get('cache-control')).toContain('immutable');
+    const doc = JSON.parse(result.text) as Doc;
+    expect(doc.openapi).toBe('3.0.0');
+    const schemas = doc.components.schemas;
+    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['com.example.v1.Widget', 'com.example.v1.WidgetList', 'com.example.v1.Gadget', 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', 'io.k8s.apimachinery.pkg.apis.meta.v1.Status']));
+    expect(schemas['com.example.v1beta1.Widget']).toBeUndefined();
+    expect(schemas['io.k8s.api.core.v1.ConfigMap']).toBeUndefined();
+    const widget = schemas['com.example.v1.Widget'];
+    expect(widget.description).toBe('Widget is a thing that does stuff.');
+    expect(widget.properties.metadata).toEqual({
+      allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }],
+      default: {},
+      description: expect.stringContaining("Standard object's metadata"),
+    });
+    expect(widget.properties.spec.properties.color).toMatchObject({ description: 'Paint colour.', anyOf: [{ enum: ['red'] }, { enum: ['blue'] }] });
+    expect(widget.properties.spec.required).toEqual(['replicas']);
+
+    const patch = doc.paths['/apis/example.com/v1/namespaces/{namespace}/widgets/{name}'].patch;
+    expect(patch['x-kubernetes-group-version-kind']).toEqual({ group: 'example.com', version: 'v1', kind: 'Widget' });
+    expect(patch.parameters).toContainEqual(expect.objectContaining({ name: 'fieldValidation', in: 'query', schema: { type: 'string', uniqueItems: true } }));
+    expect(Object.keys(patch.requestBody.content)).toEqual(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
+    expect(patch.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/com.example.v1.Widget');
+    expect(Object.keys(doc.paths).every((path) => path.startsWith('/apis/example.com/v1/'))).toBe(true);
+
+    const core = await json('/openapi/v3/api/v1');
+    expect(core.components.schemas['io.k8s.api.core.v1.Namespace'].properties.status.properties.phase.type).toBe('string');
+  });
+
+  it('redirects outdated hashes, answers 304 for a known ETag, 404 for unknown group-versions', async () => {
+    const stale = await fetch(`${server.url}/openapi/v3/apis/apps/v1?hash=ABC`, { redirect: 'manual' });
+    expect(stale.status).toBe(301);
+    expect(stale.headers.get('location')).toMatch(/^\/openapi\/v3\/apis\/apps\/v1\?hash=[0-9A-F]+$/);
+    const first = await server.get('/openapi/v3/apis/apps/v1');
+    expect(first.headers.get('cache-control')).toBe('no-cache, private');
+    const again = await server.get('/openapi/v3/apis/apps/v1', { 'If-None-Match': first.headers.get('etag') ?? '' });
+    expect(again.status).toBe(304);
+    expect((await server.get('/openapi/v3/apis/nope/v1')).status).toBe(404);
+    expect((await server.get('/openapi/v2', { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' })).status).toBe(406);
+  });
+
+  it('reflects newly installed resources in the index and documents', async () => {
+    const before = await json('/openapi/v3');
+    resources.push({ definition: { group: 'example.com', resource: 'things', kind: 'Thing', namespaced: false, versions: ['v1'], verbs: ['get', 'list'] } });
+    try {
+      const after = await json('/openapi/v3');
+      expect(after.paths['apis/example.com/v1'].serverRelativeURL).not.toBe(before.paths['apis/example.com/v1'].serverRelativeURL);
+      const doc = await json('/openapi/v3/apis/example.com/v1');
+      expect(doc.components.schemas['com.example.v1.Thing']).toMatchObject({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+      expect(doc.paths['/apis/example.com/v1/things/{name}'].get).toBeDefined();
+      expect(doc.paths['/apis/example.com/v1/things/{name}'].patch).toBeUndefined();
+    } finally {
+      resources.pop();
+    }
+  });
+});
+
+describe('definition names and schema normalisation', () => {
+  it('names built-in groups like upstream and others by reversed group', () => {
+    expect(defaultDefinitionName({ group: '', version: 'v1', kind: 'Pod' })).toBe('io.k8s.api.core.v1.Pod');
+    expect(defaultDefinitionName({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role' })).toBe('io.k8s.api.rbac.v1.Role');
+    expect(defaultDefinitionName({ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease' })).toBe('io.k8s.api.coordination.v1.Lease');
+    expect(defaultDefinitionName({ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition' })).toBe(
+      'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
+    );
+    expect(defaultDefinitionName({ group: 'stable.example.com', version: 'v1', kind: 'CronTab' })).toBe('com.example.stable.v1.CronTab');
+  });
+
+  it('turns nullable unions and constants into OpenAPI forms', () => {
+    expect(normalizeSchema({ anyOf: [{ type: 'string' }, { type: 'null' }] }, 'v3')).toEqual({ type: 'string', nullable: true });
+    expect(normalizeSchema({ anyOf: [{ type: 'string' }, { type: 'null' }] }, 'v2')).toEqual({ type: 'string' });
+    expect(normalizeSchema({ const: 'x', $id: 'T' }, 'v3')).toEqual({ enum: ['x'] });
+  });
+
+  it('lets callers name definitions', async () => {
+    const { buildOpenAPIV2 } = await import('./openapi-handler.js');
+    const doc = buildOpenAPIV2({
+      resources: sampleResources,
+      schemaFor: () => undefined,
+      definitionName: (gvk) => (gvk.group === 'example.com' ? `io.example.${gvk.version}.${gvk.kind}` : undefined),
+      strategicMergePatch: (definition) => definition.group !== 'example.com',
+    }) as Doc;
+    expect(doc.definitions['io.example.v1.Widget']).toBeDefined();
+    expect(doc.definitions['io.k8s.api.apps.v1.Deployment']).toBeDefined();
+    expect(doc.paths['/apis/example.com/v1/namespaces/{namespace}/widgets/{name}'].patch.consumes).not.toContain('application/strategic-merge-patch+json');
+  });
+});

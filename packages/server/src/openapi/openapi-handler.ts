@@ -1,0 +1,202 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GroupVersionKind } from '@kapi/apimachinery';
+import { servedGroups, type InstalledResource } from '../discovery/discovery-documents.js';
+import { failureStatus, rejectNonGet, requestPath, requestQuery, sendBody, sendJson, type PathHandler } from '../discovery/http-response.js';
+import { metaDefinitions, type JSONSchema } from './meta-definitions.js';
+import { resourcePaths } from './openapi-paths.js';
+import { defaultDefinitionName, refFor, resourceDefinitions, type DefinitionNamer, type OpenAPIFlavour } from './openapi-schemas.js';
+import type { ResourceDefinition } from '../resource-definition.js';
+
+/** Options of {@link createOpenAPIHandler} and the document builders. */
+export interface OpenAPIOptions {
+  /** The resources served right now. */
+  resources: () => InstalledResource[];
+  /** A kind's JSON schema (e.g. `scheme.openAPISchema(gvk)`); undefined gives a permissive object schema. */
+  schemaFor: (gvk: GroupVersionKind) => JSONSchema | undefined;
+  /** Definition names; default {@link defaultDefinitionName} (`io.k8s.api.core.v1.ConfigMap`, `com.example.v1.Widget`). */
+  definitionName?: DefinitionNamer;
+  /** Whether PATCH operations list strategic merge patch (default true: kapi's server applies it to every kind). */
+  strategicMergePatch?: boolean | ((definition: ResourceDefinition) => boolean);
+  /** `info.title` (default `Kubernetes`) and `info.version` (default `v1.34.0`). */
+  title?: string;
+  version?: string;
+}
+
+interface Resolved {
+  resources: InstalledResource[];
+  schemaFor: OpenAPIOptions['schemaFor'];
+  definitionName: (gvk: GroupVersionKind) => string;
+  smp: (definition: ResourceDefinition) => boolean;
+  info: { title: string; version: string };
+}
+
+function resolve(options: OpenAPIOptions): Resolved {
+  const custom = options.definitionName;
+  const smp = options.strategicMergePatch ?? true;
+  return {
+    resources: options.resources(),
+    schemaFor: (gvk) => {
+      try {
+        return options.schemaFor(gvk);
+      } catch {
+        return undefined;
+      }
+    },
+    definitionName: (gvk) => custom?.(gvk) ?? defaultDefinitionName(gvk),
+    smp: typeof smp === 'function' ? smp : () => smp,
+    info: { title: options.title ?? 'Kubernetes', version: options.version ?? 'v1.34.0' },
+  };
+}
+
+function collect(resolved: Resolved, flavour: OpenAPIFlavour, filter: (definition: ResourceDefinition, version: string) => boolean) {
+  const definitions: Record<string, JSONSchema> = {};
+  const paths: Record<string, JSONSchema> = {};
+  for (const installed of resolved.resources) {
+    for (const version of installed.definition.versions) {
+      if (!filter(installed.definition, version)) continue;
+      Object.assign(definitions, resourceDefinitions(installed, version, { schemaFor: resolved.schemaFor, definitionName: resolved.definitionName, flavour }));
+      Object.assign(
+        paths,
+        resourcePaths(installed, version, { flavour, definitionName: resolved.definitionName, strategicMergePatch: resolved.smp(installed.definition) }),
+      );
+    }
+  }
+  Object.assign(definitions, metaDefinitions(refFor(flavour)));
+  return { definitions: sortKeys(definitions), paths: sortKeys(paths) };
+}
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** The Swagger 2.0 document of every served resource (`/openapi/v2`). */
+export function buildOpenAPIV2(options: OpenAPIOptions): JSONSchema {
+  const resolved = resolve(options);
+  const { definitions, paths } = collect(resolved, 'v2', () => true);
+  return {
+    swagger: '2.0',
+    info: resolved.info,
+    paths,
+    definitions,
+    securityDefinitions: { BearerToken: { description: 'Bearer Token authentication', type: 'apiKey', name: 'authorization', in: 'header' } },
+    security: [{ BearerToken: [] }],
+  };
+}
+
+/** `api/v1` or `apis/<group>/<version>`: the keys of the `/openapi/v3` index. */
+export function openAPIV3Paths(resources: readonly InstalledResource[]): string[] {
+  return servedGroups(resources).flatMap((group) => group.versions.map((version) => (group.name === '' ? `api/${version}` : `apis/${group.name}/${version}`)));
+}
+
+/** The OpenAPI 3.0 document of one group-version (`/openapi/v3/api/v1`, `/openapi/v3/apis/<g>/<v>`), or undefined. */
+export function buildOpenAPIV3(options: OpenAPIOptions, group: string, version: string): JSONSchema | undefined {
+  const resolved = resolve(options);
+  const served = resolved.resources.some(({ definition }) => definition.group === group && definition.versions.includes(version));
+  if (!served) return undefined;
+  const { definitions, paths } = collect(resolved, 'v3', (definition, candidate) => definition.group === group && candidate === version);
+  return {
+    openapi: '3.0.0',
+    info: resolved.info,
+    paths,
+    components: {
+      schemas: definitions,
+      securitySchemes: { BearerToken: { type: 'apiKey', description: 'Bearer Token authentication', name: 'authorization', in: 'header' } },
+    },
+    security: [{ BearerToken: [] }],
+  };
+}
+
+function hashOf(body: string): string {
+  return createHash('sha512').update(body).digest('hex').toUpperCase();
+}
+
+function acceptsJson(request: IncomingMessage): boolean {
+  const accept = request.headers.accept;
+  if (!accept) return true;
+  return accept.split(',').some((entry) => {
+    const type = (entry.split(';')[0] ?? '').trim().toLowerCase();
+    return type === 'application/json' || type === 'application/*' || type === '*/*';
+  });
+}
+
+function serveDocument(request: IncomingMessage, response: ServerResponse, body: string, hash: string, immutable: boolean): void {
+  const etag = `"${hash}"`;
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    ETag: etag,
+    'Cache-Control': immutable ? 'public, immutable, max-age=31536000' : 'no-cache, private',
+    Vary: 'Accept',
+  };
+  if (request.headers['if-none-match'] === etag) {
+    response.writeHead(304, headers);
+    response.end();
+    return;
+  }
+  sendBody(request, response, 200, body, headers);
+}
+
+/**
+ * Serves `/openapi/v2` (Swagger 2.0 JSON), `/openapi/v3` (the index with `?hash=` URLs) and
+ * `/openapi/v3/api/v1`, `/openapi/v3/apis/<group>/<version>` (OpenAPI 3.0). A request carrying an outdated
+ * `hash` is redirected to the current one, as upstream does.
+ */
+export function createOpenAPIHandler(options: OpenAPIOptions): PathHandler {
+  const cache = new Map<string, { key: string; body: string; hash: string }>();
+  const memo = (path: string, build: () => JSONSchema | undefined): { body: string; hash: string } | undefined => {
+    const key = JSON.stringify(options.resources().map((installed) => installed.definition));
+    const cached = cache.get(path);
+    if (cached && cached.key === key) return cached;
+    const document = build();
+    if (!document) return undefined;
+    const body = JSON.stringify(document);
+    const entry = { key, body, hash: hashOf(body) };
+    cache.set(path, entry);
+    return entry;
+  };
+  const v3Document = (path: string) => {
+    const match = /^(?:api\/([^/]+)|apis\/([^/]+)\/([^/]+))$/.exec(path);
+    if (!match) return undefined;
+    const group = match[1] !== undefined ? '' : (match[2] ?? '');
+    const version = match[1] ?? match[3] ?? '';
+    return memo(path, () => buildOpenAPIV3(options, group, version));
+  };
+
+  return (request, response) => {
+    const path = requestPath(request).replace(/\/+$/, '');
+    if (path !== '/openapi/v2' && path !== '/openapi/v3' && !path.startsWith('/openapi/v3/')) return false;
+    if (rejectNonGet(request, response)) return true;
+    if (!acceptsJson(request)) {
+      sendJson(request, response, 406, failureStatus(406, 'NotAcceptable', 'only the following media types are accepted: application/json'));
+      return true;
+    }
+    if (path === '/openapi/v2') {
+      const document = memo(path, () => buildOpenAPIV2(options));
+      if (document) serveDocument(request, response, document.body, document.hash, false);
+      return true;
+    }
+    if (path === '/openapi/v3') {
+      const index: Record<string, { serverRelativeURL: string }> = {};
+      for (const key of openAPIV3Paths(options.resources())) {
+        const document = v3Document(key);
+        if (document) index[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${document.hash}` };
+      }
+      sendJson(request, response, 200, { paths: index }, { 'Cache-Control': 'no-cache, private' });
+      return true;
+    }
+    const key = path.slice('/openapi/v3/'.length);
+    const document = v3Document(key);
+    if (!document) {
+      sendBody(request, response, 404, '404 page not found\n', { 'Content-Type': 'text/plain; charset=utf-8' });
+      return true;
+    }
+    const requestedHash = requestQuery(request).get('hash');
+    if (requestedHash !== null && requestedHash !== document.hash) {
+      response.writeHead(301, { Location: `/openapi/v3/${key}?hash=${document.hash}`, 'Cache-Control': 'no-cache, private' });
+      response.end();
+      return true;
+    }
+    serveDocument(request, response, document.body, document.hash, requestedHash !== null);
+    return true;
+  };
+}
