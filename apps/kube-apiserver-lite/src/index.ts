@@ -1,1 +1,5 @@
-export {};
+export type { RunningControlPlane } from './control-plane.js';
+export { startControlPlane } from './control-plane.js';
+export type { ServerOptions } from './options.js';
+export { parseOptions, helpText, parseDuration } from './options.js';
+export { builtInKinds, builtInConversions, builtInResources, bootstrapRbacObjects, hpaV1ToV2, hpaV2ToV1 } from './resources/index.js';

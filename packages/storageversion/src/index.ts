@@ -9,7 +9,7 @@ export {
   storageVersionResource,
 } from './storage-version-api.js';
 export { ALL_ENCODING_VERSIONS_EQUAL, setCommonEncodingVersion } from './common-encoding-version.js';
-export type { ResourceInfo, StorageVersionManagerOptions } from './storage-version-manager.js';
+export type { ResourceInfo, StorageVersionManagerOptions, UpdateTarget } from './storage-version-manager.js';
 export { StorageVersionManager } from './storage-version-manager.js';
 export type { StorageVersionGate } from './with-storage-version-precondition.js';
 export { withStorageVersionPrecondition } from './with-storage-version-precondition.js';

@@ -15,14 +15,18 @@ export interface ResourceInfo {
 
 /** Options of a {@link StorageVersionManager}. */
 export interface StorageVersionManagerOptions {
-  /** Client for internal.apiserver.k8s.io/v1alpha1 storageversions. */
-  storageVersions: ResourceClient<StorageVersion>;
-  /** IDs of the apiservers that currently hold an identity lease; entries of others are dropped. */
-  liveServerIDs?: () => Promise<ReadonlySet<string>>;
   /** Delay between retries; default 1000 ms as upstream. */
   retryDelayMs?: number;
   /** Called after each resource's update with its outcome (for /metrics). */
   onUpdate?(groupResource: GroupResource, outcome: 'success' | 'conflict' | 'error'): void;
+}
+
+/** Where {@link StorageVersionManager.updateStorageVersions} writes. */
+export interface UpdateTarget {
+  /** Client for internal.apiserver.k8s.io/v1alpha1 storageversions. */
+  storageVersions: ResourceClient<StorageVersion>;
+  /** IDs of the apiservers that currently hold an identity lease; entries of other servers are dropped. */
+  liveServerIDs?: () => Promise<ReadonlySet<string>>;
 }
 
 const key = (gr: GroupResource) => groupResourceString(gr);
@@ -39,7 +43,7 @@ export class StorageVersionManager {
   private readonly lastErrors = new Map<string, string>();
   private completedFlag = false;
 
-  constructor(private readonly options: StorageVersionManagerOptions) {}
+  constructor(private readonly options: StorageVersionManagerOptions = {}) {}
 
   /** Registers a resource and marks it (and its equivalents) pending. */
   addResourceInfo(info: ResourceInfo): void {
@@ -76,10 +80,10 @@ export class StorageVersionManager {
    * resources deduped (first in sort order wins) and added to decodableVersions; conflicts retried without
    * limit; other errors retried 3 times. Marks the manager completed only when all succeeded.
    */
-  async updateStorageVersions(serverID: string): Promise<boolean> {
+  async updateStorageVersions(serverID: string, target: UpdateTarget): Promise<boolean> {
     const done = new Set<string>();
     let failed = false;
-    const live = this.options.liveServerIDs ? await this.options.liveServerIDs() : undefined;
+    const live = target.liveServerIDs ? await target.liveServerIDs() : undefined;
     for (const info of this.resourceInfos()) {
       const infoKey = key(info.groupResource);
       if (done.has(infoKey)) continue;
@@ -95,7 +99,7 @@ export class StorageVersionManager {
         decodableVersions: decodable,
         servedVersions: info.servedVersions,
       };
-      if (await this.updateOne(info.groupResource, entry, live)) {
+      if (await this.updateOne(target.storageVersions, info.groupResource, entry, live)) {
         this.pending.delete(infoKey);
         for (const equivalent of info.equivalentResources ?? []) this.pending.delete(key(equivalent.groupResource));
       } else {
@@ -106,12 +110,17 @@ export class StorageVersionManager {
     return !failed;
   }
 
-  private async updateOne(gr: GroupResource, entry: ServerStorageVersion, live: ReadonlySet<string> | undefined): Promise<boolean> {
+  private async updateOne(
+    client: ResourceClient<StorageVersion>,
+    gr: GroupResource,
+    entry: ServerStorageVersion,
+    live: ReadonlySet<string> | undefined,
+  ): Promise<boolean> {
     const delay = this.options.retryDelayMs ?? 1000;
     let attempts = 0;
     for (;;) {
       try {
-        await this.writeEntry(gr, entry, live);
+        await this.writeEntry(client, gr, entry, live);
         this.lastErrors.delete(key(gr));
         this.options.onUpdate?.(gr, 'success');
         return true;
@@ -126,8 +135,12 @@ export class StorageVersionManager {
     }
   }
 
-  private async writeEntry(gr: GroupResource, entry: ServerStorageVersion, live: ReadonlySet<string> | undefined): Promise<void> {
-    const client = this.options.storageVersions;
+  private async writeEntry(
+    client: ResourceClient<StorageVersion>,
+    gr: GroupResource,
+    entry: ServerStorageVersion,
+    live: ReadonlySet<string> | undefined,
+  ): Promise<void> {
     const name = storageVersionName(gr.group, gr.resource);
     let current: StorageVersion;
     try {

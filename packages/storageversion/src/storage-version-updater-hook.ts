@@ -1,5 +1,6 @@
 import { StatusError } from '@kapi/apimachinery';
 import type { Lease, ResourceClient } from '@kapi/client';
+import type { StorageVersion } from './storage-version-api.js';
 import type { StorageVersionManager } from './storage-version-manager.js';
 
 /** The upstream post-start hook name. */
@@ -10,7 +11,10 @@ export interface StorageVersionUpdaterOptions {
   manager: StorageVersionManager;
   /** Client for coordination.k8s.io/v1 leases. */
   leases: ResourceClient<Lease>;
+  storageVersions: ResourceClient<StorageVersion>;
   serverID: string;
+  /** Label value of identity leases; entries of servers without one are dropped. Default `kube-apiserver`. */
+  component?: string;
   /** Re-sync period; default 10 minutes. */
   resyncIntervalMs?: number;
   /** Poll period of step 1; default 100 ms. */
@@ -40,9 +44,17 @@ export async function runStorageVersionUpdater(options: StorageVersionUpdaterOpt
     }
     await sleep(options.leasePollMs ?? 100);
   }
+  const selector = `apiserver.kubernetes.io/identity=${options.component ?? 'kube-apiserver'}`;
+  const target = {
+    storageVersions: options.storageVersions,
+    liveServerIDs: async () => {
+      const list = await leases.list('kube-system', { labelSelector: selector });
+      return new Set(list.items.map((lease) => lease.metadata.name ?? ''));
+    },
+  };
   const resync = async () => {
     while (!signal?.aborted) {
-      await manager.updateStorageVersions(serverID).catch(() => false);
+      await manager.updateStorageVersions(serverID, target).catch(() => false);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, options.resyncIntervalMs ?? 600_000);
         timer.unref?.();

@@ -34,7 +34,11 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
 const send = (method: string, path: string, user?: string) =>
-  fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json', ...(user ? { 'x-user': user } : {}) }, body: method === 'GET' ? undefined : '{}' });
+  fetch(`${base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(user ? { 'x-user': user } : {}) },
+    ...(method === 'GET' ? {} : { body: '{}' }),
+  });
 
 describe('withStorageVersionPrecondition', () => {
   it('refuses writes to pending resources with the upstream 503', async () => {

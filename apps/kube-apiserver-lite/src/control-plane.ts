@@ -1,0 +1,302 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Scheme } from '@kapi/apimachinery';
+import { ResourceClient, RestClient, type Lease } from '@kapi/client';
+import {
+  RBACAuthorizer,
+  alwaysAllowAuthorizer,
+  clientCertAuthenticator,
+  generateLoopbackToken,
+  loopbackAuthenticator,
+  privilegedGroupsAuthorizer,
+  tokenFileAuthenticator,
+  unionAuthorizer,
+  withAuthentication,
+  withAuthorization,
+  type Authenticator,
+  type Authorizer,
+  type Filter,
+} from '@kapi/filters';
+import {
+  LEASE_CONTROLLER_HOOK,
+  LEASE_GC_HOOK,
+  LeaseController,
+  LeaseGarbageCollector,
+  apiserverIdentity,
+} from '@kapi/identity';
+import {
+  GenericAPIServerConfig,
+  ensureCertificates,
+  issueClientCertificate,
+  writeKubeconfig,
+  type GenericAPIServer,
+  type ResourceDefinition,
+  type StorageFactory,
+} from '@kapi/server';
+import { Store, type Interface } from '@kapi/storage';
+import {
+  STORAGE_VERSION_UPDATER_HOOK,
+  StorageVersionGarbageCollector,
+  StorageVersionManager,
+  runStorageVersionUpdater,
+  storageVersionKind,
+  storageVersionResource,
+  withStorageVersionPrecondition,
+  type StorageVersion,
+} from '@kapi/storageversion';
+import { Cacher } from '@kapi/watch-cache';
+import { createBootstrapRbac, createSystemNamespaces } from './bootstrap.js';
+import { NamespaceController, NamespaceLookup, namespaceLifecycleAdmission, namespaceStrategy } from './namespace-lifecycle.js';
+import type { ServerOptions } from './options.js';
+import { RBACCache } from './rbac-cache.js';
+import { builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
+import { openStorageBackend } from './storage-backend.js';
+
+/** A running kube-apiserver-lite. */
+export interface RunningControlPlane {
+  url: string;
+  port: number;
+  /** The admin kubeconfig (client certificate in system:masters). */
+  kubeconfigPath: string;
+  /** This server's identity (its lease name). */
+  identity: string;
+  server: GenericAPIServer;
+  storageVersions?: StorageVersionManager;
+  storageVersionGC: StorageVersionGarbageCollector | undefined;
+  /** Graceful stop: readyz false, drain, close watches and storage. */
+  stop(): Promise<void>;
+}
+
+/** Applies `--storage-version group/resource=group/version` to the definitions. */
+function applyStorageVersions(definitions: ResourceDefinition[], overrides: Map<string, string>): ResourceDefinition[] {
+  const known = new Set(definitions.map((d) => `${d.group}/${d.resource}`));
+  for (const key of overrides.keys()) if (!known.has(key)) throw new Error(`--storage-version: unknown resource ${key}`);
+  return definitions.map((definition) => {
+    const override = overrides.get(`${definition.group}/${definition.resource}`);
+    if (!override) return definition;
+    const version = override.includes('/') ? override.slice(override.indexOf('/') + 1) : override;
+    const group = override.includes('/') ? override.slice(0, override.indexOf('/')) : '';
+    if (group !== definition.group || !definition.versions.includes(version)) {
+      throw new Error(`--storage-version: ${override} is not a served version of ${definition.resource}`);
+    }
+    return { ...definition, storageVersion: version };
+  });
+}
+
+const apiVersionOf = (group: string, version: string) => (group === '' ? version : `${group}/${version}`);
+
+/** Starts kube-apiserver-lite with the given options. */
+export async function startControlPlane(options: ServerOptions, log: (message: string) => void = () => undefined): Promise<RunningControlPlane> {
+  mkdirSync(options.dataDir, { recursive: true });
+  const backend = await openStorageBackend(options);
+  log(`storage: ${backend.describe}`);
+
+  const scheme = new Scheme();
+  for (const kind of builtInKinds) scheme.addKind(kind);
+  if (options.storageVersionAPI) scheme.addKind(storageVersionKind);
+  for (const conversion of builtInConversions) scheme.addConversion(conversion);
+
+  const storages = new Map<string, { storage: Interface; prefix: string }>();
+  const storageFactory: StorageFactory = ({ groupResource, prefix, codec, definition }) => {
+    const store = new Store({ kv: backend.kv, codec });
+    let storage: Interface = store;
+    if (options.watchCache) {
+      const cacher = new Cacher({
+        storage: store,
+        resourcePrefix: prefix,
+        loadHistory: options.watchCacheHistory,
+        ...(definition.strategy?.getAttributes ? { getAttributes: definition.strategy.getAttributes } : {}),
+      });
+      void cacher.start();
+      storage = cacher;
+    }
+    storages.set(`${groupResource.group}/${groupResource.resource}`, { storage, prefix });
+    return storage;
+  };
+
+  const identity = apiserverIdentity(options.hostnameOverride);
+  const loopbackToken = generateLoopbackToken();
+  const authenticators: Authenticator[] = [loopbackAuthenticator(loopbackToken)];
+  if (options.tokenAuthFile) authenticators.push(tokenFileAuthenticator({ path: options.tokenAuthFile }));
+  authenticators.push(clientCertAuthenticator());
+
+  let rbacCache: RBACCache | undefined;
+  const authorizers: Authorizer[] = [privilegedGroupsAuthorizer(['system:masters'])];
+  const rbacAuthorizer: Authorizer = {
+    authorize: (attributes) => (rbacCache ? new RBACAuthorizer(rbacCache).authorize(attributes) : Promise.resolve({ decision: 'noOpinion' })),
+  };
+  for (const mode of options.authorizationModes) authorizers.push(mode === 'RBAC' ? rbacAuthorizer : alwaysAllowAuthorizer);
+
+  const manager = options.storageVersionAPI ? new StorageVersionManager() : undefined;
+  const innermostFilters: Filter[] = manager ? [withStorageVersionPrecondition(manager)] : [];
+
+  const server = new GenericAPIServerConfig({
+    scheme,
+    storage: storageFactory,
+    keyPrefix: options.etcdPrefix,
+    authentication: withAuthentication({ authenticators, anonymous: options.anonymousAuth }),
+    authorization: withAuthorization({ authorizer: unionAuthorizer(...authorizers) }),
+    innermostFilters,
+    maxRequestsInFlight: options.maxRequestsInFlight,
+    maxMutatingRequestsInFlight: options.maxMutatingRequestsInFlight,
+    requestTimeoutMs: options.requestTimeoutSeconds * 1000,
+    corsAllowedOrigins: options.corsAllowedOrigins,
+    loopbackToken,
+  })
+    .complete()
+    .new();
+
+  // Namespaces first: every namespaced resource's admission reads them.
+  const definitions = applyStorageVersions(builtInResources, options.storageVersions);
+  const namespacesDefinition = definitions.find((d) => d.group === '' && d.resource === 'namespaces');
+  if (!namespacesDefinition) throw new Error('namespaces are not defined');
+  const namespaceStore = server.installResource({ ...namespacesDefinition, strategy: namespaceStrategy(namespacesDefinition.strategy) });
+  const lookup = new NamespaceLookup(namespaceStore.storage, namespaceStore.prefix);
+  const installed: ResourceDefinition[] = [namespacesDefinition];
+  for (const definition of definitions) {
+    if (definition === namespacesDefinition) continue;
+    const admit = definition.namespaced ? namespaceLifecycleAdmission(definition, lookup) : definition.strategy?.admit;
+    const withAdmission: ResourceDefinition = admit ? { ...definition, strategy: { ...definition.strategy, admit } } : definition;
+    server.installResource(withAdmission);
+    installed.push(definition);
+  }
+  if (options.storageVersionAPI) {
+    server.installResource(storageVersionResource);
+    for (const definition of installed) {
+      const storageVersion = definition.storageVersion ?? definition.versions[0] ?? '';
+      manager?.addResourceInfo({
+        groupResource: { group: definition.group, resource: definition.resource },
+        encodingVersion: apiVersionOf(definition.group, storageVersion),
+        decodableVersions: definition.versions.map((v) => apiVersionOf(definition.group, v)),
+        servedVersions: definition.versions.map((v) => apiVersionOf(definition.group, v)),
+      });
+    }
+  }
+
+  const rbacStorage = (resource: string) => {
+    const entry = storages.get(`rbac.authorization.k8s.io/${resource}`);
+    if (!entry) throw new Error(`rbac resource ${resource} is not installed`);
+    return entry;
+  };
+  rbacCache = new RBACCache({
+    roles: rbacStorage('roles'),
+    clusterRoles: rbacStorage('clusterroles'),
+    roleBindings: rbacStorage('rolebindings'),
+    clusterRoleBindings: rbacStorage('clusterrolebindings'),
+  });
+  await rbacCache.start();
+
+  const hosts = [...new Set(['127.0.0.1', 'localhost', options.hostnameOverride, options.bindAddress].filter((h) => h && h !== '0.0.0.0'))];
+  const certificates = ensureCertificates(options.dataDir, { hosts });
+  const clientCA = options.clientCAFile ? readFileSync(options.clientCAFile, 'utf8') : certificates.ca.certificatePem;
+
+  // Controllers talk to the server through the loopback client (as system:apiserver).
+  const controllers: Array<() => Promise<void> | void> = [];
+  const loopback: { current?: RestClient } = {};
+  const rest = () => {
+    if (!loopback.current) {
+      loopback.current = new RestClient({
+        server: server.loopbackClient.url.replace('0.0.0.0', '127.0.0.1'),
+        token: loopbackToken,
+        ca: certificates.ca.certificatePem,
+        userAgent: 'kube-apiserver-lite/loopback',
+      });
+    }
+    return loopback.current;
+  };
+  server.addPostStartHook('start-system-namespaces-controller', ({ signal }) => createSystemNamespaces(rest(), signal));
+  server.addPostStartHook('rbac/bootstrap-roles', ({ signal }) => createBootstrapRbac(rest(), signal));
+  server.addPostStartHook('start-namespace-controller', () => {
+    const controller = new NamespaceController(rest(), installed.filter((d) => d.namespaced));
+    controller.start();
+    controllers.push(() => controller.stop());
+    return Promise.resolve();
+  });
+
+  let storageVersionGC: StorageVersionGarbageCollector | undefined;
+  if (options.storageVersionAPI && manager) {
+    const leases = () => new ResourceClient<Lease>(rest(), leaseRef);
+    server.addPostStartHook(LEASE_CONTROLLER_HOOK, async () => {
+      const controller = new LeaseController({
+        leases: leases(),
+        identity,
+        hostname: options.hostnameOverride,
+        leaseDurationSeconds: options.identityLeaseDurationSeconds,
+        renewIntervalSeconds: options.identityLeaseRenewIntervalSeconds,
+      });
+      controllers.push(() => controller.stop());
+      await controller.start();
+    });
+    server.addPostStartHook(LEASE_GC_HOOK, () => {
+      const collector = new LeaseGarbageCollector({ leases: leases(), intervalSeconds: options.identityLeaseDurationSeconds });
+      collector.start();
+      controllers.push(() => collector.stop());
+      return Promise.resolve();
+    });
+    server.addPostStartHook(STORAGE_VERSION_UPDATER_HOOK, ({ signal }) =>
+      runStorageVersionUpdater({
+        manager,
+        leases: leases(),
+        storageVersions: new ResourceClient<StorageVersion>(rest(), storageVersionRef),
+        serverID: identity,
+        signal,
+      }),
+    );
+    server.addPostStartHook('start-storage-version-garbage-collector', () => {
+      storageVersionGC = new StorageVersionGarbageCollector({
+        leases: leases(),
+        storageVersions: new ResourceClient<StorageVersion>(rest(), storageVersionRef),
+        identity,
+        leaseDurationMs: 15_000,
+        renewDeadlineMs: 10_000,
+        retryPeriodMs: 2_000,
+      });
+      storageVersionGC.start();
+      const collector = storageVersionGC;
+      controllers.push(() => collector.stop());
+      return Promise.resolve();
+    });
+  }
+
+  const { url, port } = await server.listen({
+    host: options.bindAddress,
+    port: options.securePort,
+    tls: { key: certificates.serving.privateKeyPem, cert: certificates.serving.certificatePem, clientCA },
+  });
+  const publicUrl = url.replace('0.0.0.0', '127.0.0.1');
+
+  const kubeconfigPath = options.kubeconfigPath ?? join(options.dataDir, 'admin.kubeconfig');
+  const admin = issueClientCertificate(certificates.ca, { commonName: 'kubernetes-admin', organizations: ['system:masters'] });
+  writeKubeconfig(kubeconfigPath, {
+    server: publicUrl,
+    caData: certificates.ca.certificatePem,
+    user: { clientCertificateData: admin.certificatePem, clientKeyData: admin.privateKeyPem },
+    contextName: 'kapi',
+  });
+
+  let stopped = false;
+  return {
+    url: publicUrl,
+    port,
+    kubeconfigPath,
+    identity,
+    server,
+    ...(manager ? { storageVersions: manager } : {}),
+    get storageVersionGC() {
+      return storageVersionGC;
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const stop of controllers) await stop();
+      rbacCache?.stop();
+      await server.shutdown();
+      loopback.current?.close();
+      await backend.close();
+    },
+  };
+}
+
+const leaseRef = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true };
+const storageVersionRef = { group: 'internal.apiserver.k8s.io', version: 'v1alpha1', resource: 'storageversions', namespaced: false };
+

@@ -1,0 +1,137 @@
+import { StatusError, type KubeObject } from '@kapi/apimachinery';
+import { ResourceClient, type RestClient } from '@kapi/client';
+import type { ResourceDefinition, ResourceStrategy } from '@kapi/server';
+import type { Interface } from '@kapi/storage';
+
+/** Namespaces created at boot, which may never be deleted. */
+export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+const immortal = new Set(['default', 'kube-system', 'kube-public']);
+
+/** The finalizer that keeps a deleted namespace (Terminating) until its content is gone. */
+export const NAMESPACE_FINALIZER = 'kubernetes';
+
+/** Reads namespaces for admission: the cached view first, a consistent read when that misses. */
+export class NamespaceLookup {
+  constructor(
+    private readonly storage: Interface,
+    private readonly prefix: string,
+  ) {}
+
+  async get(name: string): Promise<KubeObject | undefined> {
+    const key = `${this.prefix}/${name}`;
+    return (
+      (await this.storage.get(key, { resourceVersion: '0', ignoreNotFound: true })) ??
+      (await this.storage.get(key, { resourceVersion: '', ignoreNotFound: true }))
+    );
+  }
+}
+
+/**
+ * NamespaceLifecycle admission for one namespaced resource: creates need an existing namespace
+ * (404 `namespaces "x" not found`) that is not terminating (403).
+ */
+export function namespaceLifecycleAdmission(definition: ResourceDefinition, lookup: NamespaceLookup): ResourceStrategy['admit'] {
+  const inner = definition.strategy?.admit;
+  return async (operation, object, old, scope) => {
+    if (operation === 'create' && scope.namespace) {
+      const namespace = await lookup.get(scope.namespace);
+      if (!namespace) throw StatusError.notFound({ group: '', resource: 'namespaces' }, scope.namespace);
+      const phase = (namespace.status as { phase?: string } | undefined)?.phase;
+      if (phase === 'Terminating' || namespace.metadata.deletionTimestamp) {
+        throw StatusError.forbidden(
+          { group: definition.group, resource: definition.resource },
+          object.metadata.name ?? object.metadata.generateName ?? '',
+          `unable to create new content in namespace ${scope.namespace} because it is being terminated`,
+        );
+      }
+    }
+    await inner?.(operation, object, old, scope);
+  };
+}
+
+/** The namespace strategy: the deletion finalizer on create, immortal system namespaces. */
+export function namespaceStrategy(base: ResourceStrategy | undefined): ResourceStrategy {
+  return {
+    ...base,
+    prepareForCreate(object, scope) {
+      base?.prepareForCreate?.(object, scope);
+      const finalizers = new Set(object.metadata.finalizers ?? []);
+      finalizers.add(NAMESPACE_FINALIZER);
+      object.metadata.finalizers = [...finalizers];
+      object.status = { phase: 'Active' };
+    },
+    async admit(operation, object, old, scope) {
+      if (operation === 'delete' && immortal.has(scope.name)) {
+        throw StatusError.forbidden({ group: '', resource: 'namespaces' }, scope.name, 'this namespace may not be deleted');
+      }
+      await base?.admit?.(operation, object, old, scope);
+    },
+  };
+}
+
+/**
+ * The namespace controller: a namespace with a deletionTimestamp is marked Terminating, every namespaced
+ * object in it is deleted through the API (so their own finalizers apply), and then its finalizer is removed.
+ */
+export class NamespaceController {
+  private stopped = false;
+  private readonly namespaces: ResourceClient;
+
+  constructor(
+    private readonly rest: RestClient,
+    private readonly namespacedResources: ResourceDefinition[],
+  ) {
+    this.namespaces = new ResourceClient(rest, { group: '', version: 'v1', resource: 'namespaces', namespaced: false });
+  }
+
+  start(): void {
+    void this.loop();
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        const list = await this.namespaces.list();
+        for (const namespace of list.items) if (namespace.metadata.deletionTimestamp) await this.finalize(namespace);
+        const watch = await this.namespaces.watch(undefined, { resourceVersion: list.metadata.resourceVersion ?? '', timeoutSeconds: 300 });
+        for await (const event of watch) {
+          if (this.stopped) break;
+          const namespace = event.object as KubeObject;
+          if ((event.type === 'ADDED' || event.type === 'MODIFIED') && namespace.metadata.deletionTimestamp) await this.finalize(namespace);
+        }
+        watch.stop();
+      } catch {
+        // retry below
+      }
+      if (!this.stopped) await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+
+  /** Empties a terminating namespace and removes its finalizer. */
+  async finalize(namespace: KubeObject): Promise<void> {
+    const name = namespace.metadata.name ?? '';
+    if ((namespace.status as { phase?: string } | undefined)?.phase !== 'Terminating') {
+      namespace = await this.namespaces.updateStatus(undefined, { ...namespace, status: { ...(namespace.status as object), phase: 'Terminating' } });
+    }
+    let remaining = 0;
+    for (const definition of this.namespacedResources) {
+      const client = new ResourceClient(this.rest, { group: definition.group, version: definition.versions[0] ?? 'v1', resource: definition.resource, namespaced: true });
+      const items = (await client.list(name)).items;
+      for (const item of items) {
+        if (!item.metadata.deletionTimestamp) await client.delete(name, item.metadata.name ?? '').catch(() => undefined);
+      }
+      const left = (await client.list(name)).items.length;
+      if (left > 0) remaining += left;
+    }
+    if (remaining > 0) return;
+    const fresh = await this.namespaces.get(undefined, name);
+    const finalizers = (fresh.metadata.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER);
+    if (finalizers.length !== (fresh.metadata.finalizers ?? []).length) {
+      await this.namespaces.update(undefined, { ...fresh, metadata: { ...fresh.metadata, finalizers } });
+    }
+  }
+}

@@ -1,0 +1,100 @@
+import type { KubeObject } from '@kapi/apimachinery';
+import type { ClusterRole, ClusterRoleBinding, RBACRuleSource, Role, RoleBinding } from '@kapi/filters';
+import type { Interface } from '@kapi/storage';
+
+/** The storage (and key prefix) of one RBAC resource. */
+export interface RBACStorage {
+  storage: Interface;
+  prefix: string;
+}
+
+/** A map of objects kept current by a storage watch, restarted (from a fresh list) when it ends. */
+class WatchedObjects {
+  readonly objects = new Map<string, KubeObject>();
+  private stopped = false;
+  private synced!: () => void;
+  readonly ready = new Promise<void>((resolve) => (this.synced = resolve));
+
+  constructor(private readonly source: RBACStorage) {}
+
+  start(): void {
+    void this.loop();
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        const list = await this.source.storage.getList(`${this.source.prefix}/`, { recursive: true, resourceVersion: '' });
+        this.objects.clear();
+        for (const item of list.items) this.objects.set(keyOf(item), item);
+        this.synced();
+        const watch = await this.source.storage.watch(`${this.source.prefix}/`, { recursive: true, resourceVersion: list.resourceVersion });
+        for await (const event of watch) {
+          if (this.stopped) {
+            watch.stop();
+            break;
+          }
+          if (event.type === 'ERROR') break;
+          if (event.type === 'BOOKMARK') continue;
+          const object = event.object as KubeObject;
+          if (event.type === 'DELETED') this.objects.delete(keyOf(object));
+          else this.objects.set(keyOf(object), object);
+        }
+      } catch {
+        // fall through to the retry pause
+      }
+      if (!this.stopped) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+const keyOf = (object: KubeObject) => `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
+
+/** RBACRuleSource over the server's own storage, cached in memory and kept current by watches. */
+export class RBACCache implements RBACRuleSource {
+  private readonly roles: WatchedObjects;
+  private readonly clusterRoles: WatchedObjects;
+  private readonly roleBindings: WatchedObjects;
+  private readonly clusterRoleBindings: WatchedObjects;
+
+  constructor(storages: { roles: RBACStorage; clusterRoles: RBACStorage; roleBindings: RBACStorage; clusterRoleBindings: RBACStorage }) {
+    this.roles = new WatchedObjects(storages.roles);
+    this.clusterRoles = new WatchedObjects(storages.clusterRoles);
+    this.roleBindings = new WatchedObjects(storages.roleBindings);
+    this.clusterRoleBindings = new WatchedObjects(storages.clusterRoleBindings);
+  }
+
+  private all(): WatchedObjects[] {
+    return [this.roles, this.clusterRoles, this.roleBindings, this.clusterRoleBindings];
+  }
+
+  /** Starts the watches; resolves when every cache listed once. */
+  async start(): Promise<void> {
+    for (const cache of this.all()) cache.start();
+    await Promise.all(this.all().map((cache) => cache.ready));
+  }
+
+  stop(): void {
+    for (const cache of this.all()) cache.stop();
+  }
+
+  getRole(namespace: string, name: string): Role | undefined {
+    return this.roles.objects.get(`${namespace}/${name}`) as Role | undefined;
+  }
+
+  getClusterRole(name: string): ClusterRole | undefined {
+    return this.clusterRoles.objects.get(`/${name}`) as ClusterRole | undefined;
+  }
+
+  listRoleBindings(namespace: string): RoleBinding[] {
+    return [...this.roleBindings.objects.values()].filter((b) => b.metadata.namespace === namespace) as unknown as RoleBinding[];
+  }
+
+  listClusterRoleBindings(): ClusterRoleBinding[] {
+    return [...this.clusterRoleBindings.objects.values()] as unknown as ClusterRoleBinding[];
+  }
+}

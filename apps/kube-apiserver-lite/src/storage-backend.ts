@@ -1,0 +1,64 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { KVBackend } from '@kapi/storage';
+import { MemoryBackend } from '@kapi/storage-memory';
+import { SqliteBackend } from '@kapi/storage-sqlite';
+import { Etcd3Backend, startCompactor } from '@kapi/storage-etcd3';
+import type { ServerOptions } from './options.js';
+
+/** The shared backend of every resource, and what stops it. */
+export interface StorageBackend {
+  kv: KVBackend;
+  describe: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Compacts an embedded store every interval to the revision seen one interval earlier (as the etcd
+ * compactor does), so history stays bounded.
+ */
+function startLocalCompactor(kv: KVBackend, intervalMs: number): { stop(): void } {
+  let previous = 0;
+  const timer = setInterval(() => {
+    void (async () => {
+      const current = await kv.currentRevision();
+      if (previous > 0) await kv.compact(previous).catch(() => undefined);
+      previous = current;
+    })();
+  }, intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** Opens the backend chosen by `--storage`. */
+export async function openStorageBackend(options: ServerOptions): Promise<StorageBackend> {
+  const compactionMs = options.etcdCompactionIntervalMs;
+  if (options.storage === 'etcd') {
+    const kv = await Etcd3Backend.connect({ endpoints: options.etcdServers });
+    const compactor = compactionMs > 0 ? startCompactor({ backend: kv, intervalMs: compactionMs }) : undefined;
+    return {
+      kv,
+      describe: `etcd at ${options.etcdServers.join(',')}`,
+      close: async () => {
+        await compactor?.stop();
+        await kv.close();
+      },
+    };
+  }
+  const kv =
+    options.storage === 'memory'
+      ? new MemoryBackend({ progressNotifyIntervalMs: options.progressNotifyIntervalMs })
+      : await SqliteBackend.open({
+          path: (mkdirSync(options.dataDir, { recursive: true }), join(options.dataDir, 'kapi.db')),
+          progressNotifyIntervalMs: options.progressNotifyIntervalMs,
+        });
+  const compactor = compactionMs > 0 ? startLocalCompactor(kv, compactionMs) : undefined;
+  return {
+    kv,
+    describe: options.storage === 'memory' ? 'in-memory store' : `SQLite at ${join(options.dataDir, 'kapi.db')}`,
+    close: async () => {
+      compactor?.stop();
+      await kv.close();
+    },
+  };
+}
