@@ -48,6 +48,8 @@ export {
   forbiddenMessage,
   forbiddenError,
 } from './authorizer.js';
+export type { AuthorizationMode, AuthorizationModesOptions } from './authorizer-for-modes.js';
+export { authorizerForModes } from './authorizer-for-modes.js';
 export type { AuthorizationOptions } from './with-authorization.js';
 export { withAuthorization } from './with-authorization.js';
 
