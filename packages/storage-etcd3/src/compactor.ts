@@ -18,6 +18,33 @@ export interface RunningCompactor {
   stop(): Promise<void>;
 }
 
+/** What one compactor remembers between intervals. */
+export interface CompactorState {
+  /** The version of `compact_rev_key` this compactor expects (its "lease"). */
+  compactTime: number;
+  /** The revision it saw at its last step: the target of its next compaction. */
+  revision: number;
+}
+
+/**
+ * One interval of the protocol (kube-apiserver `compact()`): compare-and-swap `compact_rev_key` from the
+ * expected version to the remembered revision; the winner compacts to that revision. Resolves with the
+ * compacted revision, or undefined when this compactor lost or had nothing to compact yet.
+ */
+export async function compactOnce(
+  backend: CompactorOptions['backend'],
+  state: CompactorState,
+): Promise<number | undefined> {
+  const target = state.revision;
+  const swap = await backend.swapCompactRevision(state.compactTime, target);
+  // Won or lost, follow the key's version and the current revision.
+  state.compactTime = swap.version;
+  state.revision = swap.currentRevision;
+  if (!swap.succeeded || target === 0) return undefined; // lost, or the first round (nothing seen before)
+  await backend.compact(target);
+  return target;
+}
+
 /**
  * Compacts etcd periodically as kube-apiserver does (`etcd3/compact.go`). Every interval each compactor
  * tries a compare-and-swap on `compact_rev_key` against the key's version it saw last; the version acts as
@@ -27,26 +54,14 @@ export interface RunningCompactor {
  */
 export function startCompactor(options: CompactorOptions): RunningCompactor {
   const intervalMs = options.intervalMs ?? 5 * 60 * 1000;
-  let compactTime = 0;
-  let revision = 0;
+  const state: CompactorState = { compactTime: 0, revision: 0 };
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> = Promise.resolve();
 
   const step = async (): Promise<void> => {
-    const swap = await options.backend.swapCompactRevision(compactTime, revision);
-    const target = revision;
-    if (!swap.succeeded) {
-      // Someone else compacted in this interval: follow their version and the current revision.
-      compactTime = swap.version;
-      revision = swap.currentRevision;
-      return;
-    }
-    compactTime = swap.version;
-    revision = swap.currentRevision;
-    if (target === 0) return; // nothing to compact on the first round
-    await options.backend.compact(target);
-    options.onCompact?.(target);
+    const compacted = await compactOnce(options.backend, state);
+    if (compacted !== undefined) options.onCompact?.(compacted);
   };
 
   const schedule = (): void => {
