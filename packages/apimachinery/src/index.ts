@@ -86,6 +86,7 @@ export type {
   KindSchemaOptions,
   KindSchema,
   KindBaseProperties,
+  KindListProperties,
 } from './kind-schema.js';
 export {
   objectMetaSchema,
@@ -93,6 +94,7 @@ export {
   ownerReferenceSchema,
   managedFieldsEntrySchema,
   kindSchema,
+  kindListSchema,
 } from './kind-schema.js';
 export type {
   KindDefinition,
@@ -105,4 +107,5 @@ export type { SchemeCodec, SchemeCodecOptions } from './scheme-codec.js';
 export { validateAgainstSchema } from './schema-validation.js';
 export { applySchemaDefaults } from './schema-defaults.js';
 export { findUnknownSchemaFields } from './schema-unknown-fields.js';
+export { findDuplicateFields } from './duplicate-fields.js';
 export type { UnknownFieldOptions } from './schema-unknown-fields.js';

@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { Type, type Static } from '@sinclair/typebox';
-import { kindSchema, listMetaSchema, objectMetaSchema } from './kind-schema.js';
+import { kindListSchema, kindSchema, listMetaSchema, objectMetaSchema } from './kind-schema.js';
 import type { KubeObject } from './meta-types.js';
 
 describe('objectMetaSchema', () => {
@@ -81,5 +81,16 @@ describe('kindSchema', () => {
     const other = kindSchema({ apiVersion: 'v1', kind: 'Thing', extra: { value: Type.String() } });
     expect(other.description).toBe('Thing (v1)');
     expect(other.required).toEqual(['metadata', 'value']);
+  });
+});
+
+describe('kindListSchema', () => {
+  it('wraps items with ListMeta', () => {
+    const item = kindSchema({ group: 'example.com', version: 'v1', kind: 'Widget' });
+    const list = kindListSchema({ kind: 'WidgetList', items: item });
+    expect(list.properties.items.items).toBe(item);
+    expect(list.properties.metadata.properties.continue).toBeDefined();
+    expect(list.required).toEqual(['items']);
+    expect(list.description).toBe('WidgetList is a list of Widget');
   });
 });

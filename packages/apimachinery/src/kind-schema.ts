@@ -1,5 +1,6 @@
 import {
   Type,
+  type TArray,
   type TObject,
   type TOptional,
   type TProperties,
@@ -170,4 +171,32 @@ export function kindSchema<
     Status,
     Properties
   >;
+}
+
+/** The properties of a `<Kind>List` schema. */
+export type KindListProperties<Item extends TSchema> = {
+  apiVersion: TOptional<TString>;
+  kind: TOptional<TString>;
+  metadata: TOptional<typeof listMetaSchema>;
+  items: TArray<Item>;
+};
+
+/** The schema of a list kind (`WidgetList`): apiVersion, kind, ListMeta metadata and `items`. */
+export function kindListSchema<Item extends TSchema>(options: {
+  /** The list kind, e.g. `WidgetList`. */
+  kind: string;
+  items: Item;
+  description?: string;
+}): TObject<KindListProperties<Item>> {
+  return Type.Object(
+    {
+      apiVersion: Type.Optional(Type.String()),
+      kind: Type.Optional(Type.String()),
+      metadata: Type.Optional(listMetaSchema),
+      items: Type.Array(options.items),
+    },
+    {
+      description: options.description ?? `${options.kind} is a list of ${options.kind.replace(/List$/, '')}`,
+    },
+  );
 }
