@@ -17,16 +17,16 @@ describe('createSqliteStorage', () => {
   it('stores objects durably through a Store that owns the backend', async () => {
     const store = await createSqliteStorage({ path: database.path });
     const created = await store.create('/registry/configmaps/default/a', configMap('a', { k: 'v' }));
-    expect(created.metadata.resourceVersion).toBe('1');
+    expect(created.metadata.resourceVersion).toBe('2');
     await store.close();
 
     const reopened = await createSqliteStorage({ path: database.path });
     try {
       const got = await reopened.get('/registry/configmaps/default/a');
-      expect(got).toMatchObject({ metadata: { name: 'a', resourceVersion: '1' }, data: { k: 'v' } });
+      expect(got).toMatchObject({ metadata: { name: 'a', resourceVersion: '2' }, data: { k: 'v' } });
       const list = await reopened.getList('/registry/configmaps/', { recursive: true });
       expect(list.items).toHaveLength(1);
-      expect(list.resourceVersion).toBe('1');
+      expect(list.resourceVersion).toBe('2');
     } finally {
       await reopened.close();
     }

@@ -23,55 +23,56 @@ describe('SqliteBackend KV semantics', () => {
   });
 
   it('creates, reads and refuses a second create with the current entry', async () => {
-    expect(await kv.currentRevision()).toBe(0);
+    // Like etcd, an empty store is at revision 1.
+    expect(await kv.currentRevision()).toBe(1);
     const created = await kv.create('/a', bytes('one'));
-    expect(created).toEqual({ succeeded: true, revision: 1 });
+    expect(created).toEqual({ succeeded: true, revision: 2 });
     const got = await kv.get('/a');
-    expect(got.revision).toBe(1);
-    expect(got.entry).toMatchObject({ key: '/a', createRevision: 1, modRevision: 1 });
+    expect(got.revision).toBe(2);
+    expect(got.entry).toMatchObject({ key: '/a', createRevision: 2, modRevision: 2 });
     expect(text(got.entry?.value)).toBe('one');
     const again = await kv.create('/a', bytes('two'));
-    expect(again).toMatchObject({ succeeded: false, reason: 'conflict', revision: 1, current: { modRevision: 1 } });
-    expect(await kv.get('/missing')).toEqual({ revision: 1 });
+    expect(again).toMatchObject({ succeeded: false, reason: 'conflict', revision: 2, current: { modRevision: 2 } });
+    expect(await kv.get('/missing')).toEqual({ revision: 2 });
   });
 
   it('updates and deletes only at the expected modRevision', async () => {
-    await kv.create('/a', bytes('one'));
-    expect(await kv.update('/a', bytes('two'), 7)).toMatchObject({ succeeded: false, reason: 'conflict', revision: 1 });
-    const updated = await kv.update('/a', bytes('two'), 1);
-    expect(updated).toMatchObject({ succeeded: true, revision: 2, previous: { modRevision: 1 } });
-    expect((await kv.get('/a')).entry).toMatchObject({ createRevision: 1, modRevision: 2 });
-    expect(await kv.delete('/a', 1)).toMatchObject({ succeeded: false, reason: 'conflict', current: { modRevision: 2 } });
-    const deleted = await kv.delete('/a', 2);
-    expect(deleted).toMatchObject({ succeeded: true, revision: 3, previous: { modRevision: 2 } });
+    await kv.create('/a', bytes('one')); // 2
+    expect(await kv.update('/a', bytes('two'), 7)).toMatchObject({ succeeded: false, reason: 'conflict', revision: 2 });
+    const updated = await kv.update('/a', bytes('two'), 2);
+    expect(updated).toMatchObject({ succeeded: true, revision: 3, previous: { modRevision: 2 } });
+    expect((await kv.get('/a')).entry).toMatchObject({ createRevision: 2, modRevision: 3 });
+    expect(await kv.delete('/a', 2)).toMatchObject({ succeeded: false, reason: 'conflict', current: { modRevision: 3 } });
+    const deleted = await kv.delete('/a', 3);
+    expect(deleted).toMatchObject({ succeeded: true, revision: 4, previous: { modRevision: 3 } });
     expect(text(deleted.succeeded ? deleted.previous?.value : undefined)).toBe('two');
     expect((await kv.get('/a')).entry).toBeUndefined();
-    expect(await kv.update('/a', bytes('x'), 2)).toEqual({ succeeded: false, reason: 'conflict', revision: 3 });
-    expect(await kv.delete('/a', 2)).toEqual({ succeeded: false, reason: 'conflict', revision: 3 });
+    expect(await kv.update('/a', bytes('x'), 3)).toEqual({ succeeded: false, reason: 'conflict', revision: 4 });
+    expect(await kv.delete('/a', 3)).toEqual({ succeeded: false, reason: 'conflict', revision: 4 });
     // Re-creation starts a new incarnation.
     await kv.create('/a', bytes('again'));
-    expect((await kv.get('/a')).entry).toMatchObject({ createRevision: 4, modRevision: 4 });
+    expect((await kv.get('/a')).entry).toMatchObject({ createRevision: 5, modRevision: 5 });
   });
 
   it('checks write conditions on another key atomically', async () => {
     await kv.create('/version', bytes('v1'));
     const condition = { key: '/version', value: 'v2' };
-    expect(await kv.create('/a', bytes('x'), { condition })).toEqual({ succeeded: false, reason: 'condition', revision: 1 });
+    expect(await kv.create('/a', bytes('x'), { condition })).toEqual({ succeeded: false, reason: 'condition', revision: 2 });
     expect(await kv.create('/a', bytes('x'), { condition: { key: '/nothing', value: '' } })).toMatchObject({
       succeeded: false,
       reason: 'condition',
     });
     expect(await kv.create('/a', bytes('x'), { condition: { key: '/version', value: 'v1' } })).toMatchObject({
       succeeded: true,
-      revision: 2,
+      revision: 3,
     });
-    expect(await kv.update('/a', bytes('y'), 2, { condition })).toMatchObject({
+    expect(await kv.update('/a', bytes('y'), 3, { condition })).toMatchObject({
       succeeded: false,
       reason: 'condition',
-      current: { modRevision: 2 },
+      current: { modRevision: 3 },
     });
-    expect(await kv.delete('/a', 2, { condition })).toMatchObject({ succeeded: false, reason: 'condition' });
-    expect(await kv.delete('/a', 2, { condition: { key: '/version', value: 'v1' } })).toMatchObject({ succeeded: true });
+    expect(await kv.delete('/a', 3, { condition })).toMatchObject({ succeeded: false, reason: 'condition' });
+    expect(await kv.delete('/a', 3, { condition: { key: '/version', value: 'v1' } })).toMatchObject({ succeeded: true });
   });
 
   it('ranges in byte order with prefix, startKey, limit, more and count', async () => {
@@ -81,7 +82,7 @@ describe('SqliteBackend KV semantics', () => {
     const all = await kv.range({ key: '/p/', prefix: true });
     // UTF-8 byte order puts U+FFEE (EF BF AE) before U+1F600 (F0 9F 98 80), unlike UTF-16 order.
     expect(all.entries.map((entry) => entry.key)).toEqual(['/p/a', '/p/b', '/p/c', '/p/\u00e9', '/p/\uffee', '/p/\u{1f600}']);
-    expect(all).toMatchObject({ more: false, count: 6, revision: 8 });
+    expect(all).toMatchObject({ more: false, count: 6, revision: 9 });
     const page = await kv.range({ key: '/p/', prefix: true, limit: 2 });
     expect(page.entries.map((entry) => entry.key)).toEqual(['/p/a', '/p/b']);
     expect(page).toMatchObject({ more: true, count: 6 });
@@ -89,7 +90,7 @@ describe('SqliteBackend KV semantics', () => {
     expect(next.entries.map((entry) => entry.key)).toEqual(['/p/c', '/p/\u00e9']);
     expect(next).toMatchObject({ more: true, count: 4 });
     const counted = await kv.range({ key: '/p/', prefix: true, countOnly: true });
-    expect(counted).toEqual({ entries: [], more: false, count: 6, revision: 8 });
+    expect(counted).toEqual({ entries: [], more: false, count: 6, revision: 9 });
     const exact = await kv.range({ key: '/p', prefix: false });
     expect(exact.entries.map((entry) => entry.key)).toEqual(['/p']);
     const everything = await kv.range({ key: '', prefix: true });
@@ -98,44 +99,45 @@ describe('SqliteBackend KV semantics', () => {
   });
 
   it('reads past revisions and fails on compacted and future ones', async () => {
-    await kv.create('/p/a', bytes('a1')); // 1
-    await kv.create('/p/b', bytes('b1')); // 2
-    await kv.update('/p/a', bytes('a2'), 1); // 3
-    await kv.delete('/p/b', 2); // 4
-    await kv.create('/p/c', bytes('c1')); // 5
-    const at2 = await kv.range({ key: '/p/', prefix: true, revision: 2 });
+    await kv.create('/p/a', bytes('a1')); // 2
+    await kv.create('/p/b', bytes('b1')); // 3
+    await kv.update('/p/a', bytes('a2'), 2); // 4
+    await kv.delete('/p/b', 3); // 5
+    await kv.create('/p/c', bytes('c1')); // 6
+    expect(await kv.range({ key: '/p/', prefix: true, revision: 1 })).toEqual({ entries: [], more: false, count: 0, revision: 1 });
+    const at2 = await kv.range({ key: '/p/', prefix: true, revision: 3 });
     expect(at2.entries.map((entry) => [entry.key, text(entry.value)])).toEqual([
       ['/p/a', 'a1'],
       ['/p/b', 'b1'],
     ]);
-    expect(at2).toMatchObject({ count: 2, revision: 2 });
-    const at4 = await kv.range({ key: '/p/', prefix: true, revision: 4, limit: 5 });
+    expect(at2).toMatchObject({ count: 2, revision: 3 });
+    const at4 = await kv.range({ key: '/p/', prefix: true, revision: 5, limit: 5 });
     expect(at4.entries.map((entry) => [entry.key, text(entry.value)])).toEqual([['/p/a', 'a2']]);
-    expect(text((await kv.get('/p/b', { revision: 3 })).entry?.value)).toBe('b1');
-    expect((await kv.get('/p/b', { revision: 4 })).entry).toBeUndefined();
-    const paged = await kv.range({ key: '/p/', prefix: true, revision: 3, limit: 1 });
+    expect(text((await kv.get('/p/b', { revision: 4 })).entry?.value)).toBe('b1');
+    expect((await kv.get('/p/b', { revision: 5 })).entry).toBeUndefined();
+    const paged = await kv.range({ key: '/p/', prefix: true, revision: 4, limit: 1 });
     expect(paged).toMatchObject({ more: true, count: 2 });
-    await expect(kv.get('/p/a', { revision: 6 })).rejects.toBeInstanceOf(FutureRevisionError);
+    await expect(kv.get('/p/a', { revision: 7 })).rejects.toBeInstanceOf(FutureRevisionError);
     await expect(kv.range({ key: '/p/', prefix: true, revision: 9 })).rejects.toBeInstanceOf(FutureRevisionError);
 
-    await kv.compact(4);
-    expect(await kv.compactedRevision()).toBe(4);
-    await expect(kv.get('/p/a', { revision: 3 })).rejects.toBeInstanceOf(RevisionCompactedError);
-    await expect(kv.range({ key: '/p/', prefix: true, revision: 2 })).rejects.toThrow(/has been compacted/);
-    const at4Again = await kv.range({ key: '/p/', prefix: true, revision: 4 });
+    await kv.compact(5);
+    expect(await kv.compactedRevision()).toBe(5);
+    await expect(kv.get('/p/a', { revision: 4 })).rejects.toBeInstanceOf(RevisionCompactedError);
+    await expect(kv.range({ key: '/p/', prefix: true, revision: 3 })).rejects.toThrow(/has been compacted/);
+    const at4Again = await kv.range({ key: '/p/', prefix: true, revision: 5 });
     expect(at4Again.entries.map((entry) => [entry.key, text(entry.value)])).toEqual([['/p/a', 'a2']]);
     expect((await kv.range({ key: '/p/', prefix: true })).entries.map((entry) => entry.key)).toEqual(['/p/a', '/p/c']);
-    await kv.compact(2); // older than the compacted revision: nothing to do
-    expect(await kv.compactedRevision()).toBe(4);
+    await kv.compact(3); // older than the compacted revision: nothing to do
+    expect(await kv.compactedRevision()).toBe(5);
     await expect(kv.compact(99)).rejects.toBeInstanceOf(FutureRevisionError);
   });
 
   it('keeps the revision counter after compacting away a trailing delete', async () => {
-    await kv.create('/a', bytes('a'));
-    await kv.delete('/a', 1);
-    await kv.compact(2);
-    expect(await kv.currentRevision()).toBe(2);
-    expect(await kv.create('/b', bytes('b'))).toMatchObject({ succeeded: true, revision: 3 });
+    await kv.create('/a', bytes('a')); // 2
+    await kv.delete('/a', 2); // 3
+    await kv.compact(3);
+    expect(await kv.currentRevision()).toBe(3);
+    expect(await kv.create('/b', bytes('b'))).toMatchObject({ succeeded: true, revision: 4 });
   });
 
   it('expires keys with a TTL through a delete event', async () => {
@@ -150,11 +152,11 @@ describe('SqliteBackend KV semantics', () => {
     await expect.poll(async () => (await kv.get('/lease/a')).entry).toBeUndefined();
     expect((await kv.get('/lease/b')).entry).toBeDefined();
     expect(events.map((event) => [event.type, event.entry.key, event.entry.modRevision])).toEqual([
-      ['put', '/lease/a', 1],
-      ['put', '/lease/b', 2],
-      ['delete', '/lease/a', 3],
+      ['put', '/lease/a', 2],
+      ['put', '/lease/b', 3],
+      ['delete', '/lease/a', 4],
     ]);
-    expect(events[2]?.previous?.modRevision).toBe(1);
+    expect(events[2]?.previous?.modRevision).toBe(2);
   });
 
   it('rejects operations after close', async () => {

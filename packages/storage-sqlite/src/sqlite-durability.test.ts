@@ -20,26 +20,26 @@ describe('SqliteBackend durability', () => {
 
   it('keeps data, revisions and the compacted revision across close and reopen', async () => {
     const first = await SqliteBackend.open({ path: database.path });
-    await first.create('/a', bytes('1'), { ttlSeconds: 3600 });
-    await first.create('/b', bytes('1'));
-    await first.update('/b', bytes('2'), 2);
-    await first.delete('/a', 1);
-    await first.compact(3);
+    await first.create('/a', bytes('1'), { ttlSeconds: 3600 }); // 2
+    await first.create('/b', bytes('1')); // 3
+    await first.update('/b', bytes('2'), 3); // 4
+    await first.delete('/a', 2); // 5
+    await first.compact(4);
     await first.close();
 
     const second = await SqliteBackend.open({ path: database.path });
     try {
-      expect(await second.currentRevision()).toBe(4);
-      expect(await second.compactedRevision()).toBe(3);
+      expect(await second.currentRevision()).toBe(5);
+      expect(await second.compactedRevision()).toBe(4);
       const list = await second.range({ key: '/', prefix: true });
       expect(list.entries.map((entry) => [entry.key, entry.modRevision, new TextDecoder().decode(entry.value)])).toEqual([
-        ['/b', 3, '2'],
+        ['/b', 4, '2'],
       ]);
-      expect(await second.create('/c', bytes('x'))).toMatchObject({ succeeded: true, revision: 5 });
+      expect(await second.create('/c', bytes('x'))).toMatchObject({ succeeded: true, revision: 6 });
       const recorder = new EventRecorder();
-      second.watch({ key: '/', prefix: true, startRevision: 3 }, recorder);
+      second.watch({ key: '/', prefix: true, startRevision: 4 }, recorder);
       await Promise.resolve();
-      expect(recorder.summary()).toEqual(['put /b@3', 'delete /a@4', 'put /c@5']);
+      expect(recorder.summary()).toEqual(['put /b@4', 'delete /a@5', 'put /c@6']);
     } finally {
       await second.close();
     }
@@ -56,8 +56,8 @@ describe('SqliteBackend durability', () => {
     expect(await conflicting).toMatchObject({ succeeded: false, reason: 'conflict' });
     const revisions = results.map((result) => (result.succeeded ? result.revision : 0));
     expect(new Set(revisions).size).toBe(64);
-    expect(Math.min(...revisions)).toBe(2);
-    expect(Math.max(...revisions)).toBe(65);
+    expect(Math.min(...revisions)).toBe(3);
+    expect(Math.max(...revisions)).toBe(66);
     const after = kv.stats;
     expect(after.writes - before.writes).toBe(64);
     expect(after.transactions - before.transactions).toBeLessThan(64);
@@ -78,9 +78,9 @@ describe('SqliteBackend durability', () => {
   it('lets a watcher see the writes of a second process on the same file, without duplicates or gaps', async () => {
     const kv = await SqliteBackend.open({ path: database.path, pollIntervalMs: 20, progressNotifyIntervalMs: 50 });
     try {
-      await kv.create('/local/0', bytes('local'));
+      await kv.create('/local/0', bytes('local')); // 2
       const recorder = new EventRecorder();
-      kv.watch({ key: '/', prefix: true, startRevision: 1, progressNotify: true }, recorder);
+      kv.watch({ key: '/', prefix: true, startRevision: 2, progressNotify: true }, recorder);
       const child = promisify(execFile)(
         process.execPath,
         ['--conditions=@kapi/source', '--import', 'tsx', writerScript, database.path, '/remote/', '20', '4'],
@@ -96,11 +96,11 @@ describe('SqliteBackend durability', () => {
       }
       const { stdout } = await child;
       const remoteLast = Number(stdout.trim());
-      expect(remoteLast).toBeGreaterThan(21);
+      expect(remoteLast).toBeGreaterThan(22);
       const current = await kv.currentRevision();
-      expect(current).toBe(localCount + 22);
-      await expect.poll(() => recorder.events.length, { timeout: 5000 }).toBe(current);
-      expect(recorder.events.map((event) => event.entry.modRevision)).toEqual(Array.from({ length: current }, (_, index) => index + 1));
+      expect(current).toBe(1 + localCount + 22);
+      await expect.poll(() => recorder.events.length, { timeout: 5000 }).toBe(current - 1);
+      expect(recorder.events.map((event) => event.entry.modRevision)).toEqual(Array.from({ length: current - 1 }, (_, index) => index + 2));
       const summary = recorder.summary();
       const remote = summary.filter((line) => line.includes('/remote/'));
       const firstRemote = summary.findIndex((line) => line.includes('/remote/'));

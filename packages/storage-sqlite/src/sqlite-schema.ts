@@ -6,7 +6,8 @@ export const DELETE = 1;
 
 /**
  * The schema, kine-style:
- * - `log`: one row per write; the row id is the global revision. A delete is a row of type DELETE
+ * - `log`: one row per write; the row id is the global revision (an empty log is at revision 1, as in
+ *   etcd, so the first write is revision 2). A delete is a row of type DELETE
  *   with an empty value. `prev_revision` is the key's previous live row (0 for a creation).
  * - `current`: the latest live row of every existing key, so latest reads and writes need no scan.
  * - `meta`: the compacted revision.
@@ -53,7 +54,7 @@ const rowColumns = 'l.revision, l.key, l.type, l.value, l.create_revision, l.pre
 
 /** Every statement the backend runs, prepared once. */
 export class SqliteStatements {
-  readonly maxRevision: Database.Statement<[], { revision: number | null }>;
+  readonly maxRevision: Database.Statement<[], { revision: number }>;
   readonly compactedRevision: Database.Statement<[], { value: number }>;
   readonly setCompactedRevision: Database.Statement<[number]>;
   readonly rowAt: Database.Statement<[number], LogRow>;
@@ -72,7 +73,8 @@ export class SqliteStatements {
   readonly compact: Database.Statement<[number, number, number]>;
 
   constructor(db: Database.Database) {
-    this.maxRevision = db.prepare('SELECT max(revision) AS revision FROM log');
+    // Like etcd, an empty store is at revision 1 and the first write is revision 2.
+    this.maxRevision = db.prepare('SELECT coalesce(max(revision), 1) AS revision FROM log');
     this.compactedRevision = db.prepare(`SELECT value FROM meta WHERE name = 'compacted_revision'`);
     this.setCompactedRevision = db.prepare(
       `INSERT INTO meta (name, value) VALUES ('compacted_revision', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,

@@ -27,16 +27,16 @@ describe('SqliteBackend instances sharing one file', () => {
   it('delivers the other writer rows before its own, and progress only after both', async () => {
     const recorder = new EventRecorder();
     watching.watch({ key: '/', prefix: true, startRevision: 0 }, recorder);
-    await writing.create('/remote/a', bytes('1')); // 1, not yet polled
-    await writing.update('/remote/a', bytes('2'), 1); // 2
-    await watching.create('/local/a', bytes('1')); // 3: the commit finds 1..2 undelivered and reads them first
-    expect(recorder.summary()).toEqual(['put /remote/a@1', 'put /remote/a@2', 'put /local/a@3']);
-    expect(recorder.events[1]?.previous?.modRevision).toBe(1);
-    await writing.delete('/remote/a', 2); // 4
+    await writing.create('/remote/a', bytes('1')); // 2, not yet polled
+    await writing.update('/remote/a', bytes('2'), 2); // 3
+    await watching.create('/local/a', bytes('1')); // 4: the commit finds 2..3 undelivered and reads them first
+    expect(recorder.summary()).toEqual(['put /remote/a@2', 'put /remote/a@3', 'put /local/a@4']);
+    expect(recorder.events[1]?.previous?.modRevision).toBe(2);
+    await writing.delete('/remote/a', 3); // 5
     await watching.requestProgress(); // catches up before claiming progress
-    expect(recorder.summary().at(-1)).toBe('delete /remote/a@4');
-    expect(recorder.progress).toEqual([4]);
-    expect(await watching.get('/remote/a', { revision: 2 })).toMatchObject({ entry: { modRevision: 2 } });
+    expect(recorder.summary().at(-1)).toBe('delete /remote/a@5');
+    expect(recorder.progress).toEqual([5]);
+    expect(await watching.get('/remote/a', { revision: 3 })).toMatchObject({ entry: { modRevision: 3 } });
   });
 
   it('fails watches that missed revisions the other instance compacted away', async () => {
@@ -44,9 +44,9 @@ describe('SqliteBackend instances sharing one file', () => {
     watching.watch({ key: '/', prefix: true, startRevision: 0 }, recorder);
     await Promise.resolve();
     await writing.create('/a', bytes('1'));
-    await writing.update('/a', bytes('2'), 1);
-    await writing.update('/a', bytes('3'), 2);
-    await writing.compact(3);
+    await writing.update('/a', bytes('2'), 2);
+    await writing.update('/a', bytes('3'), 3);
+    await writing.compact(4);
     await watching.requestProgress();
     expect(recorder.errors[0]).toBeInstanceOf(RevisionCompactedError);
     expect(recorder.events).toEqual([]);
@@ -54,26 +54,26 @@ describe('SqliteBackend instances sharing one file', () => {
   });
 
   it('compaction removes superseded rows and keeps what reads at or after it need', async () => {
-    await writing.create('/a', bytes('1')); // 1
-    await writing.update('/a', bytes('2'), 1); // 2
-    await writing.create('/b', bytes('1')); // 3
-    await writing.delete('/b', 3); // 4
-    await writing.create('/c', bytes('1')); // 5
-    await writing.update('/a', bytes('3'), 2); // 6
-    await writing.compact(5);
+    await writing.create('/a', bytes('1')); // 2
+    await writing.update('/a', bytes('2'), 2); // 3
+    await writing.create('/b', bytes('1')); // 4
+    await writing.delete('/b', 4); // 5
+    await writing.create('/c', bytes('1')); // 6
+    await writing.update('/a', bytes('3'), 3); // 7
+    await writing.compact(6);
     const raw = new Database(database.path, { readonly: true });
     try {
       const revisions = raw.prepare('SELECT revision FROM log ORDER BY revision').all() as Array<{ revision: number }>;
-      expect(revisions.map((row) => row.revision)).toEqual([2, 5, 6]);
+      expect(revisions.map((row) => row.revision)).toEqual([3, 6, 7]);
     } finally {
       raw.close();
     }
     const recorder = new EventRecorder();
-    watching.watch({ key: '/', prefix: true, startRevision: 5 }, recorder);
+    watching.watch({ key: '/', prefix: true, startRevision: 6 }, recorder);
     await Promise.resolve();
     expect(recorder.events).toEqual([]); // replay stops at what this instance delivered; the poller does the rest
     await watching.requestProgress();
-    expect(recorder.summary()).toEqual(['put /c@5', 'put /a@6']);
-    expect(recorder.events[1]?.previous?.modRevision).toBe(2);
+    expect(recorder.summary()).toEqual(['put /c@6', 'put /a@7']);
+    expect(recorder.events[1]?.previous?.modRevision).toBe(3);
   });
 });

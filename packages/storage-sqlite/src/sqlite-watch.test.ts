@@ -20,23 +20,23 @@ describe('SqliteBackend watch', () => {
   });
 
   it('replays history from startRevision, then delivers live events in order', async () => {
-    await kv.create('/p/a', bytes('a1')); // 1
-    await kv.create('/q/a', bytes('q')); // 2
-    await kv.update('/p/a', bytes('a2'), 1); // 3
-    await kv.create('/p/b', bytes('b1')); // 4
+    await kv.create('/p/a', bytes('a1')); // 2
+    await kv.create('/q/a', bytes('q')); // 3
+    await kv.update('/p/a', bytes('a2'), 2); // 4
+    await kv.create('/p/b', bytes('b1')); // 5
     const recorder = new EventRecorder();
-    kv.watch({ key: '/p/', prefix: true, startRevision: 3 }, recorder);
-    await kv.delete('/p/a', 3); // 5
-    await kv.create('/q/b', bytes('q')); // 6
-    await kv.update('/p/b', bytes('b2'), 4); // 7
-    expect(recorder.summary()).toEqual(['put /p/a@3', 'put /p/b@4', 'delete /p/a@5', 'put /p/b@7']);
+    kv.watch({ key: '/p/', prefix: true, startRevision: 4 }, recorder);
+    await kv.delete('/p/a', 4); // 6
+    await kv.create('/q/b', bytes('q')); // 7
+    await kv.update('/p/b', bytes('b2'), 5); // 8
+    expect(recorder.summary()).toEqual(['put /p/a@4', 'put /p/b@5', 'delete /p/a@6', 'put /p/b@8']);
     const [update, create, deletion, live] = recorder.events;
-    expect(update?.previous?.modRevision).toBe(1);
+    expect(update?.previous?.modRevision).toBe(2);
     expect(new TextDecoder().decode(update?.entry.value)).toBe('a2');
     expect(create?.previous).toBeUndefined();
-    expect(deletion?.entry).toMatchObject({ createRevision: 1, modRevision: 5, value: new Uint8Array(0) });
-    expect(deletion?.previous?.modRevision).toBe(3);
-    expect(live?.previous?.modRevision).toBe(4);
+    expect(deletion?.entry).toMatchObject({ createRevision: 2, modRevision: 6, value: new Uint8Array(0) });
+    expect(deletion?.previous?.modRevision).toBe(4);
+    expect(live?.previous?.modRevision).toBe(5);
     expect(recorder.errors).toEqual([]);
   });
 
@@ -45,38 +45,38 @@ describe('SqliteBackend watch', () => {
     const recorder = new EventRecorder();
     kv.watch({ key: '/a', prefix: false, startRevision: 0 }, recorder);
     await kv.create('/ab', bytes('x'));
-    await kv.update('/a', bytes('2'), 1);
-    expect(recorder.summary()).toEqual(['put /a@3']);
+    await kv.update('/a', bytes('2'), 2);
+    expect(recorder.summary()).toEqual(['put /a@4']);
   });
 
   it('starts a watch from a future revision without earlier events', async () => {
     const recorder = new EventRecorder();
-    kv.watch({ key: '/', prefix: true, startRevision: 3 }, recorder);
+    kv.watch({ key: '/', prefix: true, startRevision: 4 }, recorder);
     await kv.create('/a', bytes('1'));
     await kv.create('/b', bytes('1'));
     await kv.create('/c', bytes('1'));
-    expect(recorder.summary()).toEqual(['put /c@3']);
+    expect(recorder.summary()).toEqual(['put /c@4']);
   });
 
   it('fails a watch from a compacted revision and stops after cancel', async () => {
     await kv.create('/a', bytes('1'));
-    await kv.update('/a', bytes('2'), 1);
-    await kv.update('/a', bytes('3'), 2);
-    await kv.compact(3);
+    await kv.update('/a', bytes('2'), 2);
+    await kv.update('/a', bytes('3'), 3);
+    await kv.compact(4);
     const compacted = new EventRecorder();
-    kv.watch({ key: '/', prefix: true, startRevision: 2 }, compacted);
+    kv.watch({ key: '/', prefix: true, startRevision: 3 }, compacted);
     const fromCompacted = new EventRecorder();
-    kv.watch({ key: '/', prefix: true, startRevision: 3 }, fromCompacted);
+    kv.watch({ key: '/', prefix: true, startRevision: 4 }, fromCompacted);
     await Promise.resolve();
     expect(compacted.errors[0]).toBeInstanceOf(RevisionCompactedError);
-    expect(compacted.errors[0]).toMatchObject({ requestedRevision: 2, compactedRevision: 3 });
-    expect(fromCompacted.summary()).toEqual(['put /a@3']);
+    expect(compacted.errors[0]).toMatchObject({ requestedRevision: 3, compactedRevision: 4 });
+    expect(fromCompacted.summary()).toEqual(['put /a@4']);
     const cancelled = new EventRecorder();
     const watch = kv.watch({ key: '/', prefix: true, startRevision: 0 }, cancelled);
-    await kv.update('/a', bytes('4'), 3);
+    await kv.update('/a', bytes('4'), 4);
     watch.cancel();
-    await kv.update('/a', bytes('5'), 4);
-    expect(cancelled.summary()).toEqual(['put /a@4']);
+    await kv.update('/a', bytes('5'), 5);
+    expect(cancelled.summary()).toEqual(['put /a@5']);
     expect(compacted.events).toEqual([]);
   });
 
@@ -86,12 +86,12 @@ describe('SqliteBackend watch', () => {
     kv.watch({ key: '/p/', prefix: true, startRevision: 0, progressNotify: true }, notified);
     kv.watch({ key: '/p/', prefix: true, startRevision: 0 }, quiet);
     await kv.create('/other', bytes('1'));
-    await expect.poll(() => notified.progress.at(-1), { interval: 10 }).toBe(1);
+    await expect.poll(() => notified.progress.at(-1), { interval: 10 }).toBe(2);
     expect(quiet.progress).toEqual([]);
     await kv.create('/other2', bytes('1'));
     await kv.requestProgress();
-    expect(notified.progress.at(-1)).toBe(2);
-    expect(quiet.progress).toEqual([2]);
+    expect(notified.progress.at(-1)).toBe(3);
+    expect(quiet.progress).toEqual([3]);
     expect(notified.events).toEqual([]);
   });
 
@@ -110,12 +110,12 @@ describe('SqliteBackend watch', () => {
     await kv.requestProgress();
     await Promise.all(writes);
     await kv.requestProgress();
-    const lastProgress = order.lastIndexOf('progress 10');
-    expect(lastProgress).toBeGreaterThan(order.indexOf('event 10'));
+    const lastProgress = order.lastIndexOf('progress 11');
+    expect(lastProgress).toBeGreaterThan(order.indexOf('event 11'));
     for (const [index, item] of order.entries()) {
       if (!item.startsWith('progress')) continue;
       const revision = Number(item.split(' ')[1]);
-      for (let expected = 1; expected <= revision; expected++) expect(order.slice(0, index)).toContain(`event ${expected}`);
+      for (let expected = 2; expected <= revision; expected++) expect(order.slice(0, index)).toContain(`event ${expected}`);
     }
   });
 
@@ -135,7 +135,7 @@ describe('SqliteBackend watch', () => {
     await kv.create('/a', bytes('1'));
     await kv.create('/b', bytes('1'));
     expect(errors.map((error) => error.message)).toEqual(['listener broke']);
-    expect(healthy.summary()).toEqual(['put /a@1', 'put /b@2']);
+    expect(healthy.summary()).toEqual(['put /a@2', 'put /b@3']);
   });
 
   it('ends every watch with an error on close', async () => {
