@@ -103,6 +103,24 @@ describe('MemoryBackend', () => {
     expect(exact.entries.map((entry) => entry.key)).toEqual(['/p/a']);
   });
 
+  it('keeps key order across interleaved creates, ranges, deletes and compaction', async () => {
+    backend = new MemoryBackend();
+    const keys = (result: { entries: Array<{ key: string }> }) => result.entries.map((entry) => entry.key);
+    await backend.create('/p/m', bytes('m'));
+    await backend.create('/p/c', bytes('c'));
+    expect(keys(await backend.range({ key: '/p/', prefix: true }))).toEqual(['/p/c', '/p/m']);
+    await backend.create('/p/z', bytes('z'));
+    await backend.create('/p/a', bytes('a'));
+    const removed = await backend.get('/p/c');
+    await backend.delete('/p/c', removed.entry?.modRevision ?? 0);
+    expect(keys(await backend.range({ key: '/p/', prefix: true }))).toEqual(['/p/a', '/p/m', '/p/z']);
+    await backend.compact(await backend.currentRevision());
+    await backend.create('/p/c', bytes('c2'));
+    await backend.create('/p/b', bytes('b'));
+    expect(keys(await backend.range({ key: '/p/', prefix: true }))).toEqual(['/p/a', '/p/b', '/p/c', '/p/m', '/p/z']);
+    expect(keys(await backend.range({ key: '/p/', prefix: true, startKey: '/p/c' }))).toEqual(['/p/c', '/p/m', '/p/z']);
+  });
+
   it('applies write conditions on the current UTF-8 value of another key', async () => {
     backend = new MemoryBackend();
     await backend.create('/vote', bytes('v1'));

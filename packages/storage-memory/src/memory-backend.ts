@@ -16,7 +16,7 @@ import {
   type KVWriteOptions,
   type KVWriteResult,
 } from '@kapi/storage';
-import { KeyIndex, type KeyHistory } from './key-index.js';
+import { KeyIndex, entryAt, latestOf, type KeyHistory } from './key-index.js';
 import { WatchHub, type HubWatcher } from './watch-hub.js';
 
 /** Options of {@link MemoryBackend}. */
@@ -71,8 +71,7 @@ export class MemoryBackend implements KVBackend {
     const entries: KVEntry[] = [];
     let count = 0;
     let more = false;
-    const visit = (key: string): void => {
-      const entry = latest ? this.index.latest(key) : this.index.at(key, revision);
+    const visit = (entry: KVEntry | undefined): void => {
       if (!entry) return;
       count++;
       if (options.countOnly) return;
@@ -80,13 +79,16 @@ export class MemoryBackend implements KVBackend {
       else more = true;
     };
     if (!options.prefix) {
-      if (options.startKey === undefined || options.startKey <= options.key) visit(options.key);
+      if (options.startKey === undefined || options.startKey <= options.key) {
+        visit(latest ? this.index.latest(options.key) : this.index.at(options.key, revision));
+      }
     } else {
-      const start = options.startKey !== undefined && options.startKey > options.key ? options.startKey : options.key;
+      const prefix = options.key;
+      const start = options.startKey !== undefined && options.startKey > prefix ? options.startKey : prefix;
       for (let position = this.index.lowerBound(start); ; position++) {
-        const key = this.index.keyAt(position);
-        if (key === undefined || !key.startsWith(options.key)) break;
-        visit(key);
+        const history = this.index.historyAt(position);
+        if (history === undefined || !history.key.startsWith(prefix)) break;
+        visit(latest ? latestOf(history) : entryAt(history, revision));
       }
     }
     return { entries, more, count, revision };
