@@ -1,0 +1,133 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { RestClient, loadKubeconfig } from '@kapi/client';
+
+const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
+const mainScript = join(repoRoot, 'apps/kube-apiserver-lite/src/main.ts');
+const execFileAsync = promisify(execFile);
+
+/** A kube-apiserver-lite process started for a test. */
+export interface TestServer {
+  url: string;
+  kubeconfig: string;
+  dataDir: string;
+  process: ChildProcess;
+  /** Everything the process printed. */
+  output(): string;
+  /** A REST client with the admin credentials. */
+  client(): RestClient;
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<void>;
+  /** SIGKILL and wait for exit. */
+  kill(): Promise<void>;
+}
+
+/** Options of {@link startServer}. */
+export interface StartServerOptions {
+  /** Extra flags. */
+  args?: string[];
+  /** Reuse a data dir (restart); default a new temp dir, removed by stop(). */
+  dataDir?: string;
+  /** Keep the data dir on stop (for restarts). */
+  keepDataDir?: boolean;
+  /** Wait for /readyz (default true). */
+  waitReady?: boolean;
+  timeoutMs?: number;
+}
+
+/** Starts kube-apiserver-lite from source (tsx) on a free port and waits until it serves and is ready. */
+export async function startServer(options: StartServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kapi-e2e-'));
+  const args = ['--conditions=@kapi/source', '--import', 'tsx', mainScript, '--secure-port=0', `--data-dir=${dataDir}`, ...(options.args ?? [])];
+  const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
+  let url = '';
+  let kubeconfig = '';
+  while (!url || !kubeconfig) {
+    const serving = /serving on (https:\/\/[^\s]+)/.exec(output);
+    const config = /admin kubeconfig: (\S+)/.exec(output);
+    if (serving?.[1]) url = serving[1];
+    if (config?.[1]) kubeconfig = config[1];
+    if (child.exitCode !== null) throw new Error(`kube-apiserver-lite exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`kube-apiserver-lite did not start in ${timeoutMs} ms:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const clients: RestClient[] = [];
+  const server: TestServer = {
+    url,
+    kubeconfig,
+    dataDir,
+    process: child,
+    output: () => output,
+    client() {
+      const client = new RestClient(loadKubeconfig(kubeconfig));
+      clients.push(client);
+      return client;
+    },
+    async stop() {
+      for (const client of clients) client.close();
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+      if (!options.keepDataDir && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+    async kill() {
+      for (const client of clients) client.close();
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+  if (options.waitReady ?? true) await waitReady(server, deadline);
+  return server;
+}
+
+/** Polls /readyz until 200. */
+export async function waitReady(server: TestServer, deadline = Date.now() + 60_000): Promise<void> {
+  const client = server.client();
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const response = await client.raw({ method: 'GET', path: '/readyz', query: { verbose: 'true' } });
+      if (response.statusCode === 200) return;
+      last = response.body.toString();
+    } catch (error) {
+      last = String(error);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`server not ready: ${last}\n${server.output()}`);
+}
+
+/** Runs kubectl against the server; resolves with stdout (rejects with stderr on failure). */
+export async function kubectl(server: TestServer, args: string[], input?: string): Promise<string> {
+  const command = process.env.KUBECTL ?? 'kubectl';
+  if (input !== undefined) {
+    return new Promise((resolvePromise, reject) => {
+      const child = spawn(command, ['--kubeconfig', server.kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('exit', (code) => (code === 0 ? resolvePromise(stdout) : reject(new Error(`kubectl ${args.join(' ')} failed (${code}): ${stderr}`))));
+      child.stdin.end(input);
+    });
+  }
+  try {
+    const { stdout } = await execFileAsync(command, ['--kubeconfig', server.kubeconfig, ...args], { maxBuffer: 64 << 20 });
+    return stdout;
+  } catch (error) {
+    const failure = error as { stderr?: string; code?: number };
+    throw new Error(`kubectl ${args.join(' ')} failed (${failure.code}): ${failure.stderr ?? String(error)}`);
+  }
+}
