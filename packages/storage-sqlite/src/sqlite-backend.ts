@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import {
   FutureRevisionError,
@@ -104,6 +106,7 @@ export class SqliteBackend implements KVBackend {
 
   /** Opens (creating when needed) the database at `options.path`. */
   static async open(options: SqliteBackendOptions): Promise<SqliteBackend> {
+    if (options.path !== ':memory:' && !options.path.startsWith('file:')) mkdirSync(dirname(options.path), { recursive: true });
     const db = new Database(options.path);
     try {
       initializeDatabase(db, options.busyTimeoutMs ?? 5000);
@@ -243,7 +246,11 @@ export class SqliteBackend implements KVBackend {
     }
     this.counters.transactions++;
     this.counters.writes += outcome.events.length;
-    this.hub.deliverCommitted(outcome.events);
+    try {
+      this.hub.deliverCommitted(outcome.events);
+    } catch {
+      // The writes are committed; the poller delivers whatever this could not.
+    }
     batch.forEach((write, index) => write.resolve(outcome.results[index] as KVWriteResult));
   }
 

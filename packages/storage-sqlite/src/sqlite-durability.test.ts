@@ -45,6 +45,15 @@ describe('SqliteBackend durability', () => {
     }
   });
 
+  it('creates the directory of a new database file', async () => {
+    const kv = await SqliteBackend.open({ path: database.path.replace(/kv\.db$/, 'nested/deeper/kv.db') });
+    try {
+      expect(await kv.create('/a', bytes('1'))).toMatchObject({ succeeded: true, revision: 2 });
+    } finally {
+      await kv.close();
+    }
+  });
+
   it('group-commits concurrent writes: distinct revisions, all durable, fewer transactions than writes', async () => {
     const kv = await SqliteBackend.open({ path: database.path });
     await kv.create('/held', bytes('v1'));

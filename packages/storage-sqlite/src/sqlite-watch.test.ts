@@ -149,4 +149,22 @@ describe('SqliteBackend watch', () => {
     await Promise.resolve();
     expect(late.errors).toHaveLength(1);
   });
+
+  it('sends a progress requested during the replay after the replayed events', async () => {
+    await kv.create('/a', bytes('1'));
+    await kv.update('/a', bytes('2'), 2);
+    const order: string[] = [];
+    kv.watch(
+      { key: '/', prefix: true, startRevision: 2 },
+      {
+        onEvents: (events) => order.push(...events.map((event) => `event ${event.entry.modRevision}`)),
+        onProgress: (revision) => order.push(`progress ${revision}`),
+        onError: () => {},
+      },
+    );
+    const requested = kv.requestProgress(); // runs before the replay microtask
+    await requested;
+    await Promise.resolve();
+    expect(order).toEqual(['event 2', 'event 3', 'progress 3']);
+  });
 });

@@ -19,6 +19,8 @@ interface Watcher {
   nextRevision: number;
   /** True until the replay from the log is done; live dispatch skips it meanwhile. */
   replaying: boolean;
+  /** A requested progress notification arrived during the replay; it is sent when the replay ends. */
+  progressPending: boolean;
   active: boolean;
 }
 
@@ -47,7 +49,7 @@ export class WatchHub {
 
   /** Registers a watch; its replay from the log runs in a microtask, before any further commit is dispatched. */
   add(options: KVWatchOptions, listener: KVWatchListener): KVWatch {
-    const watcher: Watcher = { options, listener, nextRevision: options.startRevision, replaying: true, active: true };
+    const watcher: Watcher = { options, listener, nextRevision: options.startRevision, replaying: true, progressPending: false, active: true };
     this.watchers.add(watcher);
     queueMicrotask(() => this.replay(watcher));
     return {
@@ -105,9 +107,17 @@ export class WatchHub {
   notifyProgress(onlyProgressNotify: boolean): void {
     const revision = this.deliveredRevision;
     for (const watcher of [...this.watchers]) {
-      if (!watcher.active || watcher.replaying) continue;
       if (onlyProgressNotify && !watcher.options.progressNotify) continue;
-      if (watcher.nextRevision > revision + 1) continue;
+      if (watcher.replaying) {
+        if (!onlyProgressNotify) watcher.progressPending = true;
+        continue;
+      }
+      this.sendProgress(watcher, revision);
+    }
+  }
+
+  private sendProgress(watcher: Watcher, revision: number): void {
+    if (watcher.active && watcher.nextRevision <= revision + 1) {
       this.call(watcher, () => watcher.listener.onProgress?.(revision));
     }
   }
@@ -142,6 +152,10 @@ export class WatchHub {
       watcher.nextRevision = Math.max(startRevision, this.deliveredRevision + 1);
     }
     watcher.replaying = false;
+    if (watcher.progressPending) {
+      watcher.progressPending = false;
+      this.sendProgress(watcher, this.deliveredRevision);
+    }
   }
 
   private dispatch(events: KVEvent[]): void {
