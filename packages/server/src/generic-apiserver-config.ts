@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type { Filter } from '@kapi/filters';
+import { generateLoopbackToken, type Authenticator, type Authorizer, type Filter } from '@kapi/filters';
 import { HealthRegistry } from './health/index.js';
 import { ServerMetrics } from './metrics/index.js';
 import type { SchemeLike } from './scheme-like.js';
@@ -14,13 +13,22 @@ export interface GenericAPIServerOptions {
   storage: StorageFactory;
   /** Storage key prefix (`--etcd-prefix`); default `/registry`. */
   keyPrefix?: string;
-  /** Authentication filter (e.g. @kapi/filters `withAuthentication`); none: requests stay anonymous. */
+  /**
+   * Authenticators tried in order (`withAuthentication`); the loopback authenticator for
+   * `loopbackToken` is added first. Without any, authentication is off and requests stay anonymous.
+   */
+  authenticators?: Authenticator[];
+  /** Let requests without credentials in as `system:anonymous`; default false. */
+  anonymous?: boolean;
+  /** The authorizer (`withAuthorization`); none: authorization is off (everything allowed). */
+  authorizer?: Authorizer;
+  /** Replaces the authentication filter built from `authenticators`. */
   authentication?: Filter;
-  /** Authorization filter (e.g. @kapi/filters `withAuthorization`); none: everything is allowed. */
+  /** Replaces the authorization filter built from `authorizer`. */
   authorization?: Filter;
   /** Filters after authorization, outermost first (e.g. the storage-version write barrier). */
   innermostFilters?: Filter[];
-  /** Replaces the server's own panic-recovery/request-info/max-in-flight/timeout/CORS filters, outermost first. */
+  /** Replaces the panic-recovery/request-info/max-in-flight/timeout/CORS filters, outermost first. */
   baseFilters?: Filter[];
   /** Default 400; 0 disables. */
   maxRequestsInFlight?: number;
@@ -32,7 +40,7 @@ export interface GenericAPIServerOptions {
   corsAllowedOrigins?: string[];
   /** `/version` document overrides. */
   version?: Partial<VersionInfo>;
-  /** The bearer token of the loopback client; default a random UUID. */
+  /** The bearer token of the loopback client; default a random one. */
   loopbackToken?: string;
   /** How long shutdown waits for in-flight requests (default 60000 ms). */
   shutdownTimeoutMs?: number;
@@ -82,7 +90,7 @@ export class GenericAPIServerConfig {
       maxMutatingRequestsInFlight: options.maxMutatingRequestsInFlight ?? 200,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
       corsAllowedOrigins: options.corsAllowedOrigins ?? [],
-      loopbackToken: options.loopbackToken ?? randomUUID(),
+      loopbackToken: options.loopbackToken ?? generateLoopbackToken(),
       shutdownTimeoutMs: options.shutdownTimeoutMs ?? 60_000,
       versionInfo: versionInfo(options.version),
     });

@@ -1,14 +1,26 @@
-import { createHash } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { StatusError, type GroupResource } from '@kapi/apimachinery';
-import { buildHandlerChain, requestContext, writeStatus, type Filter, type Handler } from '@kapi/filters';
+import { StatusError, storageVersionHash, type GroupResource } from '@kapi/apimachinery';
+import {
+  buildHandlerChain,
+  loopbackAuthenticator,
+  requestContext,
+  withAuthentication,
+  withAuthorization,
+  withCors,
+  withMaxInFlight,
+  withPanicRecovery,
+  withRequestInfo,
+  withRequestTimeout,
+  writeStatus,
+  type Filter,
+  type Handler,
+} from '@kapi/filters';
 import { isCloser, type Interface } from '@kapi/storage';
 import { createDiscoveryHandler, type InstalledResource } from './discovery/index.js';
 import type { PathHandler } from './discovery/http-response.js';
 import type { CompletedOptions } from './generic-apiserver-config.js';
-import { withCors, withMaxInFlight, withPanicRecovery, withRequestInfo, withRequestTimeout } from './handler-chain.js';
 import { handleResourceRequest, type ResourceRoute } from './handlers/resource-handler.js';
 import { parseResourcePath } from './handlers/resource-path.js';
 import { writeError } from './handlers/response-writer.js';
@@ -36,11 +48,6 @@ export interface LoopbackClientConfig {
   bearerToken: string;
   /** The serving certificate, to trust when the server is HTTPS. */
   caData?: string;
-}
-
-/** `base64(sha256("<group>/<version>/<kind>")[:8])`, the discovery storageVersionHash. */
-export function computeStorageVersionHash(group: string, version: string, kind: string): string {
-  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
 }
 
 const notFound = () => StatusError.of(404, 'NotFound', 'the server could not find the requested resource', {});
@@ -89,17 +96,27 @@ export class GenericAPIServer {
   private filters(): Filter[] {
     const options = this.options;
     const base = options.baseFilters ?? [
-      withPanicRecovery,
-      withRequestInfo,
-      withMaxInFlight({ readOnly: options.maxRequestsInFlight, mutating: options.maxMutatingRequestsInFlight }),
-      withRequestTimeout(options.requestTimeoutMs),
-      withCors(options.corsAllowedOrigins),
+      withPanicRecovery(),
+      withRequestInfo(),
+      withMaxInFlight({
+        maxRequestsInFlight: options.maxRequestsInFlight,
+        maxMutatingRequestsInFlight: options.maxMutatingRequestsInFlight,
+      }),
+      withRequestTimeout({ timeoutMs: options.requestTimeoutMs }),
+      withCors({ allowedOrigins: options.corsAllowedOrigins.map((origin) => new RegExp(origin)) }),
     ];
+    const authenticators = options.authenticators
+      ? [loopbackAuthenticator(options.loopbackToken), ...options.authenticators]
+      : undefined;
+    const authentication =
+      options.authentication ??
+      (authenticators ? withAuthentication({ authenticators, ...(options.anonymous ? { anonymous: true } : {}) }) : undefined);
+    const authorization = options.authorization ?? (options.authorizer ? withAuthorization({ authorizer: options.authorizer }) : undefined);
     return [
       (next) => (request, response) => this.track(next, request, response),
       ...base,
-      ...(options.authentication ? [options.authentication] : []),
-      ...(options.authorization ? [options.authorization] : []),
+      ...(authentication ? [authentication] : []),
+      ...(authorization ? [authorization] : []),
       ...(options.innermostFilters ?? []),
     ];
   }
@@ -204,7 +221,7 @@ export class GenericAPIServer {
         store,
       });
     }
-    this.installed.push({ definition, storageVersionHash: computeStorageVersionHash(definition.group, storageVersion, definition.kind) });
+    this.installed.push({ definition, storageVersionHash: storageVersionHash(definition.group, storageVersion, definition.kind) });
     return store;
   }
 

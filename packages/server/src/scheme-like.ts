@@ -11,19 +11,20 @@ export interface CodecForOptions {
 
 /**
  * The part of @kapi/apimachinery's `Scheme` the server uses. Declared structurally so any Scheme (and
- * test doubles) fits. Mutating helpers may work in place or return the result.
+ * test doubles) fits.
  */
 export interface SchemeLike {
   /** Any registered version to any other (sets apiVersion/kind). */
   convert(object: KubeObject, target: GroupVersion): KubeObject;
   /** Any registered version to the kind's hub version. */
   toHub(object: KubeObject): KubeObject;
+  /** Fills defaults in place (the result, when returned, is used). */
   applyDefaults(object: KubeObject): KubeObject | void;
   validate(object: KubeObject): FieldError[];
   /** Dotted paths of fields the schema does not know. */
   findUnknownFields(object: KubeObject): string[];
-  /** Drops unknown fields. */
-  prune(object: KubeObject): KubeObject | void;
+  /** Drops unknown fields, in place. */
+  prune(object: KubeObject): unknown;
   codecFor(options: CodecForOptions): Codec;
   /** The kind's JSON schema at a version (for strategic-merge metadata). */
   kindFor?(gvk: GroupVersionKind): { schema: unknown } | undefined;

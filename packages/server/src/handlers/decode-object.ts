@@ -56,7 +56,7 @@ export function checkUnknownFields(
     const texts = unknown.map((path) => `unknown field "${path}"`);
     if (fieldValidation === 'Strict') throw strictError(`strict decoding error: ${texts.join(', ')}`);
     if (fieldValidation === 'Warn') for (const text of texts) addWarning(request, text);
-    return endpoint.scheme.prune(object) ?? object;
+    endpoint.scheme.prune(object);
   }
   return object;
 }

@@ -1,6 +1,5 @@
-import { StatusError, type FieldError, type Selector } from '@kapi/apimachinery';
+import { StatusError, parseFieldSelector, parseLabelSelector, type FieldError, type Selector } from '@kapi/apimachinery';
 import type { ResourceVersionMatch } from '@kapi/storage';
-import { parseFieldSelector, parseLabelSelector } from '../registry/apimachinery-helpers.js';
 
 /** How unknown fields in a body are treated (`?fieldValidation=`). */
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';

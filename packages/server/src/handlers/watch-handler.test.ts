@@ -77,7 +77,7 @@ describe('watch', () => {
     expect(await watch.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'a' } } });
     expect(await watch.next()).toMatchObject({
       type: 'BOOKMARK',
-      object: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { resourceVersion: '1', annotations: { 'k8s.io/initial-events-end': 'true' } } },
+      object: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { resourceVersion: String(await api.storage.revision()), annotations: { 'k8s.io/initial-events-end': 'true' } } },
     });
     watch.close();
     const invalid = await api.call('GET', `${widgetsPath()}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true`);
@@ -88,14 +88,14 @@ describe('watch', () => {
   it('ends the stream at timeoutSeconds and on shutdown, stopping the storage watch', async () => {
     const timed = await openWatch(`${widgetsPath()}?watch=1&timeoutSeconds=1`);
     expect(await timed.next()).toBeUndefined();
-    expect(api.state.listeners.size).toBe(0);
+    expect(api.storage.activeWatches).toBe(0);
     const open = await openWatch(`${widgetsPath()}?watch=1`);
     await api.call('POST', widgetsPath(), widget('a'));
     expect(await open.next()).toMatchObject({ type: 'ADDED' });
-    expect(api.state.listeners.size).toBe(1);
+    expect(api.storage.activeWatches).toBe(1);
     await api.server.shutdown();
     expect(await open.next()).toBeUndefined();
-    expect(api.state.listeners.size).toBe(0);
+    expect(api.storage.activeWatches).toBe(0);
   });
 
   it('stops the storage watch when the client goes away', async () => {
@@ -103,7 +103,7 @@ describe('watch', () => {
     await api.call('POST', widgetsPath(), widget('a'));
     await watch.next();
     watch.close();
-    for (let attempt = 0; attempt < 50 && api.state.listeners.size > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(api.state.listeners.size).toBe(0);
+    for (let attempt = 0; attempt < 50 && api.storage.activeWatches > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(api.storage.activeWatches).toBe(0);
   });
 });

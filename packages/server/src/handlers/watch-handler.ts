@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { groupVersionString, isKubeObject, toStatus, type KubeObject } from '@kapi/apimachinery';
+import { groupVersionString, isKubeObject, parseFieldSelector, toStatus, type KubeObject } from '@kapi/apimachinery';
 import { requestContext } from '@kapi/filters';
 import type { StorageWatchEvent } from '@kapi/storage';
-import { parseFieldSelector } from '../registry/apimachinery-helpers.js';
 import type { HandlerEnvironment, ResourceRoute } from './resource-handler.js';
 import type { ReadQuery } from './query-options.js';
 

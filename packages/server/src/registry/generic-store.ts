@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   StatusError,
+  generateName,
+  validateObjectMeta,
   groupVersionString,
   type FieldError,
   type GroupResource,
@@ -19,7 +21,6 @@ import {
 } from '@kapi/storage';
 import type { RequestScope, ResourceDefinition } from '../resource-definition.js';
 import type { SchemeLike } from '../scheme-like.js';
-import { generateName, validateObjectMeta } from './apimachinery-helpers.js';
 import { copyObject, formatTime, specChanged } from './object-meta.js';
 import { listKey, objectKey } from './storage-keys.js';
 
