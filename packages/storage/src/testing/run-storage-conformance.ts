@@ -4,6 +4,8 @@ import { describeCrudConformance } from './crud-conformance.js';
 import { describeListConformance } from './list-conformance.js';
 import { describeUpdateConformance } from './update-conformance.js';
 import { describeWatchConformance } from './watch-conformance.js';
+import { describeWatchStartConformance } from './watch-start-conformance.js';
+import { describeCapabilitiesConformance } from './capabilities-conformance.js';
 
 let suiteCounter = 0;
 
@@ -38,5 +40,7 @@ export function runStorageConformance(name: string, newTarget: () => Promise<Con
     describeListConformance(context);
     describeUpdateConformance(context);
     describeWatchConformance(context);
+    describeWatchStartConformance(context);
+    describeCapabilitiesConformance(context);
   });
 }
