@@ -119,6 +119,23 @@ describe('validateAgainstSchema', () => {
     ]);
   });
 
+  it('checks date-time and byte formats', () => {
+    const formats = Type.Object({
+      at: Type.Optional(Type.String({ format: 'date-time' })),
+      data: Type.Optional(Type.String({ format: 'byte' })),
+      other: Type.Optional(Type.String({ format: 'int-or-whatever' })),
+    });
+    expect(
+      validateAgainstSchema({ at: '2024-01-02T03:04:05.123456Z', data: 'aGVsbG8=', other: 'x' }, formats),
+    ).toEqual([]);
+    expect(
+      validateAgainstSchema({ at: 'yesterday', data: 'not base64!' }, formats).map(fieldErrorMessage),
+    ).toEqual([
+      'at: Invalid value: "yesterday": at in body must be of type date-time: "yesterday"',
+      'data: Invalid value: "not base64!": data in body must be of type byte: "not base64!"',
+    ]);
+  });
+
   it('detects duplicate keys of map lists', () => {
     const list = Type.Array(Type.Object({ name: Type.String() }), {
       'x-kubernetes-list-type': 'map',

@@ -135,6 +135,17 @@ function validateBranches(
   }
 }
 
+const dateTimePattern = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** String formats checked (as kube-openapi's strfmt does); other formats are informational. */
+const formatChecks: Record<string, (value: string) => boolean> = {
+  // metav1.Time reads "" as unset, so the empty string passes.
+  'date-time': (value) =>
+    value === '' || (dateTimePattern.test(value) && !Number.isNaN(Date.parse(value.replace(' ', 'T')))),
+  byte: (value) => base64Pattern.test(value),
+};
+
 function validateString(
   value: string,
   schema: JsonSchema,
@@ -143,7 +154,13 @@ function validateString(
   errors: FieldError[],
 ): void {
   const length = [...value].length;
-  const { minLength, maxLength, pattern } = schema;
+  const { minLength, maxLength, pattern, format } = schema;
+  const check = typeof format === 'string' ? formatChecks[format] : undefined;
+  if (check && !check(value)) {
+    errors.push(
+      invalid(path, value, `${label} in body must be of type ${String(format)}: ${JSON.stringify(value)}`),
+    );
+  }
   if (typeof maxLength === 'number' && length > maxLength) {
     errors.push({
       field: path,

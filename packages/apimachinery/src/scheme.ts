@@ -79,6 +79,11 @@ export class Scheme {
   /** The hub version of a kind; throws when the kind is not registered. */
   hubVersion(group: string, kind: string): string {
     const entry = this.requireEntry(group, kind);
+    if (entry.hub !== undefined && !entry.versions.has(entry.hub)) {
+      throw new Error(
+        `hub version "${entry.hub}" of kind ${kind} in group "${group}" is not registered in scheme`,
+      );
+    }
     return entry.hub ?? (entry.versions.keys().next().value as string);
   }
 
