@@ -160,8 +160,8 @@ export class Etcd3Backend implements KVBackend {
     if (!kv) return result;
     const entry = this.keys.entry(kv);
     if (Number(kv.lease) !== 0 && revision === 0) {
-      const ttl = await this.ttlOf(kv.lease);
-      if (ttl !== undefined) entry.ttlSeconds = ttl;
+      const ttl = await this.ttlOf(String(kv.lease));
+      if (ttl !== undefined) entry.ttlSeconds = this.leases.reportedTtl(String(kv.lease), ttl);
     }
     result.entry = entry;
     return result;

@@ -55,3 +55,14 @@ describe('LeaseManager', () => {
     expect(await manager.leaseFor(10)).toBe('7');
   });
 });
+
+describe('LeaseManager.reportedTtl', () => {
+  it('does not report the extra lifetime of a shared lease', async () => {
+    const manager = new LeaseManager({ grant: async () => '9' });
+    const id = await manager.leaseFor(300); // granted 315 s
+    await Promise.resolve();
+    expect(manager.reportedTtl(id, 315)).toBe(300);
+    expect(manager.reportedTtl(id, 10)).toBe(1);
+    expect(manager.reportedTtl('unknown', 42)).toBe(42);
+  });
+});

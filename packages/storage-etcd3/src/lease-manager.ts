@@ -27,6 +27,8 @@ interface CachedLease {
  */
 export class LeaseManager {
   private readonly leases = new Map<number, CachedLease>();
+  /** Extra seconds granted beyond the asked TTL, by lease id, until the lease expires. */
+  private readonly extensions = new Map<string, { seconds: number; expiresAt: number }>();
   private readonly reuseSeconds: number;
   private readonly reusePercent: number;
   private readonly maxAttached: number;
@@ -61,9 +63,31 @@ export class LeaseManager {
     const id = this.options.grant(grantedTtl);
     const entry: CachedLease = { id, expiresAt: now + grantedTtl * 1000, attached: 1 };
     this.leases.set(ttl, entry);
-    id.catch(() => {
-      if (this.leases.get(ttl) === entry) this.leases.delete(ttl);
-    });
+    id.then(
+      (leaseId) => {
+        this.pruneExtensions(now);
+        if (reuse > 0) this.extensions.set(leaseId, { seconds: reuse, expiresAt: entry.expiresAt });
+      },
+      () => {
+        if (this.leases.get(ttl) === entry) this.leases.delete(ttl);
+      },
+    );
     return id;
+  }
+
+  /**
+   * The TTL to report for a key on `leaseId` with `remainingSeconds` left on the lease: the extra time a
+   * shared lease was granted is not reported, so a key never appears to live longer than it asked for.
+   */
+  reportedTtl(leaseId: string, remainingSeconds: number): number {
+    const extension = this.extensions.get(leaseId);
+    if (!extension) return remainingSeconds;
+    return Math.max(1, remainingSeconds - extension.seconds);
+  }
+
+  private pruneExtensions(now: number): void {
+    for (const [leaseId, extension] of this.extensions) {
+      if (extension.expiresAt < now) this.extensions.delete(leaseId);
+    }
   }
 }
