@@ -1,7 +1,7 @@
 import { request as httpsRequest } from 'node:https';
 import forge from 'node-forge';
 import { afterEach, describe, expect, it } from 'vitest';
-import { requestContext, writeStatus, type Filter } from '@kapi/filters';
+import { alwaysAllowAuthorizer, requestContext, writeStatus, type Filter } from '@kapi/filters';
 import { StatusError } from '@kapi/apimachinery';
 import { GenericAPIServerConfig } from './generic-apiserver-config.js';
 import { ServerMetrics } from './metrics/index.js';
@@ -89,6 +89,27 @@ describe('GenericAPIServer', () => {
     } finally {
       await server.shutdown();
     }
+  });
+
+  it('serves OpenAPI v2 and v3 built from the scheme', async () => {
+    const api = await start();
+    const v2 = (await api.call('GET', '/openapi/v2')).body as { definitions: Record<string, unknown> };
+    expect(Object.keys(v2.definitions)).toContain('com.example.v1.Widget');
+    const v3 = (await api.call('GET', '/openapi/v3')).body as { paths: Record<string, unknown> };
+    expect(Object.keys(v3.paths)).toContain('apis/example.com/v1');
+  });
+
+  it('authenticates with the configured authenticators and lets the loopback client in', async () => {
+    const api = await start({
+      authenticators: [(request) => (request.headers.authorization === 'Bearer user' ? { name: 'bob', groups: [] } : undefined)],
+      authorizer: alwaysAllowAuthorizer,
+    });
+    expect((await api.call('GET', widgetsPath())).status).toBe(401);
+    expect((await api.call('GET', widgetsPath(), undefined, { Authorization: 'Bearer user' })).status).toBe(200);
+    const loopback = api.server.loopbackClient;
+    expect(loopback.url).toBe(api.url);
+    const response = await fetch(`${loopback.url}${widgetsPath()}`, { headers: { Authorization: `Bearer ${loopback.bearerToken}` } });
+    expect(response.status).toBe(200);
   });
 
   it('runs authentication, authorization and innermost filters in order', async () => {

@@ -27,6 +27,7 @@ import { writeError } from './handlers/response-writer.js';
 import { WatchRegistry } from './handlers/watch-handler.js';
 import { HealthRegistry, type PostStartHook } from './health/index.js';
 import { ServerMetrics } from './metrics/index.js';
+import { createOpenAPIHandler, type JSONSchema } from './openapi/index.js';
 import { GenericStore } from './registry/generic-store.js';
 import { resourcePrefix } from './registry/storage-keys.js';
 import type { ResourceDefinition } from './resource-definition.js';
@@ -88,6 +89,14 @@ export class GenericAPIServer {
       this.metrics.handler(),
       createVersionHandler(options.versionInfo),
       createDiscoveryHandler({ resources: () => this.installedResources(), passUnknown: true }),
+      createOpenAPIHandler({
+        resources: () => this.installedResources(),
+        schemaFor: (gvk) => {
+          const schema = options.scheme.openAPISchema?.(gvk);
+          return typeof schema === 'object' && schema !== null ? (schema as JSONSchema) : undefined;
+        },
+        version: options.versionInfo.gitVersion,
+      }),
     ];
     this.routes = (request, response) => this.route(request, response);
     this.handler = buildHandlerChain(this.filters(), this.routes);
