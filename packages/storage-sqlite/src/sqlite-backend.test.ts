@@ -32,22 +32,39 @@ describe('SqliteBackend KV semantics', () => {
     expect(got.entry).toMatchObject({ key: '/a', createRevision: 2, modRevision: 2 });
     expect(text(got.entry?.value)).toBe('one');
     const again = await kv.create('/a', bytes('two'));
-    expect(again).toMatchObject({ succeeded: false, reason: 'conflict', revision: 2, current: { modRevision: 2 } });
+    expect(again).toMatchObject({
+      succeeded: false,
+      reason: 'conflict',
+      revision: 2,
+      current: { modRevision: 2 },
+    });
     expect(await kv.get('/missing')).toEqual({ revision: 2 });
   });
 
   it('updates and deletes only at the expected modRevision', async () => {
     await kv.create('/a', bytes('one')); // 2
-    expect(await kv.update('/a', bytes('two'), 7)).toMatchObject({ succeeded: false, reason: 'conflict', revision: 2 });
+    expect(await kv.update('/a', bytes('two'), 7)).toMatchObject({
+      succeeded: false,
+      reason: 'conflict',
+      revision: 2,
+    });
     const updated = await kv.update('/a', bytes('two'), 2);
     expect(updated).toMatchObject({ succeeded: true, revision: 3, previous: { modRevision: 2 } });
     expect((await kv.get('/a')).entry).toMatchObject({ createRevision: 2, modRevision: 3 });
-    expect(await kv.delete('/a', 2)).toMatchObject({ succeeded: false, reason: 'conflict', current: { modRevision: 3 } });
+    expect(await kv.delete('/a', 2)).toMatchObject({
+      succeeded: false,
+      reason: 'conflict',
+      current: { modRevision: 3 },
+    });
     const deleted = await kv.delete('/a', 3);
     expect(deleted).toMatchObject({ succeeded: true, revision: 4, previous: { modRevision: 3 } });
     expect(text(deleted.succeeded ? deleted.previous?.value : undefined)).toBe('two');
     expect((await kv.get('/a')).entry).toBeUndefined();
-    expect(await kv.update('/a', bytes('x'), 3)).toEqual({ succeeded: false, reason: 'conflict', revision: 4 });
+    expect(await kv.update('/a', bytes('x'), 3)).toEqual({
+      succeeded: false,
+      reason: 'conflict',
+      revision: 4,
+    });
     expect(await kv.delete('/a', 3)).toEqual({ succeeded: false, reason: 'conflict', revision: 4 });
     // Re-creation starts a new incarnation.
     await kv.create('/a', bytes('again'));
@@ -57,7 +74,11 @@ describe('SqliteBackend KV semantics', () => {
   it('checks write conditions on another key atomically', async () => {
     await kv.create('/version', bytes('v1'));
     const condition = { key: '/version', value: 'v2' };
-    expect(await kv.create('/a', bytes('x'), { condition })).toEqual({ succeeded: false, reason: 'condition', revision: 2 });
+    expect(await kv.create('/a', bytes('x'), { condition })).toEqual({
+      succeeded: false,
+      reason: 'condition',
+      revision: 2,
+    });
     expect(await kv.create('/a', bytes('x'), { condition: { key: '/nothing', value: '' } })).toMatchObject({
       succeeded: false,
       reason: 'condition',
@@ -72,7 +93,9 @@ describe('SqliteBackend KV semantics', () => {
       current: { modRevision: 3 },
     });
     expect(await kv.delete('/a', 3, { condition })).toMatchObject({ succeeded: false, reason: 'condition' });
-    expect(await kv.delete('/a', 3, { condition: { key: '/version', value: 'v1' } })).toMatchObject({ succeeded: true });
+    expect(await kv.delete('/a', 3, { condition: { key: '/version', value: 'v1' } })).toMatchObject({
+      succeeded: true,
+    });
   });
 
   it('ranges in byte order with prefix, startKey, limit, more and count', async () => {
@@ -81,7 +104,14 @@ describe('SqliteBackend KV semantics', () => {
     }
     const all = await kv.range({ key: '/p/', prefix: true });
     // UTF-8 byte order puts U+FFEE (EF BF AE) before U+1F600 (F0 9F 98 80), unlike UTF-16 order.
-    expect(all.entries.map((entry) => entry.key)).toEqual(['/p/a', '/p/b', '/p/c', '/p/\u00e9', '/p/\uffee', '/p/\u{1f600}']);
+    expect(all.entries.map((entry) => entry.key)).toEqual([
+      '/p/a',
+      '/p/b',
+      '/p/c',
+      '/p/\u00e9',
+      '/p/\uffee',
+      '/p/\u{1f600}',
+    ]);
     expect(all).toMatchObject({ more: false, count: 6, revision: 9 });
     const page = await kv.range({ key: '/p/', prefix: true, limit: 2 });
     expect(page.entries.map((entry) => entry.key)).toEqual(['/p/a', '/p/b']);
@@ -95,7 +125,10 @@ describe('SqliteBackend KV semantics', () => {
     expect(exact.entries.map((entry) => entry.key)).toEqual(['/p']);
     const everything = await kv.range({ key: '', prefix: true });
     expect(everything.count).toBe(8);
-    expect(await kv.range({ key: '/p/', prefix: true, startKey: '/z' })).toMatchObject({ entries: [], count: 0 });
+    expect(await kv.range({ key: '/p/', prefix: true, startKey: '/z' })).toMatchObject({
+      entries: [],
+      count: 0,
+    });
   });
 
   it('reads past revisions and fails on compacted and future ones', async () => {
@@ -104,7 +137,12 @@ describe('SqliteBackend KV semantics', () => {
     await kv.update('/p/a', bytes('a2'), 2); // 4
     await kv.delete('/p/b', 3); // 5
     await kv.create('/p/c', bytes('c1')); // 6
-    expect(await kv.range({ key: '/p/', prefix: true, revision: 1 })).toEqual({ entries: [], more: false, count: 0, revision: 1 });
+    expect(await kv.range({ key: '/p/', prefix: true, revision: 1 })).toEqual({
+      entries: [],
+      more: false,
+      count: 0,
+      revision: 1,
+    });
     const at2 = await kv.range({ key: '/p/', prefix: true, revision: 3 });
     expect(at2.entries.map((entry) => [entry.key, text(entry.value)])).toEqual([
       ['/p/a', 'a1'],
@@ -118,7 +156,9 @@ describe('SqliteBackend KV semantics', () => {
     const paged = await kv.range({ key: '/p/', prefix: true, revision: 4, limit: 1 });
     expect(paged).toMatchObject({ more: true, count: 2 });
     await expect(kv.get('/p/a', { revision: 7 })).rejects.toBeInstanceOf(FutureRevisionError);
-    await expect(kv.range({ key: '/p/', prefix: true, revision: 9 })).rejects.toBeInstanceOf(FutureRevisionError);
+    await expect(kv.range({ key: '/p/', prefix: true, revision: 9 })).rejects.toBeInstanceOf(
+      FutureRevisionError,
+    );
 
     await kv.compact(5);
     expect(await kv.compactedRevision()).toBe(5);
@@ -126,7 +166,10 @@ describe('SqliteBackend KV semantics', () => {
     await expect(kv.range({ key: '/p/', prefix: true, revision: 3 })).rejects.toThrow(/has been compacted/);
     const at4Again = await kv.range({ key: '/p/', prefix: true, revision: 5 });
     expect(at4Again.entries.map((entry) => [entry.key, text(entry.value)])).toEqual([['/p/a', 'a2']]);
-    expect((await kv.range({ key: '/p/', prefix: true })).entries.map((entry) => entry.key)).toEqual(['/p/a', '/p/c']);
+    expect((await kv.range({ key: '/p/', prefix: true })).entries.map((entry) => entry.key)).toEqual([
+      '/p/a',
+      '/p/c',
+    ]);
     await kv.compact(3); // older than the compacted revision: nothing to do
     expect(await kv.compactedRevision()).toBe(5);
     await expect(kv.compact(99)).rejects.toBeInstanceOf(FutureRevisionError);
@@ -142,7 +185,10 @@ describe('SqliteBackend KV semantics', () => {
 
   it('expires keys with a TTL through a delete event', async () => {
     const events: KVEvent[] = [];
-    kv.watch({ key: '/lease/', prefix: true, startRevision: 0 }, { onEvents: (batch) => events.push(...batch), onError: () => {} });
+    kv.watch(
+      { key: '/lease/', prefix: true, startRevision: 0 },
+      { onEvents: (batch) => events.push(...batch), onError: () => {} },
+    );
     await kv.create('/lease/a', bytes('a'), { ttlSeconds: 10 });
     await kv.create('/lease/b', bytes('b'));
     expect((await kv.get('/lease/a')).entry?.ttlSeconds).toBe(10);

@@ -73,7 +73,9 @@ export class SqliteBackend implements KVBackend {
   private sweeping = false;
   private closed = false;
   private readonly counters: SqliteBackendStats = { transactions: 0, writes: 0 };
-  private readonly writeBatch: Database.Transaction<(batch: QueuedWrite[], now: number) => { results: KVWriteResult[]; events: KVEvent[] }>;
+  private readonly writeBatch: Database.Transaction<
+    (batch: QueuedWrite[], now: number) => { results: KVWriteResult[]; events: KVEvent[] }
+  >;
 
   private constructor(
     private readonly db: Database.Database,
@@ -106,7 +108,8 @@ export class SqliteBackend implements KVBackend {
 
   /** Opens (creating when needed) the database at `options.path`. */
   static async open(options: SqliteBackendOptions): Promise<SqliteBackend> {
-    if (options.path !== ':memory:' && !options.path.startsWith('file:')) mkdirSync(dirname(options.path), { recursive: true });
+    if (options.path !== ':memory:' && !options.path.startsWith('file:'))
+      mkdirSync(dirname(options.path), { recursive: true });
     const db = new Database(options.path);
     try {
       initializeDatabase(db, options.busyTimeoutMs ?? 5000);
@@ -132,7 +135,9 @@ export class SqliteBackend implements KVBackend {
         return row ? { entry: entryOfRow(row, now), revision: revision.value } : { revision: revision.value };
       }
       const row = this.statements.rowAtOrBefore.get(keyBytes(key), revision.value);
-      return row && row.type === PUT ? { entry: entryOfRow(row, now), revision: revision.value } : { revision: revision.value };
+      return row && row.type === PUT
+        ? { entry: entryOfRow(row, now), revision: revision.value }
+        : { revision: revision.value };
     })();
   }
 
@@ -161,7 +166,12 @@ export class SqliteBackend implements KVBackend {
     return this.enqueue(writeRequest('create', key, value, 0, options));
   }
 
-  update(key: string, value: Uint8Array, expectedModRevision: number, options: KVWriteOptions = {}): Promise<KVWriteResult> {
+  update(
+    key: string,
+    value: Uint8Array,
+    expectedModRevision: number,
+    options: KVWriteOptions = {},
+  ): Promise<KVWriteResult> {
     return this.enqueue(writeRequest('update', key, value, expectedModRevision, options));
   }
 
@@ -288,7 +298,8 @@ export class SqliteBackend implements KVBackend {
   /** Resolves the revision of a read: latest for 0/absent, else checked against compaction and the head. */
   private readRevision(requested: number | undefined): { value: number; latest: boolean } {
     const current = this.readCurrentRevision();
-    if (requested === undefined || requested <= 0 || requested === current) return { value: current, latest: true };
+    if (requested === undefined || requested <= 0 || requested === current)
+      return { value: current, latest: true };
     if (requested > current) throw new FutureRevisionError(requested, current);
     const compacted = this.readCompactedRevision();
     if (requested < compacted) throw new RevisionCompactedError(requested, compacted);

@@ -32,9 +32,9 @@ describe('SqliteBackend durability', () => {
       expect(await second.currentRevision()).toBe(5);
       expect(await second.compactedRevision()).toBe(4);
       const list = await second.range({ key: '/', prefix: true });
-      expect(list.entries.map((entry) => [entry.key, entry.modRevision, new TextDecoder().decode(entry.value)])).toEqual([
-        ['/b', 4, '2'],
-      ]);
+      expect(
+        list.entries.map((entry) => [entry.key, entry.modRevision, new TextDecoder().decode(entry.value)]),
+      ).toEqual([['/b', 4, '2']]);
       expect(await second.create('/c', bytes('x'))).toMatchObject({ succeeded: true, revision: 6 });
       const recorder = new EventRecorder();
       second.watch({ key: '/', prefix: true, startRevision: 4 }, recorder);
@@ -58,7 +58,9 @@ describe('SqliteBackend durability', () => {
     const kv = await SqliteBackend.open({ path: database.path });
     await kv.create('/held', bytes('v1'));
     const before = kv.stats;
-    const writes = Array.from({ length: 64 }, (_, index) => kv.create(`/k/${String(index).padStart(2, '0')}`, bytes(`${index}`)));
+    const writes = Array.from({ length: 64 }, (_, index) =>
+      kv.create(`/k/${String(index).padStart(2, '0')}`, bytes(`${index}`)),
+    );
     // Queued in the same tick: one failing compare must fail only itself.
     const conflicting = kv.create('/held', bytes('again'));
     const results = await Promise.all(writes);
@@ -85,7 +87,11 @@ describe('SqliteBackend durability', () => {
   });
 
   it('lets a watcher see the writes of a second process on the same file, without duplicates or gaps', async () => {
-    const kv = await SqliteBackend.open({ path: database.path, pollIntervalMs: 20, progressNotifyIntervalMs: 50 });
+    const kv = await SqliteBackend.open({
+      path: database.path,
+      pollIntervalMs: 20,
+      progressNotifyIntervalMs: 50,
+    });
     try {
       await kv.create('/local/0', bytes('local')); // 2
       const recorder = new EventRecorder();
@@ -109,7 +115,9 @@ describe('SqliteBackend durability', () => {
       const current = await kv.currentRevision();
       expect(current).toBe(1 + localCount + 22);
       await expect.poll(() => recorder.events.length, { timeout: 5000 }).toBe(current - 1);
-      expect(recorder.events.map((event) => event.entry.modRevision)).toEqual(Array.from({ length: current - 1 }, (_, index) => index + 2));
+      expect(recorder.events.map((event) => event.entry.modRevision)).toEqual(
+        Array.from({ length: current - 1 }, (_, index) => index + 2),
+      );
       const summary = recorder.summary();
       const remote = summary.filter((line) => line.includes('/remote/'));
       const firstRemote = summary.findIndex((line) => line.includes('/remote/'));

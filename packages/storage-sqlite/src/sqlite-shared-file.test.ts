@@ -15,7 +15,11 @@ describe('SqliteBackend instances sharing one file', () => {
 
   beforeEach(async () => {
     database = temporaryDatabase();
-    watching = await SqliteBackend.open({ path: database.path, pollIntervalMs: 60_000, progressNotifyIntervalMs: 60_000 });
+    watching = await SqliteBackend.open({
+      path: database.path,
+      pollIntervalMs: 60_000,
+      progressNotifyIntervalMs: 60_000,
+    });
     writing = await SqliteBackend.open({ path: database.path, pollIntervalMs: 60_000 });
   });
   afterEach(async () => {
@@ -63,7 +67,9 @@ describe('SqliteBackend instances sharing one file', () => {
     await writing.compact(6);
     const raw = new Database(database.path, { readonly: true });
     try {
-      const revisions = raw.prepare('SELECT revision FROM log ORDER BY revision').all() as Array<{ revision: number }>;
+      const revisions = raw.prepare('SELECT revision FROM log ORDER BY revision').all() as Array<{
+        revision: number;
+      }>;
       expect(revisions.map((row) => row.revision)).toEqual([3, 6, 7]);
     } finally {
       raw.close();

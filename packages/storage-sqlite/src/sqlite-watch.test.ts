@@ -115,7 +115,8 @@ describe('SqliteBackend watch', () => {
     for (const [index, item] of order.entries()) {
       if (!item.startsWith('progress')) continue;
       const revision = Number(item.split(' ')[1]);
-      for (let expected = 2; expected <= revision; expected++) expect(order.slice(0, index)).toContain(`event ${expected}`);
+      for (let expected = 2; expected <= revision; expected++)
+        expect(order.slice(0, index)).toContain(`event ${expected}`);
     }
   });
 

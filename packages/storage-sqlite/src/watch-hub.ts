@@ -49,7 +49,14 @@ export class WatchHub {
 
   /** Registers a watch; its replay from the log runs in a microtask, before any further commit is dispatched. */
   add(options: KVWatchOptions, listener: KVWatchListener): KVWatch {
-    const watcher: Watcher = { options, listener, nextRevision: options.startRevision, replaying: true, progressPending: false, active: true };
+    const watcher: Watcher = {
+      options,
+      listener,
+      nextRevision: options.startRevision,
+      replaying: true,
+      progressPending: false,
+      active: true,
+    };
     this.watchers.add(watcher);
     queueMicrotask(() => this.replay(watcher));
     return {
@@ -141,7 +148,13 @@ export class WatchHub {
       const range = rangeOf(key, prefix);
       let after = startRevision - 1;
       while (watcher.active && after < this.deliveredRevision) {
-        const rows = this.statements.matchingRowsAfter.all(after, this.deliveredRevision, range.start, range.end, chunkSize);
+        const rows = this.statements.matchingRowsAfter.all(
+          after,
+          this.deliveredRevision,
+          range.start,
+          range.end,
+          chunkSize,
+        );
         const last = rows[rows.length - 1];
         if (!last) break;
         const now = this.now();
@@ -165,7 +178,8 @@ export class WatchHub {
       if (!watcher.active || watcher.replaying) continue;
       const { key, prefix } = watcher.options;
       const matching = events.filter(
-        (event) => event.entry.modRevision >= watcher.nextRevision && keyMatches(event.entry.key, key, prefix),
+        (event) =>
+          event.entry.modRevision >= watcher.nextRevision && keyMatches(event.entry.key, key, prefix),
       );
       watcher.nextRevision = Math.max(watcher.nextRevision, last.entry.modRevision + 1);
       if (matching.length > 0) this.call(watcher, () => watcher.listener.onEvents(matching));

@@ -5,5 +5,8 @@ import { join } from 'node:path';
 /** A fresh directory for a test database; `remove()` deletes it. */
 export function temporaryDatabase(): { path: string; remove(): void } {
   const directory = mkdtempSync(join(tmpdir(), 'kapi-sqlite-'));
-  return { path: join(directory, 'kv.db'), remove: () => rmSync(directory, { recursive: true, force: true }) };
+  return {
+    path: join(directory, 'kv.db'),
+    remove: () => rmSync(directory, { recursive: true, force: true }),
+  };
 }
