@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -122,6 +122,14 @@ describe.runIf(existsSync(kubectlPath))('kubectl against the platform endpoints'
     expect(field).toMatch(/FIELD: replicas <integer>/);
     const meta = await kubectl('explain', 'configmaps.metadata.labels');
     expect(meta).toContain('Map of string keys and values');
+  });
+
+  it('finds server-side field validation advertised, so client-side validation needs no OpenAPI v2', async () => {
+    const manifest = join(dir, 'widget.yaml');
+    writeFileSync(manifest, 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w1\n  namespace: default\nspec:\n  replicas: 1\n  bogus: true\n');
+    const output = JSON.parse(await kubectl('create', '-f', manifest, '--dry-run=client', '--validate=strict', '-o', 'json')) as { metadata: { name: string } };
+    expect(output.metadata.name).toBe('w1');
+    expect(paths.filter((entry) => entry.startsWith('/openapi/v2'))).toEqual([]);
   });
 
   it('reads health and metrics through kubectl get --raw', async () => {

@@ -156,3 +156,23 @@ describe('definition names and schema normalisation', () => {
     expect(doc.paths['/apis/example.com/v1/namespaces/{namespace}/widgets/{name}'].patch.consumes).not.toContain('application/strategic-merge-patch+json');
   });
 });
+
+describe('OpenAPI caching', () => {
+  it('rebuilds documents when a schema changes', async () => {
+    let description = 'first';
+    const server = await startTestServer(
+      createOpenAPIHandler({
+        resources: sampleResources,
+        schemaFor: (gvk) => (gvk.kind === 'Gadget' ? { type: 'object', description } : undefined),
+      }),
+    );
+    try {
+      const read = async () => JSON.parse((await server.get('/openapi/v3/apis/example.com/v1')).text) as Doc;
+      expect((await read()).components.schemas['com.example.v1.Gadget'].description).toBe('first');
+      description = 'second';
+      expect((await read()).components.schemas['com.example.v1.Gadget'].description).toBe('second');
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -107,6 +107,17 @@ export function buildOpenAPIV3(options: OpenAPIOptions, group: string, version: 
   };
 }
 
+/** What the documents depend on: the definitions and their schemas (a changed CRD schema changes the key). */
+function contentKey(options: OpenAPIOptions): string {
+  const resolved = resolve(options);
+  return JSON.stringify(
+    resolved.resources.map(({ definition }) => [
+      definition,
+      definition.versions.map((version) => resolved.schemaFor({ group: definition.group, version, kind: definition.kind }) ?? null),
+    ]),
+  );
+}
+
 function hashOf(body: string): string {
   return createHash('sha512').update(body).digest('hex').toUpperCase();
 }
@@ -144,7 +155,7 @@ function serveDocument(request: IncomingMessage, response: ServerResponse, body:
 export function createOpenAPIHandler(options: OpenAPIOptions): PathHandler {
   const cache = new Map<string, { key: string; body: string; hash: string }>();
   const memo = (path: string, build: () => JSONSchema | undefined): { body: string; hash: string } | undefined => {
-    const key = JSON.stringify(options.resources().map((installed) => installed.definition));
+    const key = contentKey(options);
     const cached = cache.get(path);
     if (cached && cached.key === key) return cached;
     const document = build();
