@@ -29,7 +29,10 @@ export interface KVBackend {
   watch(options: KVWatchOptions, listener: KVWatchListener): KVWatch;
   /** The current (latest) revision. */
   currentRevision(): Promise<number>;
-  /** Discards history older than `revision` (keeps the latest value of every key). */
+  /**
+   * Discards history older than `revision` (keeps the latest value of every key). As in etcd, reads and
+   * watches at `revision` itself keep working; only revisions below it fail with {@link RevisionCompactedError}.
+   */
   compact(revision: number): Promise<void>;
   /** The newest compacted revision (0 when nothing was compacted). */
   compactedRevision(): Promise<number>;

@@ -29,13 +29,13 @@ export interface StoreOptions {
   /** The revisioned key-value backend. One backend can back many stores. */
   kv: KVBackend;
   /** Object encoding (default {@link jsonCodec}). */
-  codec?: Codec;
+  codec?: Codec | undefined;
   /** Encryption at rest (default {@link identityTransformer}). */
-  transformer?: ValueTransformer;
+  transformer?: ValueTransformer | undefined;
   /** Largest stored value in bytes, after transformation (default 1.5 MiB). */
-  maxObjectSize?: number;
+  maxObjectSize?: number | undefined;
   /** Close the backend when the store closes. */
-  ownsBackend?: boolean;
+  ownsBackend?: boolean | undefined;
 }
 
 /** What the verb implementations share. */

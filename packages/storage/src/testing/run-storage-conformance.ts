@@ -11,8 +11,9 @@ let suiteCounter = 0;
 
 /**
  * Declares the storage conformance suite (vitest `describe`/`it` blocks) against targets made by
- * `newTarget`, one per test. Every test also works below its own key prefix, so a target may share one
- * backend between tests; tests that compact do so at the backend's current revision only.
+ * `newTarget`, one per test. Every test also works below its own key prefix (all of them below
+ * `/registry/conformance/`), so a target may share one backend between tests; tests that compact do so
+ * at the backend's current revision only.
  * The target's backend must send progress notifications at most ~1 s apart.
  */
 export function runStorageConformance(name: string, newTarget: () => Promise<ConformanceTarget>): void {

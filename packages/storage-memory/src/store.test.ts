@@ -1,0 +1,78 @@
+import { StatusError, type KubeObject, type Status } from '@kapi/apimachinery';
+import { Store, StorageError, type ValueTransformer } from '@kapi/storage';
+import { EventReader } from '@kapi/storage/testing';
+import { describe, expect, it } from 'vitest';
+import { MemoryBackend } from './memory-backend.js';
+
+const object = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v: name } });
+
+describe('Store over MemoryBackend', () => {
+  it('honours a custom maxObjectSize measured after the transformer', async () => {
+    const kv = new MemoryBackend();
+    const padding: ValueTransformer = {
+      toStorage: (data) => Buffer.concat([Buffer.alloc(100), data]),
+      fromStorage: (data) => ({ data: data.subarray(100), stale: false }),
+    };
+    const store = new Store({ kv, transformer: padding, maxObjectSize: 150 });
+    const error = await store.create('/k/a', object('a')).catch((caught: unknown) => caught);
+    expect(StorageError.isInstance(error) && error.code).toBe('RequestTooLarge');
+    expect((error as StorageError).additionalMessage).toMatch(/^request is too large: \d+ bytes, limit is 150$/);
+    expect(await kv.currentRevision()).toBe(1);
+    const roomy = new Store({ kv, transformer: padding, maxObjectSize: 1000 });
+    expect((await roomy.create('/k/a', object('a'))).data).toEqual({ v: 'a' });
+    await kv.close();
+  });
+
+  it('reports a failing transformer as CorruptObject naming the key', async () => {
+    const kv = new MemoryBackend();
+    await new Store({ kv }).create('/k/a', object('a'));
+    const broken: ValueTransformer = {
+      toStorage: (data) => data,
+      fromStorage: () => {
+        throw new Error('bad key');
+      },
+    };
+    const error = await new Store({ kv, transformer: broken }).get('/k/a').catch((caught: unknown) => caught);
+    expect(StorageError.isInstance(error) && error.code).toBe('CorruptObject');
+    expect((error as StorageError).additionalMessage).toBe('unable to transform key "/k/a": bad key');
+    await kv.close();
+  });
+
+  it('rejects a malformed resourceVersion with 400', async () => {
+    const store = new Store({ kv: new MemoryBackend() });
+    const error = await store.get('/k/a', { resourceVersion: 'abc' }).catch((caught: unknown) => caught);
+    expect(StatusError.isInstance(error) && error.code).toBe(400);
+    const listError = await store.getList('/k', { recursive: true, resourceVersion: '-1' }).catch((caught: unknown) => caught);
+    expect(StatusError.isInstance(listError) && listError.code).toBe(400);
+  });
+
+  it('closes the backend only when it owns it', async () => {
+    const shared = new MemoryBackend();
+    await new Store({ kv: shared }).close();
+    expect(await shared.currentRevision()).toBe(1);
+    await new Store({ kv: shared, ownsBackend: true }).close();
+    await expect(shared.currentRevision()).rejects.toThrow('closed');
+  });
+
+  it('ends watches with an ERROR event when the backend closes', async () => {
+    const kv = new MemoryBackend();
+    const store = new Store({ kv });
+    const reader = new EventReader(await store.watch('/k', { recursive: true, resourceVersion: '1' }));
+    await kv.close();
+    const event = await reader.next();
+    expect(event.type).toBe('ERROR');
+    expect((event.object as Status).code).toBe(503);
+    await reader.expectEnd(1000);
+  });
+
+  it('lets many stores share one backend and one revision sequence', async () => {
+    const kv = new MemoryBackend();
+    const pods = new Store({ kv });
+    const secrets = new Store({ kv });
+    const a = await pods.create('/registry/pods/a', object('a'));
+    const b = await secrets.create('/registry/secrets/b', object('b'));
+    expect(Number(b.metadata.resourceVersion)).toBe(Number(a.metadata.resourceVersion) + 1);
+    expect(await pods.getCurrentResourceVersion()).toBe(3);
+    await kv.close();
+  });
+});
