@@ -105,6 +105,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
         storage: store,
         resourcePrefix: prefix,
         loadHistory: options.watchCacheHistory,
+        progressNotify: options.watchCacheProgressNotify,
         ...(definition.strategy?.getAttributes ? { getAttributes: definition.strategy.getAttributes } : {}),
       });
       void cacher.start();

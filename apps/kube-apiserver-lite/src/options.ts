@@ -27,6 +27,8 @@ export interface ServerOptions {
   progressNotifyIntervalMs: number;
   /** Load the watch cache's event history from storage on start (KEP-1904 beyond upstream). */
   watchCacheHistory: boolean;
+  /** Watch storage with progress notifications, which advance idle caches (KEP-1904). */
+  watchCacheProgressNotify: boolean;
   maxRequestsInFlight: number;
   maxMutatingRequestsInFlight: number;
   requestTimeoutSeconds: number;
@@ -57,6 +59,7 @@ export const flagSpecs: Record<string, FlagSpec> = {
   'anonymous-auth': { type: 'boolean', description: 'Serve unauthenticated requests as system:anonymous.' },
   'watch-cache': { type: 'string', default: 'true', description: 'Serve reads and watches from the watch cache.' },
   'watch-cache-history': { type: 'string', default: 'true', description: 'Load the event history since the last compaction into the watch cache on start.' },
+  'watch-cache-progress-notify': { type: 'string', default: 'true', description: 'Watch storage with progress notifications so idle caches (and bookmarks) advance (KEP-1904).' },
   'hostname-override': { type: 'string', description: 'Hostname for the apiserver identity (lets several replicas share a machine).' },
   'storage-version': { type: 'string', multiple: true, description: 'Storage version of a resource, e.g. autoscaling/horizontalpodautoscalers=autoscaling/v1 (repeatable).' },
   'storage-version-mode': { type: 'string', default: 'publish', description: 'publish (KEP-2339 StorageVersion API) or vote (servers agree on a selected version).' },
@@ -148,6 +151,7 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
     anonymousAuth: values['anonymous-auth'] === true,
     watchCache: truthy(get('watch-cache')),
     watchCacheHistory: truthy(get('watch-cache-history')),
+    watchCacheProgressNotify: truthy(get('watch-cache-progress-notify')),
     hostnameOverride: get('hostname-override') || hostname(),
     storageVersions,
     storageVersionMode,

@@ -34,6 +34,8 @@ export interface StartServerOptions {
   dataDir?: string;
   /** Keep the data dir on stop (for restarts). */
   keepDataDir?: boolean;
+  /** Fixed port (default: a free one picked by the server). */
+  port?: number;
   /** Wait for /readyz (default true). */
   waitReady?: boolean;
   timeoutMs?: number;
@@ -42,7 +44,7 @@ export interface StartServerOptions {
 /** Starts kube-apiserver-lite from source (tsx) on a free port and waits until it serves and is ready. */
 export async function startServer(options: StartServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kapi-e2e-'));
-  const args = ['--conditions=@kapi/source', '--import', 'tsx', mainScript, '--secure-port=0', `--data-dir=${dataDir}`, ...(options.args ?? [])];
+  const args = ['--conditions=@kapi/source', '--import', 'tsx', mainScript, `--secure-port=${options.port ?? 0}`, `--data-dir=${dataDir}`, ...(options.args ?? [])];
   const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_NO_WARNINGS: '1' } });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -90,6 +92,20 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
   };
   if (options.waitReady ?? true) await waitReady(server, deadline);
   return server;
+}
+
+/** A free loopback port. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolvePort(port));
+    });
+  });
 }
 
 /** Polls /readyz until 200. */

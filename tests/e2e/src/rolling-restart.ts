@@ -1,0 +1,137 @@
+import * as k8s from '@kubernetes/client-node';
+import { Informer, ResourceClient, RestClient, loadKubeconfig } from '@kapi/client';
+import { freePort, startServer, waitReady, type StartServerOptions, type TestServer } from './harness.js';
+
+/** What each watching client went through during the rolling restart. */
+export interface RollingRestartReport {
+  reflector: { relists: number; expired: number; lastSyncResourceVersion: number };
+  clientNode: { relists: number; expired: number; lastResourceVersion: number };
+  /** resourceVersion of the last write to resource B before the last replica restarted. */
+  lastWriteBeforeLastRestart: number;
+  writes: number;
+}
+
+/** Options of {@link runRollingRestart}. */
+export interface RollingRestartOptions {
+  /** Flags for every replica (storage selection etc.). */
+  args: (replica: number) => string[];
+  replicas: number;
+  /** Replicas to restart, in order (indexes into the replicas). */
+  restart: number[];
+  /** Index of the replica the clients watch through. */
+  watchVia: number;
+  /** Index of the replica resource B is written through. */
+  writeVia: number;
+  /** Keep each replica's data dir across restarts (SQLite). */
+  dataDirs?: string[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The KEP-1904 scenario: resource A (configmaps in an idle namespace) is watched through one replica by
+ * @kapi/client's Reflector (bookmarks) and by @kubernetes/client-node's makeInformer (no bookmarks; resumes from
+ * the last event it saw); resource B (secrets) is written continuously through another replica; the replicas are
+ * restarted one after another, each time waiting for readiness.
+ */
+export async function runRollingRestart(options: RollingRestartOptions): Promise<RollingRestartReport> {
+  const ports = await Promise.all(Array.from({ length: options.replicas }, () => freePort()));
+  const serverOptions = (replica: number): StartServerOptions => ({
+    port: ports[replica] as number,
+    args: options.args(replica),
+    keepDataDir: true,
+    ...(options.dataDirs?.[replica] ? { dataDir: options.dataDirs[replica] } : {}),
+  });
+  const servers: TestServer[] = [];
+  for (let replica = 0; replica < options.replicas; replica++) servers.push(await startServer(serverOptions(replica)));
+  const watchServer = servers[options.watchVia] as TestServer;
+  const admin = new RestClient(loadKubeconfig(watchServer.kubeconfig));
+  const namespaces = new ResourceClient(admin, { group: '', version: 'v1', resource: 'namespaces', namespaced: false });
+  await namespaces.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'idle' } }).catch(() => undefined);
+  await namespaces.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'busy' } }).catch(() => undefined);
+  const configMaps = new ResourceClient(admin, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
+  for (let i = 0; i < 3; i++) await configMaps.create('idle', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `a-${i}` } }).catch(() => undefined);
+
+  // Client 1: our Reflector (bookmarks on), through the watch replica.
+  const informer = new Informer(configMaps, { namespace: 'idle', retryDelayMs: 200 });
+  informer.start();
+  await informer.waitForSync();
+
+  // Client 2: @kubernetes/client-node's makeInformer; restarted from its error handler as its docs recommend.
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(watchServer.kubeconfig);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  let clientNodeLists = 0;
+  let clientNodeExpired = 0;
+  let running = true;
+  const nodeInformer = k8s.makeInformer(kc, '/api/v1/namespaces/idle/configmaps', () => {
+    clientNodeLists++;
+    return core.listNamespacedConfigMap({ namespace: 'idle' });
+  });
+  nodeInformer.on('error', (error: unknown) => {
+    if ((error as { code?: number }).code === 410 || (error as { statusCode?: number }).statusCode === 410) clientNodeExpired++;
+    if (running) setTimeout(() => void nodeInformer.start().catch(() => undefined), 300);
+  });
+  await nodeInformer.start();
+  // A 410 makes the informer clear its resourceVersion and relist, so its relist count also counts its 410s.
+  // Writer of resource B through the write replica (it follows that replica across its own restart).
+  let writes = 0;
+  let lastWrite = 0;
+  let writing = true;
+  const writer = (async () => {
+    let client = new RestClient(loadKubeconfig((servers[options.writeVia] as TestServer).kubeconfig));
+    let secrets = new ResourceClient(client, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
+    let kubeconfig = (servers[options.writeVia] as TestServer).kubeconfig;
+    while (writing) {
+      const current = (servers[options.writeVia] as TestServer).kubeconfig;
+      if (current !== kubeconfig) {
+        client.close();
+        kubeconfig = current;
+        client = new RestClient(loadKubeconfig(current));
+        secrets = new ResourceClient(client, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
+      }
+      try {
+        const created = await secrets.create('busy', { apiVersion: 'v1', kind: 'Secret', metadata: { generateName: 'b-' }, stringData: { n: String(writes) } });
+        writes++;
+        lastWrite = Math.max(lastWrite, Number(created.metadata.resourceVersion));
+      } catch {
+        // the replica is restarting
+      }
+      await sleep(50);
+    }
+    client.close();
+  })();
+
+  let lastWriteBeforeLastRestart = 0;
+  try {
+    await sleep(2500);
+    for (const [index, replica] of options.restart.entries()) {
+      if (index === options.restart.length - 1) lastWriteBeforeLastRestart = lastWrite;
+      await (servers[replica] as TestServer).stop();
+      const restarted = await startServer({ ...serverOptions(replica), dataDir: (servers[replica] as TestServer).dataDir });
+      servers[replica] = restarted;
+      await waitReady(restarted);
+      await sleep(2500);
+    }
+    // Give both clients time to re-establish their watches and receive bookmarks.
+    await sleep(4000);
+  } finally {
+    writing = false;
+    running = false;
+    await writer;
+    await informer.stop();
+    await nodeInformer.stop();
+    admin.close();
+    for (const server of servers) await server.stop();
+  }
+  return {
+    reflector: {
+      relists: informer.stats.relists,
+      expired: informer.stats.expired,
+      lastSyncResourceVersion: Number(informer.lastSyncResourceVersion),
+    },
+    clientNode: { relists: Math.max(0, clientNodeLists - 1), expired: clientNodeExpired, lastResourceVersion: Number((nodeInformer as unknown as { latestResourceVersion(): string }).latestResourceVersion()) },
+    lastWriteBeforeLastRestart,
+    writes,
+  };
+}
