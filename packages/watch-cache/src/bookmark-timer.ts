@@ -9,12 +9,13 @@ export const BOOKMARK_TICK_MS = 1_000;
 
 /**
  * When a watcher should get its next bookmark (cache_watcher.go nextBookmarkTime): a minute from now,
- * or 2 s before its deadline if that is sooner; none when that time has already passed.
+ * or 2 s before its deadline if that is sooner; none when that time has come already (so the
+ * pre-deadline bookmark is sent once).
  */
 export function nextBookmarkTime(now: number, deadline: number | undefined, frequencyMs = BOOKMARK_FREQUENCY_MS): number | undefined {
   let next = now + frequencyMs;
   if (deadline !== undefined) next = Math.min(next, deadline - BOOKMARK_BEFORE_DEADLINE_MS);
-  return next < now ? undefined : next;
+  return next <= now ? undefined : next;
 }
 
 /**

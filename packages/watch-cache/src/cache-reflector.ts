@@ -109,7 +109,8 @@ export class CacheReflector {
     let historyBase = listRevision;
     if (this.options.loadHistory && (this.options.progressNotify || isProgressRequester(storage))) {
       const compacted = isCompactor(storage) ? await storage.compactRevision() : 0;
-      historyBase = Math.min(Math.max(compacted, 1), listRevision);
+      // The backend keeps the events from its compacted revision on: a watch from the one before it works.
+      historyBase = Math.min(Math.max(compacted - 1, 1), listRevision);
     }
     if (this.stopped) return;
     cache.replace(list.items, listRevision, historyBase);

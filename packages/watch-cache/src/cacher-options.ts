@@ -26,6 +26,12 @@ export interface CacherOptions {
   maxHistory?: number;
   /** Replay the backend's retained history on start, so old-but-uncompacted watches resume. Default true. */
   loadHistory?: boolean;
+  /**
+   * Answer a watch from a revision the storage has compacted with 410, as the storage does, even when
+   * the cache still holds those events (costs one `compactRevision()` call per watch from a revision).
+   * Cached and uncached servers then agree on which revisions can be resumed. Default true.
+   */
+  followCompaction?: boolean;
   /** Watch the backend with progress notifications (they advance the cache revision). Default true. */
   progressNotify?: boolean;
   /** Events a watcher may have queued before it is closed. Default from the history capacity (see `watcherQueueCapacity`). */
@@ -56,6 +62,7 @@ export interface ResolvedCacherOptions {
   minHistory: number;
   maxHistory: number;
   loadHistory: boolean;
+  followCompaction: boolean;
   progressNotify: boolean;
   watcherQueueCapacity: number | undefined;
   retryDelayMs: number;
@@ -84,6 +91,7 @@ export function resolveCacherOptions(options: CacherOptions): ResolvedCacherOpti
     minHistory: options.minHistory ?? DEFAULT_MIN_HISTORY,
     maxHistory: options.maxHistory ?? DEFAULT_MAX_HISTORY * scale,
     loadHistory: options.loadHistory ?? true,
+    followCompaction: options.followCompaction ?? true,
     progressNotify: options.progressNotify ?? true,
     watcherQueueCapacity: options.watcherQueueCapacity,
     retryDelayMs: options.retryDelayMs ?? 1000,

@@ -2,6 +2,7 @@ import { INITIAL_EVENTS_END_ANNOTATION, StatusError, toStatus, type KubeObject, 
 import {
   StorageError,
   WatchChannel,
+  isCompactor,
   isProgressRequester,
   isRevisionReader,
   predicateHasSelectors,
@@ -91,7 +92,8 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
       onWatchError: (status) => this.failWatchers(status),
     });
     this.ticker = new JitteredTicker(clock, () => this.dispatchBookmarks(), undefined, undefined, this.options.random);
-    if (isProgressRequester(storage) && isRevisionReader(storage)) {
+    // Consistent reads from the cache need the backend's progress notifications on the cache's watch.
+    if (this.options.progressNotify && isProgressRequester(storage) && isRevisionReader(storage)) {
       this.consistentStorage = storage;
       this.progressRequester = new ConditionalProgressRequester(storage, clock, undefined, (error) => this.recordError(error));
     }
@@ -222,6 +224,8 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
       const state = options.sendInitialEvents === false ? [] : this.cache.store.list(scope);
       return this.register(scope, options, this.cache.resourceVersion, { state });
     }
+    const compacted = await this.compactedBefore(revision);
+    if (compacted !== undefined) return errorWatch(StatusError.expired(`too old resource version: ${revision} (${compacted})`));
     let history: WatchCacheEvent[];
     try {
       history = this.cache.eventsSince(revision);
@@ -229,6 +233,13 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
       return errorWatch(error);
     }
     return this.register(scope, options, revision, { history });
+  }
+
+  /** With `followCompaction`, the storage's compacted revision when the changes after `revision` are gone from it. */
+  private async compactedBefore(revision: number): Promise<number | undefined> {
+    if (!this.options.followCompaction || !isCompactor(this.storage)) return undefined;
+    const compacted = await this.storage.compactRevision();
+    return revision + 1 < compacted ? compacted : undefined;
   }
 
   private async watchList(scope: KeyScope, text: string, revision: number, options: CacherWatchOptions): Promise<Watch> {

@@ -1,0 +1,40 @@
+import type { KubeObject } from '@kapi/apimachinery';
+import { describe, expect, it } from 'vitest';
+import { CacheStore } from './cache-store.js';
+
+const pod = (namespace: string, name: string, node = ''): KubeObject => ({ metadata: { namespace, name }, spec: { nodeName: node } });
+const names = (objects: KubeObject[]) => objects.map((object) => object.metadata.name);
+
+describe('CacheStore', () => {
+  it('lists a directory in key order, and reads single keys', () => {
+    const store = new CacheStore();
+    store.set('/pods/b/x', pod('b', 'x'));
+    store.set('/pods/a/z', pod('a', 'z'));
+    store.set('/pods/a/y', pod('a', 'y'));
+    store.set('/podsx/a/w', pod('a', 'w'));
+    expect(names(store.list({ key: '/pods', recursive: true }))).toEqual(['y', 'z', 'x']);
+    expect(names(store.list({ key: '/pods/a/', recursive: true }))).toEqual(['y', 'z']);
+    expect(names(store.list({ key: '/pods/a/z', recursive: false }))).toEqual(['z']);
+    expect(store.list({ key: '/pods/a', recursive: false })).toEqual([]);
+    store.delete('/pods/a/y');
+    expect(names(store.list({ key: '/pods', recursive: true }))).toEqual(['z', 'x']);
+    expect(store.size).toBe(3);
+  });
+
+  it('answers from an index, kept current across updates and deletes', () => {
+    const store = new CacheStore({ 'spec.nodeName': (object) => [String((object.spec as { nodeName: string }).nodeName)] });
+    store.replace([
+      ['/pods/a/1', pod('a', '1', 'n1')],
+      ['/pods/a/2', pod('a', '2', 'n2')],
+      ['/pods/b/3', pod('b', '3', 'n1')],
+    ]);
+    const onNode = (node: string, key = '/pods') => names(store.list({ key, recursive: true }, { field: 'spec.nodeName', value: node }));
+    expect(onNode('n1')).toEqual(['1', '3']);
+    expect(onNode('n1', '/pods/b')).toEqual(['3']);
+    store.set('/pods/a/1', pod('a', '1', 'n2'));
+    expect(onNode('n1')).toEqual(['3']);
+    expect(onNode('n2')).toEqual(['1', '2']);
+    store.delete('/pods/a/2');
+    expect(onNode('n2')).toEqual(['1']);
+  });
+});

@@ -1,0 +1,161 @@
+import type { StorageWatchEvent, Watch } from '@kapi/storage';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Cacher } from './cacher.js';
+import type { CacherOptions } from './cacher-options.js';
+import { FakeClock, flushMicrotasks } from './clock.js';
+import { InstrumentedStorage, Store, configMap, newMemoryStore, type MemoryBackend } from './test-support/memory-store.js';
+
+const prefix = '/registry/configmaps';
+const keyOf = (name: string) => `${prefix}/default/${name}`;
+const revisionOf = (object: { metadata?: { resourceVersion?: string } }) => Number(object.metadata?.resourceVersion);
+
+const running: Cacher[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((cacher) => cacher.stop()));
+});
+
+function newCacher(storage: InstrumentedStorage, clock: FakeClock, options: Partial<CacherOptions> = {}): Cacher {
+  const cacher = new Cacher({ storage, resourcePrefix: prefix, clock, random: () => 0, stopCatchUpTimeoutMs: 0, ...options });
+  running.push(cacher);
+  return cacher;
+}
+
+function setup(options: Partial<CacherOptions> = {}) {
+  const { kv, store } = newMemoryStore(0);
+  const storage = new InstrumentedStorage(store);
+  const clock = new FakeClock();
+  return { kv, store, storage, clock, cacher: newCacher(storage, clock, options) };
+}
+
+function collect(watch: Watch): { events: StorageWatchEvent[]; ended: Promise<void> } {
+  const events: StorageWatchEvent[] = [];
+  const ended = (async () => {
+    for await (const event of watch) events.push(event);
+  })();
+  return { events, ended };
+}
+
+/** Writes `count` changes below the prefix before any cacher exists; returns the objects written. */
+async function history(store: Store, count: number) {
+  const written = [await store.create(keyOf('a'), configMap('a'))];
+  for (let index = 1; index < count; index++) {
+    written.push(await store.guaranteedUpdate(keyOf('a'), { tryUpdate: (current) => ({ ...current, data: { value: String(index) } }) }));
+  }
+  return written;
+}
+
+describe('Cacher filling', () => {
+  it('serves a consistent list from the cache once a requested progress notification catches it up', async () => {
+    const { cacher, storage, store, clock } = setup();
+    await cacher.start();
+    const elsewhere = await store.create('/registry/secrets/default/s', configMap('s'));
+    storage.holdProgress = true;
+    let result: { resourceVersion: string } | undefined;
+    const listing = cacher.getList(prefix, { recursive: true }).then((list) => (result = list));
+    await vi.waitFor(() => expect(storage.progressRequests).toBe(1));
+    await clock.advance(100);
+    await clock.advance(100);
+    expect(storage.progressRequests).toBe(3);
+    expect(result).toBeUndefined();
+    storage.holdProgress = false;
+    await clock.advance(100);
+    await listing;
+    expect(Number(result?.resourceVersion)).toBeGreaterThanOrEqual(revisionOf(elsewhere));
+    expect(cacher.resourceVersion).toBeGreaterThanOrEqual(revisionOf(elsewhere));
+    expect(storage.lists).toBe(1);
+    const requests = storage.progressRequests;
+    await clock.advance(1000);
+    expect(storage.progressRequests).toBe(requests);
+  });
+
+  it('resumes a broken backend watch from the last revision without relisting or dropping watchers', async () => {
+    const { cacher, storage, clock } = setup();
+    await cacher.start();
+    const client = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(cacher.resourceVersion) }));
+    const a = await cacher.create(keyOf('a'), configMap('a'));
+    await vi.waitFor(() => expect(client.events).toHaveLength(1));
+    storage.lastWatch?.watch.stop();
+    await flushMicrotasks();
+    const b = await storage.create(keyOf('b'), configMap('b'));
+    await clock.advance(1000);
+    await vi.waitFor(() => expect(client.events).toHaveLength(2));
+    expect(client.events[1]?.object).toEqual(b);
+    expect(storage.watches).toHaveLength(2);
+    expect(storage.watches[1]?.options.resourceVersion).toBe(String(revisionOf(a)));
+    expect(storage.lists).toBe(1);
+    expect(cacher.isReady).toBe(true);
+  });
+
+  it('relists when the backend has compacted the revision to resume from, ending the watchers', async () => {
+    const { cacher, storage, clock, kv } = setup();
+    await cacher.start();
+    const client = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(cacher.resourceVersion) }));
+    await vi.waitFor(() => expect(storage.watches).toHaveLength(1));
+    storage.lastWatch?.watch.stop();
+    await flushMicrotasks();
+    await storage.create(keyOf('a'), configMap('a'));
+    const b = await storage.create(keyOf('b'), configMap('b'));
+    await (kv as MemoryBackend).compact(await kv.currentRevision());
+    await clock.advance(1000);
+    await client.ended;
+    await vi.waitFor(() => expect(storage.lists).toBe(2));
+    await cacher.waitUntilReady();
+    const list = await cacher.getList(prefix, { recursive: true, resourceVersion: '0' });
+    expect(list.items.map((item) => item.metadata.name)).toEqual(['a', 'b']);
+    expect(Number(list.resourceVersion)).toBeGreaterThanOrEqual(revisionOf(b));
+  });
+
+  it('with history loading, serves a watch from an old but uncompacted revision right after start', async () => {
+    const { kv, store } = newMemoryStore(0);
+    const written = await history(store, 4);
+    const clock = new FakeClock();
+    const cacher = newCacher(new InstrumentedStorage(store), clock);
+    await cacher.start();
+    const watch = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(written[0]!)) }));
+    await vi.waitFor(() => expect(watch.events).toHaveLength(3));
+    expect(watch.events.map((event) => event.object)).toEqual(written.slice(1));
+    expect(watch.events[0]?.previousObject).toEqual(written[0]);
+
+    await kv.compact(revisionOf(written[2]!));
+    const restarted = newCacher(new InstrumentedStorage(store), clock);
+    await restarted.start();
+    const after = collect(await restarted.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(written[2]!)) }));
+    await vi.waitFor(() => expect(after.events).toHaveLength(1));
+    expect(after.events[0]?.object).toEqual(written[3]);
+    const fromCompacted = collect(await restarted.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(written[1]!)) }));
+    await vi.waitFor(() => expect(fromCompacted.events).toHaveLength(2));
+    expect(fromCompacted.events.map((event) => event.object)).toEqual(written.slice(2));
+    const tooOld = collect(await restarted.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(written[0]!)) }));
+    await tooOld.ended;
+    expect(tooOld.events).toHaveLength(1);
+    expect(tooOld.events[0]?.object).toMatchObject({
+      code: 410,
+      message: `too old resource version: ${revisionOf(written[0]!)} (${revisionOf(written[2]!)})`,
+    });
+  });
+
+  it('without history loading, a fresh cache starts its window at the list revision', async () => {
+    const { store } = newMemoryStore(0);
+    const written = await history(store, 3);
+    const cacher = newCacher(new InstrumentedStorage(store), new FakeClock(), { loadHistory: false });
+    await cacher.start();
+    const watch = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(written[0]!)) }));
+    await watch.ended;
+    expect(watch.events[0]?.object).toMatchObject({
+      code: 410,
+      message: `too old resource version: ${revisionOf(written[0]!)} (${cacher.resourceVersion})`,
+    });
+  });
+
+  it('before it is ready, answers 429 but lets GET and paged unselective LISTs through to the storage', async () => {
+    const { cacher, store } = setup();
+    const a = await store.create(keyOf('a'), configMap('a'));
+    await expect(cacher.watch(prefix, { recursive: true })).rejects.toMatchObject({
+      status: { code: 429, message: 'storage is (re)initializing', details: { retryAfterSeconds: 1 } },
+    });
+    await expect(cacher.getList(prefix, { recursive: true, resourceVersion: '0' })).rejects.toMatchObject({ status: { code: 429 } });
+    expect(await cacher.get(keyOf('a'), { resourceVersion: '0' })).toEqual(a);
+    const paged = await cacher.getList(prefix, { recursive: true, predicate: { limit: 1 } });
+    expect(paged.items).toEqual([a]);
+  });
+});

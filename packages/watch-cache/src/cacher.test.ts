@@ -1,0 +1,191 @@
+import { INITIAL_EVENTS_END_ANNOTATION, type KubeObject, type Status } from '@kapi/apimachinery';
+import type { StorageWatchEvent, Watch } from '@kapi/storage';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Cacher } from './cacher.js';
+import type { CacherOptions } from './cacher-options.js';
+import { FakeClock, flushMicrotasks } from './clock.js';
+import { InstrumentedStorage, configMap, newMemoryStore } from './test-support/memory-store.js';
+
+const prefix = '/registry/configmaps';
+const keyOf = (name: string) => `${prefix}/default/${name}`;
+const revisionOf = (object: { metadata?: { resourceVersion?: string } }) => Number(object.metadata?.resourceVersion);
+
+const running: Cacher[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((cacher) => cacher.stop()));
+});
+
+/** A cacher on a fake clock over a memory Store (no periodic progress unless asked). */
+function setup(options: Partial<CacherOptions> = {}, progressNotifyIntervalMs = 0) {
+  const { kv, store } = newMemoryStore(progressNotifyIntervalMs);
+  const storage = new InstrumentedStorage(store);
+  const clock = new FakeClock();
+  const cacher = new Cacher({ storage, resourcePrefix: prefix, clock, random: () => 0, stopCatchUpTimeoutMs: 0, ...options });
+  running.push(cacher);
+  return { kv, store, storage, clock, cacher };
+}
+
+/** Reads a watch in the background into an array. */
+function collect(watch: Watch): { events: StorageWatchEvent[]; ended: Promise<void> } {
+  const events: StorageWatchEvent[] = [];
+  const ended = (async () => {
+    for await (const event of watch) events.push(event);
+  })();
+  return { events, ended };
+}
+
+async function caughtUp(cacher: Cacher, revision: number): Promise<void> {
+  await vi.waitFor(() => expect(cacher.resourceVersion).toBeGreaterThanOrEqual(revision));
+}
+
+describe('Cacher watches', () => {
+  it('serves a watch from history, sharing event objects between watchers', async () => {
+    const { cacher } = setup();
+    await cacher.start();
+    const a = await cacher.create(keyOf('a'), configMap('a'));
+    const b = await cacher.create(keyOf('b'), configMap('b'));
+    await caughtUp(cacher, revisionOf(b));
+    const first = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(a)) }));
+    const second = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(a)) }));
+    const updated = await cacher.guaranteedUpdate(keyOf('a'), { tryUpdate: (current) => ({ ...current, data: { value: '2' } }) });
+    await vi.waitFor(() => expect(second.events).toHaveLength(2));
+    await vi.waitFor(() => expect(first.events).toHaveLength(2));
+    expect(first.events.map((event) => event.type)).toEqual(['ADDED', 'MODIFIED']);
+    expect(first.events[1]?.object).toEqual(updated);
+    expect(first.events[1]?.previousObject).toEqual(a);
+    for (let index = 0; index < 2; index++) {
+      expect(second.events[index]).toBe(first.events[index]);
+      expect(second.events[index]?.object).toBe(first.events[index]?.object);
+    }
+  });
+
+  it('answers a watch older than the history window with one 410 ERROR event', async () => {
+    const { cacher, clock } = setup({ minHistory: 4, maxHistory: 4, loadHistory: false });
+    await cacher.start();
+    const listRevision = cacher.resourceVersion;
+    let last = 0;
+    for (let index = 0; index < 6; index++) {
+      await clock.advance(100_000);
+      last = revisionOf(await cacher.create(keyOf(`o${index}`), configMap(`o${index}`)));
+      await caughtUp(cacher, last);
+    }
+    const expired = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(listRevision + 1) }));
+    await expired.ended;
+    expect(expired.events).toHaveLength(1);
+    expect(expired.events[0]?.type).toBe('ERROR');
+    expect(expired.events[0]?.object).toMatchObject({
+      code: 410,
+      reason: 'Expired',
+      message: `too old resource version: ${listRevision + 1} (${last - 4})`,
+    } satisfies Partial<Status>);
+    const served = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(last - 4) }));
+    await vi.waitFor(() => expect(served.events).toHaveLength(4));
+  });
+
+  it('answers a watch from a revision the storage compacted with 410, unless told to serve it from history', async () => {
+    const { cacher, kv } = setup();
+    const serving = setup({ followCompaction: false });
+    await cacher.start();
+    const a = await cacher.create(keyOf('a'), configMap('a'));
+    const a2 = await cacher.guaranteedUpdate(keyOf('a'), { tryUpdate: (current) => ({ ...current, data: { value: '2' } }) });
+    const a3 = await cacher.guaranteedUpdate(keyOf('a'), { tryUpdate: (current) => ({ ...current, data: { value: '3' } }) });
+    await caughtUp(cacher, revisionOf(a3));
+    await kv.compact(revisionOf(a3));
+    const expired = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(a)) }));
+    await expired.ended;
+    expect(expired.events).toEqual([
+      { type: 'ERROR', object: expect.objectContaining({ code: 410, message: `too old resource version: ${revisionOf(a)} (${revisionOf(a3)})` }) },
+    ]);
+    const resumed = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(a2)) }));
+    await vi.waitFor(() => expect(resumed.events.map((event) => event.object)).toEqual([a3]));
+
+    await serving.cacher.start();
+    const b = await serving.cacher.create(keyOf('b'), configMap('b'));
+    const b2 = await serving.cacher.guaranteedUpdate(keyOf('b'), { tryUpdate: (current) => ({ ...current, data: { value: '2' } }) });
+    await caughtUp(serving.cacher, revisionOf(b2));
+    await serving.kv.compact(revisionOf(b2));
+    const served = collect(await serving.cacher.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(b) - 1) }));
+    await vi.waitFor(() => expect(served.events.map((event) => event.object)).toEqual([b, b2]));
+  });
+
+  it('closes a watcher that cannot keep up without holding back the others', async () => {
+    const { cacher } = setup({ watcherQueueCapacity: 5 });
+    await cacher.start();
+    const slow = await cacher.watch(prefix, { recursive: true, resourceVersion: String(cacher.resourceVersion) });
+    const fast = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(cacher.resourceVersion) }));
+    for (let index = 0; index < 10; index++) await cacher.create(keyOf(`o${index}`), configMap(`o${index}`));
+    await vi.waitFor(() => expect(fast.events).toHaveLength(10));
+    await slow.done;
+    const late = collect(slow);
+    await late.ended;
+    expect(late.events).toEqual([]);
+  });
+
+  it('sends a watch-list the state, then a bookmark annotated initial-events-end', async () => {
+    const { cacher } = setup();
+    await cacher.start();
+    const a = await cacher.create(keyOf('a'), configMap('a'));
+    const watch = collect(
+      await cacher.watch(prefix, {
+        recursive: true,
+        sendInitialEvents: true,
+        resourceVersion: String(revisionOf(a)),
+        resourceVersionMatch: 'NotOlderThan',
+        predicate: { allowWatchBookmarks: true },
+      }),
+    );
+    await vi.waitFor(() => expect(watch.events).toHaveLength(2));
+    expect(watch.events[0]).toEqual({ type: 'ADDED', object: a });
+    expect(watch.events[1]).toEqual({
+      type: 'BOOKMARK',
+      object: { metadata: { resourceVersion: String(cacher.resourceVersion), annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } },
+    });
+  });
+});
+
+describe('Cacher bookmarks', () => {
+  it('sends bookmark-enabled watchers a BOOKMARK every minute and 2 s before their deadline', async () => {
+    const { cacher, clock } = setup();
+    await cacher.start();
+    const start = String(cacher.resourceVersion);
+    const periodic = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: start, predicate: { allowWatchBookmarks: true } }));
+    const expiring = collect(
+      await cacher.watch(prefix, { recursive: true, resourceVersion: start, deadline: clock.now() + 10_000, predicate: { allowWatchBookmarks: true } }),
+    );
+    const plain = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: start }));
+    const a = await cacher.create(keyOf('a'), configMap('a'));
+    await caughtUp(cacher, revisionOf(a));
+    const bookmark = { type: 'BOOKMARK', object: { metadata: { resourceVersion: String(revisionOf(a)) } } };
+
+    await clock.advance(7_900);
+    expect(expiring.events.map((event) => event.type)).toEqual(['ADDED']);
+    await clock.advance(1_100);
+    expect(expiring.events[1]).toEqual(bookmark);
+    expect(periodic.events.map((event) => event.type)).toEqual(['ADDED']);
+
+    await clock.advance(50_000);
+    expect(periodic.events).toHaveLength(1);
+    await clock.advance(2_000);
+    expect(periodic.events[1]).toEqual(bookmark);
+    await clock.advance(60_000);
+    expect(periodic.events.slice(2)).toEqual([bookmark]);
+    expect(expiring.events).toHaveLength(2);
+    expect(plain.events.map((event) => event.type)).toEqual(['ADDED']);
+  });
+
+  it('on stop sends bookmark-enabled watchers a final BOOKMARK at the backend revision, then ends every watch', async () => {
+    const { cacher, store } = setup({ stopCatchUpTimeoutMs: 1000 });
+    await cacher.start();
+    const start = String(cacher.resourceVersion);
+    const bookmarked = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: start, predicate: { allowWatchBookmarks: true } }));
+    const plain = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: start }));
+    await cacher.create(keyOf('a'), configMap('a'));
+    const elsewhere = await store.create('/registry/secrets/default/s', configMap('s'));
+    await cacher.stop();
+    await Promise.all([bookmarked.ended, plain.ended]);
+    expect(bookmarked.events.map((event) => event.type)).toEqual(['ADDED', 'BOOKMARK']);
+    expect(revisionOf(bookmarked.events[1]?.object as KubeObject)).toBe(revisionOf(elsewhere));
+    expect(plain.events.map((event) => event.type)).toEqual(['ADDED']);
+    await expect(cacher.watch(prefix, { recursive: true })).rejects.toMatchObject({ status: { code: 429 } });
+  });
+});
