@@ -6,10 +6,11 @@ export interface MemoryStorageOptions extends MemoryBackendOptions, Omit<StoreOp
 
 /** A {@link Store} over a fresh {@link MemoryBackend}, which it owns (closing the store closes it). */
 export function createMemoryStorage(options: MemoryStorageOptions = {}): Store {
-  const { progressNotifyIntervalMs, now, ...storeOptions } = options;
+  const { progressNotifyIntervalMs, now, compactionIntervalMs, codec, transformer, maxObjectSize } = options;
   const kv = new MemoryBackend({
     ...(progressNotifyIntervalMs !== undefined ? { progressNotifyIntervalMs } : {}),
     ...(now !== undefined ? { now } : {}),
+    ...(compactionIntervalMs !== undefined ? { compactionIntervalMs } : {}),
   });
-  return new Store({ ...storeOptions, kv, ownsBackend: true });
+  return new Store({ kv, codec, transformer, maxObjectSize, ownsBackend: true });
 }

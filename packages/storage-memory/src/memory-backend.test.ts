@@ -229,6 +229,16 @@ describe('MemoryBackend', () => {
     expect(text((await backend.get('/t')).entry?.value)).toBe('y');
   });
 
+  it('compacts automatically to the revision seen one interval earlier', async () => {
+    backend = new MemoryBackend({ compactionIntervalMs: 20 });
+    await backend.create('/a', bytes('1'));
+    await backend.update('/a', bytes('2'), 2);
+    await new Promise((resolve) => setTimeout(resolve, 90));
+    expect(await backend.compactedRevision()).toBe(3);
+    expect(text((await backend.get('/a')).entry?.value)).toBe('2');
+    await expect(backend.get('/a', { revision: 2 })).rejects.toBeInstanceOf(RevisionCompactedError);
+  });
+
   it('ends watches and refuses operations once closed', async () => {
     backend = new MemoryBackend();
     const { errors, listener } = collector();

@@ -25,6 +25,11 @@ export interface MemoryBackendOptions {
   progressNotifyIntervalMs?: number;
   /** Wall clock in ms, used for TTL bookkeeping (default `Date.now`). */
   now?: () => number;
+  /**
+   * Compact automatically every this many ms (default 0: never), to the revision seen one interval
+   * earlier, like kube-apiserver's etcd compactor. Without it history grows until `compact` is called.
+   */
+  compactionIntervalMs?: number;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -49,10 +54,20 @@ export class MemoryBackend implements KVBackend {
   private closed = false;
   private readonly hub: WatchHub;
   private readonly now: () => number;
+  private readonly compactionTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: MemoryBackendOptions = {}) {
     this.hub = new WatchHub(this, options.progressNotifyIntervalMs ?? 5000);
     this.now = options.now ?? Date.now;
+    const interval = options.compactionIntervalMs ?? 0;
+    if (interval > 0) {
+      let previous = 0;
+      this.compactionTimer = setInterval(() => {
+        if (previous > this.compacted) void this.compact(previous).catch(() => undefined);
+        previous = this.revision;
+      }, interval);
+      this.compactionTimer.unref?.();
+    }
   }
 
   async get(key: string, options?: { revision?: number }): Promise<KVGetResult> {
@@ -191,6 +206,7 @@ export class MemoryBackend implements KVBackend {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.compactionTimer) clearInterval(this.compactionTimer);
     for (const history of this.index.allHistories()) {
       if (history.timer) clearTimeout(history.timer);
       history.timer = undefined;
