@@ -1,4 +1,4 @@
-import type { KVEvent } from '@kapi/storage';
+import { StorageError, type KVEvent } from '@kapi/storage';
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyCodec, prefixRangeEndBytes } from './etcd-keys.js';
@@ -111,9 +111,36 @@ describe('WatchHub', () => {
     hub.close();
   });
 
-  it('ends watches started after close with an error', async () => {
+  it('watches from now when the start revision is 0', async () => {
     const hub = newHub();
+    await client.put('/hub/now/old').value('x').exec();
+    const seen: KVEvent[] = [];
+    const progress: number[] = [];
+    hub.watch(range('/hub/now/'), 0, true, {
+      onEvents: (events) => seen.push(...events),
+      onProgress: (revision) => progress.push(revision),
+      onError: () => undefined,
+    });
+    // A progress reply proves the watch exists on the server.
+    await eventually(() => {
+      if (progress.length === 0) hub.requestProgress();
+      return progress.length > 0;
+    });
+    await client.put('/hub/now/new').value('x').exec();
+    await eventually(() => seen.length === 1);
     hub.close();
+    expect(seen.map((event) => event.entry.key)).toEqual(['/hub/now/new']);
+  });
+
+  it('ends its watches with an Unreachable error on close, and those started after it', async () => {
+    const hub = newHub();
+    const start = (await currentRevision()) + 1;
+    const errors: Error[] = [];
+    hub.watch(range('/hub/e/'), start, false, { onEvents: () => undefined, onError: (error) => errors.push(error) });
+    await eventually(() => opened.length === 1);
+    hub.close();
+    expect(errors).toHaveLength(1);
+    expect(StorageError.isInstance(errors[0]) && errors[0].code).toBe('Unreachable');
     const error = await new Promise<Error>((resolve) =>
       hub.watch(range('/hub/e/'), 1, false, { onEvents: () => undefined, onError: resolve }),
     );

@@ -1,4 +1,4 @@
-import { RevisionCompactedError, type KVEntry, type KVEvent, type KVWatch, type KVWatchListener } from '@kapi/storage';
+import { RevisionCompactedError, StorageError, type KVEntry, type KVEvent, type KVWatch, type KVWatchListener } from '@kapi/storage';
 import type { IDuplexStream, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
 import type { KeyCodec } from './etcd-keys.js';
 
@@ -90,12 +90,13 @@ export class WatchHub {
     return this.watchers.size;
   }
 
-  /** Starts a watch of `range` from `startRevision` (inclusive). */
+  /** Starts a watch of `range` from `startRevision` (inclusive; 0 means from the next write on). */
   watch(range: WatchRange, startRevision: number, progressNotify: boolean, listener: KVWatchListener): KVWatch {
-    const watcher = new Watcher(this, range, Math.max(1, startRevision), progressNotify, listener);
+    // 0 (or less) means "from now", as in etcd; the start is then learnt from the created response.
+    const watcher = new Watcher(this, range, Math.max(0, startRevision), progressNotify, listener);
     if (this.closed) {
       watcher.closed = true;
-      queueMicrotask(() => listener.onError(new Error('etcd3 backend is closed')));
+      queueMicrotask(() => listener.onError(this.closedError(watcher)));
       return watcher;
     }
     this.watchers.add(watcher);
@@ -111,12 +112,25 @@ export class WatchHub {
     stream.duplex.write({ progress_request: {} });
   }
 
-  /** Ends every watch silently and tears the stream down. */
+  /** Tears the stream down and ends every watch with a StorageError Unreachable ("etcd3 backend is closed"). */
   close(): void {
+    if (this.closed) return;
     this.closed = true;
-    for (const watcher of this.watchers) watcher.closed = true;
+    const watchers = [...this.watchers];
+    for (const watcher of watchers) watcher.closed = true;
     this.watchers.clear();
     this.stopStream();
+    for (const watcher of watchers) {
+      try {
+        watcher.listener.onError(this.closedError(watcher));
+      } catch {
+        // the owner's problem
+      }
+    }
+  }
+
+  private closedError(watcher: Watcher): Error {
+    return StorageError.unreachable(this.options.keys.decode(watcher.range.key), 'etcd3 backend is closed');
   }
 
   /** Removes a watch (cancelled by its owner or failed). */
@@ -206,7 +220,7 @@ export class WatchHub {
       create_request: {
         key: watcher.range.key,
         ...(watcher.range.rangeEnd ? { range_end: watcher.range.rangeEnd } : {}),
-        start_revision: watcher.nextRevision,
+        ...(watcher.nextRevision > 0 ? { start_revision: watcher.nextRevision } : {}),
         // Always asked for: progress moves the resume point forward even when the owner does not want it.
         progress_notify: true,
         prev_kv: true,
@@ -243,6 +257,9 @@ export class WatchHub {
     }
     if (response.created) {
       this.attempt = 0;
+      // Only a "from now" watch takes its start from the created header; otherwise the next revision moves
+      // only with delivered events and progress notifications.
+      if (watcher.nextRevision === 0) watcher.nextRevision = Number(response.header.revision) + 1;
       return;
     }
     if (response.fragment) {

@@ -35,19 +35,30 @@ const LOG_LIMIT = 16 * 1024;
 const running = new Set<{ child: ChildProcess | undefined; dataDir: string }>();
 let exitHookInstalled = false;
 
+function killAll(): void {
+  for (const instance of running) {
+    try {
+      instance.child?.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+    rmSync(instance.dataDir, { recursive: true, force: true });
+  }
+  running.clear();
+}
+
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const instance of running) {
-      try {
-        instance.child?.kill('SIGKILL');
-      } catch {
-        // already gone
-      }
-      rmSync(instance.dataDir, { recursive: true, force: true });
-    }
-  });
+  process.once('exit', killAll);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = (): void => {
+      killAll();
+      // Keep the default behaviour (terminate) unless someone else handles the signal.
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    };
+    process.once(signal, onSignal);
+  }
 }
 
 /** Returns a free TCP port on 127.0.0.1. */
