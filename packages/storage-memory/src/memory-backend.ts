@@ -70,6 +70,11 @@ export class MemoryBackend implements KVBackend {
     }
   }
 
+  /** Number of open watches (for tests and metrics). */
+  get watchCount(): number {
+    return this.hub.size;
+  }
+
   async get(key: string, options?: { revision?: number }): Promise<KVGetResult> {
     this.checkOpen(key);
     const revision = this.readRevision(options?.revision);

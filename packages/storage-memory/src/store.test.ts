@@ -54,6 +54,23 @@ describe('Store over MemoryBackend', () => {
     await expect(shared.currentRevision()).rejects.toThrow('closed');
   });
 
+  it('cancels the backend watch when the watch is stopped or its signal aborts', async () => {
+    const kv = new MemoryBackend();
+    const store = new Store({ kv });
+    const stopped = await store.watch('/k', { recursive: true });
+    const abort = new AbortController();
+    await store.watch('/k', { recursive: true, resourceVersion: '1', signal: abort.signal });
+    expect(kv.watchCount).toBe(2);
+    stopped.stop();
+    expect(kv.watchCount).toBe(1);
+    abort.abort();
+    expect(kv.watchCount).toBe(0);
+    const preAborted = await store.watch('/k', { recursive: true, signal: abort.signal });
+    await preAborted.done;
+    expect(kv.watchCount).toBe(0);
+    await kv.close();
+  });
+
   it('ends watches with an ERROR event when the backend closes', async () => {
     const kv = new MemoryBackend();
     const store = new Store({ kv });
