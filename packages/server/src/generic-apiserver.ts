@@ -176,6 +176,7 @@ export class GenericAPIServer {
       try {
         await handleResourceRequest(request, response, route, path, {
           watches: this.watches,
+          metrics: this.metrics,
           ...(this.options.watchTimeoutSeconds ? { watchTimeoutSeconds: this.options.watchTimeoutSeconds } : {}),
         });
       } catch (error) {

@@ -84,4 +84,9 @@ export interface ResourceDefinition {
    * `Status` Success naming it (false, as most other built-ins).
    */
   returnDeletedObject?: boolean;
+  /**
+   * Fields `?fieldSelector=` may use besides `metadata.name` and `metadata.namespace` (their values
+   * come from `strategy.getAttributes`); others are refused with 400 `field label not supported: <f>`.
+   */
+  selectableFields?: string[];
 }

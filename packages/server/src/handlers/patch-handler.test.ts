@@ -57,6 +57,17 @@ describe('PATCH', () => {
     expect(status.body).toMatchObject({ status: { phase: 'Running' }, spec: { size: 1 } });
   });
 
+  it('re-applies patches without resourceVersion on conflicts, so concurrent patches all land', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, index) =>
+        api.call('PATCH', path, { metadata: { labels: { [`l${index}`]: 'x' } } }, merge),
+      ),
+    );
+    expect(results.map((result) => result.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const labels = ((await api.call('GET', path)).body['metadata'] as { labels: Record<string, string> }).labels;
+    expect(Object.keys(labels).sort()).toEqual(['l0', 'l1', 'l2', 'l3', 'l4', 'l5']);
+  });
+
   it('honours a resourceVersion in the patch and dryRun', async () => {
     const conflict = await failing({ metadata: { resourceVersion: '999' }, spec: { size: 2 } }, merge);
     expect(conflict.status).toBe(409);

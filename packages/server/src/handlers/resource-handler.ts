@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import { requestContext } from '@kapi/filters';
 import type { Preconditions } from '@kapi/storage';
+import type { ServerMetrics } from '../metrics/index.js';
 import type { Verb } from '../resource-definition.js';
 import type { GenericStore, WriteContext } from '../registry/generic-store.js';
 import { decodeRequestObject, type Endpoint } from './decode-object.js';
@@ -23,6 +24,8 @@ export interface HandlerEnvironment {
   watches: WatchRegistry;
   /** Default watch timeout in seconds when the client sends none (`1800*(1+rand)` upstream). */
   watchTimeoutSeconds?: () => number;
+  /** Registered-watchers gauge. */
+  metrics?: ServerMetrics;
 }
 
 const allVerbs: Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
@@ -56,6 +59,16 @@ function writeContext(request: IncomingMessage, dryRun: boolean, subresource: st
   return context;
 }
 
+/** Refuses field selectors on fields the resource does not index (runtime.DefaultMetaV1FieldSelectorConversion). */
+export function checkFieldSelector(query: ReadQuery, definition: ResourceRoute['definition']): void {
+  const selector = query.fieldSelector as (ReadQuery['fieldSelector'] & { requirements?: ReadonlyArray<{ field: string }> }) | undefined;
+  if (!selector?.requirements) return;
+  const allowed = new Set(['metadata.name', 'metadata.namespace', ...(definition.selectableFields ?? [])]);
+  for (const requirement of selector.requirements) {
+    if (!allowed.has(requirement.field)) throw StatusError.badRequest(`field label not supported: ${requirement.field}`);
+  }
+}
+
 function listParameters(query: ReadQuery) {
   return {
     ...(query.resourceVersion !== undefined ? { resourceVersion: query.resourceVersion } : {}),
@@ -70,7 +83,7 @@ function listParameters(query: ReadQuery) {
 /** Writes one object or list as the client negotiated (object, Table or PartialObjectMetadata). */
 function respond(request: IncomingMessage, response: ServerResponse, route: ResourceRoute, code: number, body: KubeObject, isList: boolean): void {
   const form = negotiateResponseForm(request);
-  if (form.as === 'object') return writeObject(request, response, code, body);
+  if (form.as === 'object') return writeObject(request, response, code, body, form.yaml ? 'yaml' : 'json');
   const items = isList ? ((body['items'] as KubeObject[]) ?? []) : [body];
   if (form.as === 'Table') {
     const includeObject = parseIncludeObject(new URL(request.url ?? '/', 'http://x').searchParams.get('includeObject'));
@@ -159,11 +172,13 @@ export async function handleResourceRequest(
     }
     case 'list': {
       const read = parseReadQuery(query);
+      checkFieldSelector(read, definition);
       const list = await store.list(namespace, version, listParameters(read));
       return respond(request, response, route, 200, list, true);
     }
     case 'watch': {
       const read = parseReadQuery(query, true);
+      checkFieldSelector(read, definition);
       return serveWatch(request, response, route, { namespace, name: path.name, query: read, environment });
     }
     case 'create': {
@@ -220,6 +235,7 @@ export async function handleResourceRequest(
     case 'deletecollection': {
       const options = await readDeleteOptions(request, query);
       const read = parseReadQuery(query);
+      checkFieldSelector(read, definition);
       const list = await store.deleteCollection(namespace, version, listParameters(read), writeContext(request, options.dryRun, ''));
       return respond(request, response, route, 200, list, true);
     }

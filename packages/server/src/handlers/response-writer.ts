@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestContext, writeStatus } from '@kapi/filters';
+import { stringify as toYaml } from 'yaml';
 
 /** Formats one `Warning` header value: `299 - "<text>"` with `"` and `\` escaped. */
 export function warningHeader(text: string): string {
@@ -17,15 +18,16 @@ function applyWarnings(request: IncomingMessage, response: ServerResponse): void
   if (warnings.length > 0 && !response.headersSent) response.setHeader('Warning', [...new Set(warnings)].map(warningHeader));
 }
 
-/** Writes a JSON body with the request's warnings. */
-export function writeObject(request: IncomingMessage, response: ServerResponse, code: number, body: unknown): void {
+/** Writes a JSON (or YAML) body with the request's warnings. */
+export function writeObject(request: IncomingMessage, response: ServerResponse, code: number, body: unknown, format: 'json' | 'yaml' = 'json'): void {
   if (response.headersSent) {
     response.end();
     return;
   }
   applyWarnings(request, response);
-  const data = JSON.stringify(body);
-  response.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) });
+  const data = format === 'yaml' ? toYaml(body) : JSON.stringify(body);
+  const type = format === 'yaml' ? 'application/yaml' : 'application/json';
+  response.writeHead(code, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(data) });
   response.end(request.method === 'HEAD' ? undefined : data);
 }
 

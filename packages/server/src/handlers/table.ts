@@ -4,7 +4,7 @@ import type { PrinterColumn, ResourceDefinition } from '../resource-definition.j
 import { evaluateJsonPath } from './json-path.js';
 
 /** What a response is rendered as, from the Accept header. */
-export type ResponseForm = { as: 'object' } | { as: 'Table'; version: string } | { as: 'PartialObjectMetadata'; version: string };
+export type ResponseForm = { as: 'object'; yaml?: boolean } | { as: 'Table'; version: string } | { as: 'PartialObjectMetadata'; version: string };
 
 interface MediaRange {
   type: string;
@@ -40,6 +40,7 @@ export function negotiateResponseForm(request: IncomingMessage): ResponseForm {
   const ranges = parseAccept(header);
   for (const range of ranges) {
     const as = range.parameters['as'];
+    if (range.type === 'application/yaml' && as === undefined) return { as: 'object', yaml: true };
     const jsonLike = range.type === 'application/json' || range.type === '*/*' || range.type === 'application/*';
     if (!jsonLike) continue;
     if (as === undefined) return { as: 'object' };
@@ -48,7 +49,6 @@ export function negotiateResponseForm(request: IncomingMessage): ResponseForm {
     if (as === 'Table') return { as: 'Table', version };
     if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') return { as: 'PartialObjectMetadata', version };
   }
-  if (ranges.some((range) => range.type === 'application/yaml' && range.parameters['as'] === undefined)) return { as: 'object' };
   throw StatusError.notAcceptable(
     'only the following media types are accepted: application/json, application/yaml, application/json;as=Table;v=v1;g=meta.k8s.io',
   );

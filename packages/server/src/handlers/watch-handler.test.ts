@@ -48,6 +48,7 @@ describe('watch', () => {
     const watch = await openWatch(`${widgetsPath('default', 'v1beta1')}?watch=true`);
     const initial = await watch.next();
     expect(initial).toMatchObject({ type: 'ADDED', object: { apiVersion: 'example.com/v1beta1', kind: 'Widget', spec: { sizeText: '1' } } });
+    expect(await (await fetch(`${api.url}/metrics`)).text()).toContain('apiserver_registered_watchers{group="example.com",version="v1beta1",kind="Widget"} 1');
     await api.call('PATCH', `${widgetsPath()}/a`, { spec: { size: 2 } }, { 'Content-Type': 'application/merge-patch+json' });
     expect(await watch.next()).toMatchObject({ type: 'MODIFIED', object: { spec: { sizeText: '2' } } });
     await api.call('DELETE', `${widgetsPath()}/a`);

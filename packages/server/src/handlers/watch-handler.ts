@@ -88,6 +88,8 @@ export async function serveWatch(
     fieldSelector = parseFieldSelector(fieldSelector && !fieldSelector.empty() ? `${fieldSelector.toString()},${byName}` : byName);
   }
   const controller = environment.watches.add();
+  const gvk = { group: route.definition.group, version: route.version, kind: route.definition.kind };
+  environment.metrics?.trackWatchers(gvk, 1);
   const abort = () => controller.abort();
   context.signal.addEventListener('abort', abort, { once: true });
   response.once('close', abort);
@@ -127,6 +129,7 @@ export async function serveWatch(
     if (!response.writableEnded) response.end();
   } finally {
     clearTimeout(timer);
+    environment.metrics?.trackWatchers(gvk, -1);
     context.signal.removeEventListener('abort', abort);
     environment.watches.remove(controller);
   }

@@ -123,6 +123,12 @@ describe('get and list', () => {
     await api.call('POST', widgetsPath('other'), widget('d'));
   });
 
+  it('answers in YAML when asked', async () => {
+    const response = await fetch(`${api.url}${widgetsPath()}/a`, { headers: { Accept: 'application/yaml' } });
+    expect(response.headers.get('content-type')).toBe('application/yaml');
+    expect(await response.text()).toContain('kind: Widget\n');
+  });
+
   it('gets one object and 404s a missing one', async () => {
     expect((await api.call('GET', `${widgetsPath()}/a`)).status).toBe(200);
     const missing = await api.call('GET', `${widgetsPath()}/zz`);
@@ -150,6 +156,9 @@ describe('get and list', () => {
     expect((rest.body['items'] as Array<{ metadata: { name: string } }>).map((item) => item.metadata.name)).toEqual(['c']);
 
     expect((await api.call('GET', `${widgetsPath()}?labelSelector=a%20b%20c`)).status).toBe(400);
+    const unsupportedField = await api.call('GET', `${widgetsPath()}?fieldSelector=spec.size%3D1`);
+    expect(unsupportedField.status).toBe(400);
+    expect(unsupportedField.body['message']).toBe('field label not supported: spec.size');
     const rvm = await api.call('GET', `${widgetsPath()}?resourceVersionMatch=Exact`);
     expect(rvm.status).toBe(422);
     expect(rvm.body['message']).toBe(
