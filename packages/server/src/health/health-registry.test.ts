@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../discovery/test-server.js';
-import { HealthRegistry } from './health-registry.js';
+import { HealthRegistry, withCheckTimeout } from './health-registry.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -124,5 +124,21 @@ describe('HealthRegistry over HTTP', () => {
     expect(() => registry.addPostStartHook('x', async () => {})).toThrow(/already registered/);
     await registry.run('livez', ['log']);
     expect(seen.sort()).toEqual(['livez:etcd:true', 'livez:ping:true', 'livez:poststarthook/x:false']);
+  });
+});
+
+describe('withCheckTimeout', () => {
+  it('fails a check that does not settle in time, and passes results through', async () => {
+    const registry = new HealthRegistry();
+    registry.addCheck('etcd', withCheckTimeout('etcd', () => new Promise<void>(() => {}), 20));
+    registry.addCheck('etcd-readiness', withCheckTimeout('etcd-readiness', () => {
+      throw new Error('not ready');
+    }, 1000), { healthz: false, livez: false });
+    registry.addCheck('fast', withCheckTimeout('fast', async () => {}, 1000));
+    const results = await registry.run('readyz');
+    expect(results.filter((result) => !result.healthy).map((result) => [result.name, result.error])).toEqual([
+      ['etcd', 'etcd check timed out after 20ms'],
+      ['etcd-readiness', 'not ready'],
+    ]);
   });
 });

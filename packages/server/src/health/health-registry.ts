@@ -205,6 +205,29 @@ export class HealthRegistry<TContext extends PostStartHookContext = PostStartHoo
   }
 }
 
+/**
+ * Wraps a check so it fails with `<name> check timed out after <ms>ms` when it does not settle in time
+ * (upstream's etcd check has a 2s timeout). The wrapped check keeps running in the background.
+ */
+export function withCheckTimeout(name: string, check: HealthCheck, timeoutMs: number): HealthCheck {
+  return () =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${name} check timed out after ${timeoutMs}ms`)), timeoutMs);
+      Promise.resolve()
+        .then(check)
+        .then(
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            reject(error instanceof Error ? error : new Error(String(error)));
+          },
+        );
+    });
+}
+
 async function evaluate(check: HealthCheck): Promise<string | undefined> {
   try {
     await check();

@@ -1,4 +1,4 @@
-export { HealthRegistry } from './health-registry.js';
+export { HealthRegistry, withCheckTimeout } from './health-registry.js';
 export type {
   HealthCheck,
   HealthCheckEndpoints,

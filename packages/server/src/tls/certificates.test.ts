@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureCertificates, issueClientCertificate, type CertificateAndKey, type ServerCertificates } from './certificates.js';
+import { defaultCertificateHosts, ensureCertificates, issueClientCertificate, type CertificateAndKey, type ServerCertificates } from './certificates.js';
 
 const day = 24 * 60 * 60 * 1000;
 
@@ -102,6 +102,16 @@ describe('ensureCertificates', () => {
     const later = ensureCertificates(dataDir, { hosts: ['127.0.0.1', 'localhost', 'kapi.internal'], now: () => now + 340 * day });
     expect(later.generated).toEqual({ ca: false, serving: true });
     expect(Date.parse(new X509Certificate(later.serving.certificatePem).validTo)).toBeGreaterThan(now + 600 * day);
+  });
+
+  it('covers IPv4, IPv6 loopback, localhost and the hostname by default', () => {
+    const hosts = defaultCertificateHosts();
+    expect(hosts.slice(0, 3)).toEqual(['127.0.0.1', '::1', 'localhost']);
+    const certificates = ensureCertificates(join(dataDir, 'defaults'), { hosts });
+    const san = new X509Certificate(certificates.serving.certificatePem).subjectAltName ?? '';
+    expect(san).toContain('IP Address:0:0:0:0:0:0:0:1');
+    expect(san).toContain(`DNS:${hosts[3] ?? 'localhost'}`);
+    expect(ensureCertificates(join(dataDir, 'defaults'), { hosts }).generated).toEqual({ ca: false, serving: false });
   });
 
   it('issues an admin client certificate accepted in a client-certificate handshake', async () => {

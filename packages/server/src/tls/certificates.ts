@@ -1,6 +1,7 @@
 import { X509Certificate, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import forge from 'node-forge';
 
@@ -44,6 +45,11 @@ export interface ClientCertificateOptions {
 }
 
 const day = 24 * 60 * 60 * 1000;
+
+/** The hosts a local apiserver's serving certificate usually covers: `127.0.0.1`, `::1`, `localhost` and the hostname. */
+export function defaultCertificateHosts(): string[] {
+  return [...new Set(['127.0.0.1', '::1', 'localhost', hostname().toLowerCase()].filter(Boolean))];
+}
 
 function newKeyPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey; privateKeyPem: string } {
   // Native RSA generation is much faster than node-forge's pure-JS one; forge handles the X.509 parts.
@@ -163,13 +169,23 @@ function writePair(pair: CertificateAndKey, certificatePath: string, keyPath: st
   chmodSync(keyPath, 0o600);
 }
 
+/** A comparable form of a host: IPv6 addresses expanded (`::1` -> `0:0:0:0:0:0:0:1`), names lower-cased. */
+function canonicalHost(host: string): string {
+  if (isIP(host) !== 6) return host.toLowerCase();
+  const [head = '', tail] = host.toLowerCase().split('::');
+  const headGroups = head ? head.split(':') : [];
+  const tailGroups = tail ? tail.split(':') : [];
+  const missing = tail === undefined ? 0 : 8 - headGroups.length - tailGroups.length;
+  return [...headGroups, ...Array<string>(missing).fill('0'), ...tailGroups].map((group) => group.replace(/^0+(?=.)/, '')).join(':');
+}
+
 function sanHosts(certificate: X509Certificate): Set<string> {
   const hosts = new Set<string>();
   for (const entry of (certificate.subjectAltName ?? '').split(', ')) {
     const colon = entry.indexOf(':');
     if (colon < 0) continue;
     const type = entry.slice(0, colon);
-    if (type === 'DNS' || type === 'IP Address') hosts.add(entry.slice(colon + 1));
+    if (type === 'DNS' || type === 'IP Address') hosts.add(canonicalHost(entry.slice(colon + 1)));
   }
   return hosts;
 }
@@ -186,7 +202,7 @@ function servingProblem(serving: CertificateAndKey, ca: CertificateAndKey, hosts
   if (!certificate.verify(new X509Certificate(ca.certificatePem).publicKey)) return 'not signed by the CA';
   if (Date.parse(certificate.validTo) - now < renewBefore) return 'expiring';
   const present = sanHosts(certificate);
-  const wanted = new Set(hosts);
+  const wanted = new Set(hosts.map(canonicalHost));
   if (present.size !== wanted.size || [...wanted].some((host) => !present.has(host))) return 'hosts changed';
   return undefined;
 }

@@ -1,4 +1,5 @@
 export {
+  defaultCertificateHosts,
   ensureCertificates,
   generateCertificateAuthority,
   issueClientCertificate,
