@@ -53,6 +53,9 @@ interface QueuedWrite {
   reject: (error: unknown) => void;
 }
 
+/** Most writes committed in one transaction, so that one commit never blocks the event loop for long. */
+const maxBatch = 1000;
+
 /** Expired keys deleted per sweep step. */
 const sweepBatch = 1000;
 
@@ -68,7 +71,7 @@ export class SqliteBackend implements KVBackend {
   private readonly hub: WatchHub;
   private readonly now: () => number;
   private readonly timers: NodeJS.Timeout[] = [];
-  private queue: QueuedWrite[] = [];
+  private readonly queue: QueuedWrite[] = [];
   private flushScheduled = false;
   private sweeping = false;
   private closed = false;
@@ -221,7 +224,7 @@ export class SqliteBackend implements KVBackend {
   async close(): Promise<void> {
     if (this.closed) return;
     for (const timer of this.timers) clearInterval(timer);
-    this.flush();
+    while (this.queue.length > 0) this.commit(this.queue.splice(0, maxBatch));
     this.closed = true;
     this.hub.closeAll(closedError(''));
     this.db.close();
@@ -231,19 +234,28 @@ export class SqliteBackend implements KVBackend {
     if (this.closed) return Promise.reject(closedError(request.key));
     return new Promise((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.scheduleFlush();
     });
   }
 
-  /** Commits every queued write in one transaction, hands the events to the watches, then answers. */
+  /** Commits the queued writes (at most {@link maxBatch} per turn of the event loop). */
   private flush(): void {
     this.flushScheduled = false;
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0 || this.closed) {
+    const batch = this.queue.splice(0, maxBatch);
+    if (this.queue.length > 0) this.scheduleFlush();
+    this.commit(batch);
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Commits a batch of writes in one transaction, hands the events to the watches, then answers. */
+  private commit(batch: QueuedWrite[]): void {
+    if (batch.length === 0) return;
+    if (this.closed) {
       for (const write of batch) write.reject(closedError(write.request.key));
       return;
     }

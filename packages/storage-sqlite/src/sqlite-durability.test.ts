@@ -86,6 +86,23 @@ describe('SqliteBackend durability', () => {
     }
   });
 
+  it('splits a very large burst into bounded transactions and commits queued writes on close', async () => {
+    const kv = await SqliteBackend.open({ path: database.path });
+    const writes = Array.from({ length: 2500 }, (_, index) => kv.create(`/burst/${index}`, bytes('v')));
+    const results = await Promise.all(writes);
+    expect(new Set(results.map((result) => result.succeeded && result.revision)).size).toBe(2500);
+    expect(kv.stats).toEqual({ transactions: 3, writes: 2500 });
+    const queued = kv.create('/queued', bytes('v'));
+    await kv.close();
+    expect(await queued).toMatchObject({ succeeded: true, revision: 2502 });
+    const reopened = await SqliteBackend.open({ path: database.path });
+    try {
+      expect((await reopened.range({ key: '/', prefix: true, countOnly: true })).count).toBe(2501);
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it('lets a watcher see the writes of a second process on the same file, without duplicates or gaps', async () => {
     const kv = await SqliteBackend.open({
       path: database.path,
