@@ -13,8 +13,8 @@ export interface Endpoint {
 }
 
 /**
- * Checks a decoded create/update body against the endpoint: an object whose apiVersion/kind match the
- * URL (400 otherwise). Unknown fields: Strict fails (400), Warn adds warnings; both Warn and Ignore prune.
+ * Checks a decoded create/update body against the endpoint: an object whose apiVersion/kind (defaulted
+ * from the URL when missing) match the URL (400 otherwise). Unknown fields: Strict fails (400), Warn adds warnings; both Warn and Ignore prune.
  */
 export function decodeRequestObject(
   request: IncomingMessage,
@@ -28,12 +28,17 @@ export function decodeRequestObject(
     throw StatusError.badRequest(`Object 'Kind' is missing in '${JSON.stringify(body)}'`);
   }
   const record = body as Record<string, unknown>;
-  if (record['kind'] === undefined || record['kind'] === '') {
-    throw StatusError.badRequest(`Object 'Kind' is missing in '${JSON.stringify(body)}'`);
-  }
-  if (record['apiVersion'] !== apiVersion || record['kind'] !== definition.kind) {
+  // As upstream's decoder, a missing apiVersion or kind defaults to the endpoint's.
+  if (record['apiVersion'] === undefined || record['apiVersion'] === '') record['apiVersion'] = apiVersion;
+  if (record['kind'] === undefined || record['kind'] === '') record['kind'] = definition.kind;
+  if (record['apiVersion'] !== apiVersion) {
     throw StatusError.badRequest(
-      `the API version in the data (${String(record['apiVersion'] ?? '')}) and kind (${String(record['kind'])}) do not match the expected ${apiVersion}, Kind=${definition.kind}`,
+      `the API version in the data (${String(record['apiVersion'])}) does not match the expected API version (${apiVersion})`,
+    );
+  }
+  if (record['kind'] !== definition.kind) {
+    throw StatusError.badRequest(
+      `${String(record['kind'])} in version "${version}" cannot be handled as a ${definition.kind}: the kind in the data (${String(record['kind'])}) does not match the expected kind (${definition.kind})`,
     );
   }
   if (record['metadata'] === undefined || record['metadata'] === null) record['metadata'] = {};

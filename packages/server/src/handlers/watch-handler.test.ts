@@ -86,6 +86,20 @@ describe('watch', () => {
     expect(String(invalid.body['message'])).toContain('sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
   });
 
+  it('forwards progress bookmarks typed with apiVersion/kind only when allowWatchBookmarks is set', async () => {
+    await api.close();
+    api = await startTestServer({ progressNotifyIntervalMs: 30 });
+    const revision = String(await api.storage.revision());
+    const watch = await openWatch(`${widgetsPath('default', 'v1beta1')}?watch=1&allowWatchBookmarks=true&resourceVersion=${revision}`);
+    expect(await watch.next()).toMatchObject({
+      type: 'BOOKMARK',
+      object: { apiVersion: 'example.com/v1beta1', kind: 'Widget', metadata: { resourceVersion: revision } },
+    });
+    watch.close();
+    const plain = await openWatch(`${widgetsPath()}?watch=1&resourceVersion=${revision}&timeoutSeconds=1`);
+    expect(await plain.next()).toBeUndefined();
+  });
+
   it('ends the stream at timeoutSeconds and on shutdown, stopping the storage watch', async () => {
     const timed = await openWatch(`${widgetsPath()}?watch=1&timeoutSeconds=1`);
     expect(await timed.next()).toBeUndefined();

@@ -37,6 +37,12 @@ describe('create', () => {
     expect(beta.body).toMatchObject({ apiVersion: 'example.com/v1beta1', spec: { sizeText: '2' } });
   });
 
+  it('defaults a missing apiVersion and kind from the URL', async () => {
+    const created = await api.call('POST', widgetsPath('default', 'v1beta1'), { metadata: { name: 'bare' }, spec: { sizeText: '3' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ apiVersion: 'example.com/v1beta1', kind: 'Widget', spec: { sizeText: '3' } });
+  });
+
   it('creates through an older version and accepts YAML', async () => {
     const yaml = 'apiVersion: example.com/v1beta1\nkind: Widget\nmetadata:\n  name: yml\nspec:\n  sizeText: "7"\n';
     const created = await api.call('POST', widgetsPath('default', 'v1beta1'), yaml, { 'Content-Type': 'application/yaml' });
@@ -69,6 +75,11 @@ describe('create', () => {
     expect(wrongKind.status).toBe(400);
     const wrongVersion = await failing('POST', widgetsPath(), { ...widget('b'), apiVersion: 'example.com/v1beta1' });
     expect(wrongVersion.status).toBe(400);
+    expect(wrongVersion.body['message']).toBe(
+      'the API version in the data (example.com/v1beta1) does not match the expected API version (example.com/v1)',
+    );
+    const notObject = await failing('POST', widgetsPath(), '[1]');
+    expect(notObject.status).toBe(400);
 
     const invalid = await failing('POST', widgetsPath(), widget('b', { size: -1 }));
     expect(invalid.status).toBe(422);
@@ -274,6 +285,11 @@ describe('delete', () => {
     expect(await api.storage.keys()).toHaveLength(1);
     const again = await api.call('DELETE', `${widgetsPath()}/f`);
     expect(again.status).toBe(202);
+    const before = await api.storage.revision();
+    const added = await api.call('PATCH', `${widgetsPath()}/f`, { metadata: { finalizers: ['example.com/hold', 'more'] } }, { 'Content-Type': 'application/merge-patch+json' });
+    expect(added.status).toBe(422);
+    expect(String(added.body['message'])).toContain('no new finalizers can be added if the object is being deleted, found new finalizers []string{"more"}');
+    expect(await api.storage.revision()).toBe(before);
     const released = await api.call('PATCH', `${widgetsPath()}/f`, { metadata: { finalizers: null } }, { 'Content-Type': 'application/merge-patch+json' });
     expect(released.status).toBe(200);
     expect(await api.storage.keys()).toEqual([]);

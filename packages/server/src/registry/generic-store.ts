@@ -320,6 +320,18 @@ export class GenericStore {
     }
     const next = hub.metadata;
     const previous = current.metadata;
+    if (previous.deletionTimestamp) {
+      const added = (next.finalizers ?? []).filter((finalizer) => !(previous.finalizers ?? []).includes(finalizer));
+      if (added.length > 0) {
+        throw this.invalid(name, [
+          {
+            field: 'metadata.finalizers',
+            type: 'FieldValueForbidden',
+            detail: `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((item) => JSON.stringify(item)).join(', ')}}`,
+          },
+        ]);
+      }
+    }
     next.uid = previous.uid ?? '';
     next.creationTimestamp = previous.creationTimestamp ?? '';
     if (previous.deletionTimestamp) next.deletionTimestamp = previous.deletionTimestamp;

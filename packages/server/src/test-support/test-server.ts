@@ -11,12 +11,16 @@ import { widgetDefinition, widgetScheme } from './widget-scheme.js';
 
 /** One shared MemoryBackend with a Store per resource, counting open watches and closed stores. */
 export class TestStorage {
-  readonly backend = new MemoryBackend();
+  readonly backend: MemoryBackend;
   activeWatches = 0;
   closedStores = 0;
 
   /** The StorageFactory handing out counted Stores over the shared backend. */
   readonly factory: StorageFactory = ({ codec }) => this.store(codec);
+
+  constructor(options: { progressNotifyIntervalMs?: number } = {}) {
+    this.backend = new MemoryBackend(options);
+  }
 
   private store(codec: Codec): Interface {
     const store = new Store({ kv: this.backend, codec });
@@ -59,10 +63,10 @@ export interface TestServer {
 
 /** Starts a server on 127.0.0.1:0 serving `widgets.example.com` over an in-memory Store. */
 export async function startTestServer(
-  options: Partial<GenericAPIServerOptions> & { definition?: Partial<ResourceDefinition> } = {},
+  options: Partial<GenericAPIServerOptions> & { definition?: Partial<ResourceDefinition>; progressNotifyIntervalMs?: number } = {},
 ): Promise<TestServer> {
-  const storage = new TestStorage();
-  const { definition, ...rest } = options;
+  const { definition, progressNotifyIntervalMs, ...rest } = options;
+  const storage = new TestStorage(progressNotifyIntervalMs === undefined ? {} : { progressNotifyIntervalMs });
   const config = new GenericAPIServerConfig({
     scheme: widgetScheme(),
     storage: storage.factory,
