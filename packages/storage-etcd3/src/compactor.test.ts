@@ -59,7 +59,9 @@ describe('compactor', () => {
       RevisionCompactedError,
     );
     // History after the compacted revision is still there.
-    await expect(first.get('/compactor/a', { revision: history })).resolves.toMatchObject({ revision: history });
+    await expect(first.get('/compactor/a', { revision: history })).resolves.toMatchObject({
+      revision: history,
+    });
   });
 
   it('tolerates a revision compacted by someone else', async () => {
@@ -79,8 +81,18 @@ describe('compactor', () => {
     const versionBefore = await keyVersion(first);
     const started = Date.now();
     const compactors = [
-      startCompactor({ backend: first, intervalMs, onCompact: (revision) => compactions.push({ by: 'first', revision }), onError: (error) => errors.push(error) }),
-      startCompactor({ backend: second, intervalMs, onCompact: (revision) => compactions.push({ by: 'second', revision }), onError: (error) => errors.push(error) }),
+      startCompactor({
+        backend: first,
+        intervalMs,
+        onCompact: (revision) => compactions.push({ by: 'first', revision }),
+        onError: (error) => errors.push(error),
+      }),
+      startCompactor({
+        backend: second,
+        intervalMs,
+        onCompact: (revision) => compactions.push({ by: 'second', revision }),
+        onError: (error) => errors.push(error),
+      }),
     ];
     let written = 0;
     while (compactions.length < 3) {

@@ -33,9 +33,9 @@ describe('Etcd3Backend KV', () => {
   });
 
   it('fails to connect to a closed port with a clear message', async () => {
-    await expect(Etcd3Backend.connect({ endpoints: ['http://127.0.0.1:1'], dialTimeoutMs: 500 })).rejects.toThrow(
-      'cannot connect to etcd at http://127.0.0.1:1',
-    );
+    await expect(
+      Etcd3Backend.connect({ endpoints: ['http://127.0.0.1:1'], dialTimeoutMs: 500 }),
+    ).rejects.toThrow('cannot connect to etcd at http://127.0.0.1:1');
   });
 
   it('creates once; a second create conflicts and returns the current entry', async () => {
@@ -46,7 +46,11 @@ describe('Etcd3Backend KV', () => {
     expect(again).toMatchObject({ succeeded: false, reason: 'conflict', revision: created.revision });
     if (again.succeeded) throw new Error('unreachable');
     expect(decode(again.current?.value)).toBe('one');
-    expect(again.current).toMatchObject({ key, createRevision: created.revision, modRevision: created.revision });
+    expect(again.current).toMatchObject({
+      key,
+      createRevision: created.revision,
+      modRevision: created.revision,
+    });
     const read = await backend.get(key);
     expect(read.revision).toBeGreaterThanOrEqual(created.revision);
     expect(decode(read.entry?.value)).toBe('one');
@@ -88,16 +92,24 @@ describe('Etcd3Backend KV', () => {
     const refused = await backend.create(key, text('x'), { condition: { key: guard, value: 'closed' } });
     expect(refused).toMatchObject({ succeeded: false, reason: 'condition' });
     expect((await backend.get(key)).entry).toBeUndefined();
-    const missingGuard = await backend.create(key, text('x'), { condition: { key: `${prefix}nothing`, value: '' } });
+    const missingGuard = await backend.create(key, text('x'), {
+      condition: { key: `${prefix}nothing`, value: '' },
+    });
     expect(missingGuard).toMatchObject({ succeeded: false, reason: 'condition' });
     const allowed = await backend.create(key, text('x'), { condition: { key: guard, value: 'open' } });
     expect(allowed.succeeded).toBe(true);
     if (!allowed.succeeded) throw new Error('unreachable');
-    const conflict = await backend.update(key, text('y'), allowed.revision - 1, { condition: { key: guard, value: 'open' } });
+    const conflict = await backend.update(key, text('y'), allowed.revision - 1, {
+      condition: { key: guard, value: 'open' },
+    });
     expect(conflict).toMatchObject({ succeeded: false, reason: 'conflict' });
-    const refusedUpdate = await backend.update(key, text('y'), allowed.revision, { condition: { key: guard, value: 'no' } });
+    const refusedUpdate = await backend.update(key, text('y'), allowed.revision, {
+      condition: { key: guard, value: 'no' },
+    });
     expect(refusedUpdate).toMatchObject({ succeeded: false, reason: 'condition' });
-    const refusedDelete = await backend.delete(key, allowed.revision, { condition: { key: guard, value: 'no' } });
+    const refusedDelete = await backend.delete(key, allowed.revision, {
+      condition: { key: guard, value: 'no' },
+    });
     expect(refusedDelete).toMatchObject({ succeeded: false, reason: 'condition' });
     const deleted = await backend.delete(key, allowed.revision, { condition: { key: guard, value: 'open' } });
     expect(deleted.succeeded).toBe(true);
@@ -112,7 +124,9 @@ describe('Etcd3Backend KV', () => {
     }
     await backend.create(`${fresh()}outside`, text('no'));
     const all = await backend.range({ key: prefix, prefix: true });
-    expect(all.entries.map((entry) => entry.key)).toEqual([0, 1, 2, 3, 4].map((index) => `${prefix}k${index}`));
+    expect(all.entries.map((entry) => entry.key)).toEqual(
+      [0, 1, 2, 3, 4].map((index) => `${prefix}k${index}`),
+    );
     expect(all).toMatchObject({ more: false, count: 5 });
 
     const page1 = await backend.range({ key: prefix, prefix: true, limit: 2 });
@@ -120,10 +134,22 @@ describe('Etcd3Backend KV', () => {
     expect(page1).toMatchObject({ more: true, count: 5 });
     const snapshot = page1.revision;
     await backend.delete(`${prefix}k3`, revisions[3]!);
-    const page2 = await backend.range({ key: prefix, prefix: true, limit: 2, startKey: `${prefix}k1\u0000`, revision: snapshot });
+    const page2 = await backend.range({
+      key: prefix,
+      prefix: true,
+      limit: 2,
+      startKey: `${prefix}k1\u0000`,
+      revision: snapshot,
+    });
     expect(page2.entries.map((entry) => entry.key)).toEqual([`${prefix}k2`, `${prefix}k3`]);
     expect(page2).toMatchObject({ more: true, count: 3, revision: snapshot });
-    const page3 = await backend.range({ key: prefix, prefix: true, limit: 2, startKey: `${prefix}k3\u0000`, revision: snapshot });
+    const page3 = await backend.range({
+      key: prefix,
+      prefix: true,
+      limit: 2,
+      startKey: `${prefix}k3\u0000`,
+      revision: snapshot,
+    });
     expect(page3.entries.map((entry) => entry.key)).toEqual([`${prefix}k4`]);
     expect(page3.more).toBe(false);
 
@@ -150,14 +176,20 @@ describe('Etcd3Backend KV', () => {
 
     const old = backend.get(key, { revision: first.revision });
     await expect(old).rejects.toBeInstanceOf(RevisionCompactedError);
-    await expect(old).rejects.toMatchObject({ requestedRevision: first.revision, compactedRevision: second.revision });
+    await expect(old).rejects.toMatchObject({
+      requestedRevision: first.revision,
+      compactedRevision: second.revision,
+    });
     await expect(backend.range({ key, prefix: true, revision: first.revision })).rejects.toBeInstanceOf(
       RevisionCompactedError,
     );
     const current = await backend.currentRevision();
     const future = backend.range({ key, prefix: false, revision: current + 100 });
     await expect(future).rejects.toBeInstanceOf(FutureRevisionError);
-    await expect(future).rejects.toMatchObject({ requestedRevision: current + 100, currentRevision: current });
+    await expect(future).rejects.toMatchObject({
+      requestedRevision: current + 100,
+      currentRevision: current,
+    });
     await expect(backend.compact(current + 100)).rejects.toBeInstanceOf(FutureRevisionError);
     expect(decode((await backend.get(key)).entry?.value)).toBe('2');
   });

@@ -106,7 +106,9 @@ export class Etcd3Backend implements KVBackend {
     this.hub = new WatchHub({
       openStream: () => client.watchClient.watch(),
       keys: this.keys,
-      ...(options.watchBackoffMs?.initial !== undefined ? { initialBackoffMs: options.watchBackoffMs.initial } : {}),
+      ...(options.watchBackoffMs?.initial !== undefined
+        ? { initialBackoffMs: options.watchBackoffMs.initial }
+        : {}),
       ...(options.watchBackoffMs?.max !== undefined ? { maxBackoffMs: options.watchBackoffMs.max } : {}),
       onCompacted: (revision) => this.noteCompacted(revision),
     });
@@ -145,7 +147,9 @@ export class Etcd3Backend implements KVBackend {
     } catch (error) {
       client.close();
       const message = error instanceof Error ? error.message : String(error);
-      throw new Error(`cannot connect to etcd at ${options.endpoints.join(', ')}: ${message}`, { cause: error });
+      throw new Error(`cannot connect to etcd at ${options.endpoints.join(', ')}: ${message}`, {
+        cause: error,
+      });
     }
     return new Etcd3Backend(client, version, options);
   }
@@ -174,13 +178,19 @@ export class Etcd3Backend implements KVBackend {
     let rangeEnd: Buffer | undefined;
     if (options.prefix) {
       rangeEnd = prefixRangeEndBytes(base);
-      if (options.startKey !== undefined && options.startKey > options.key) start = this.keys.encode(options.startKey);
+      if (options.startKey !== undefined && options.startKey > options.key)
+        start = this.keys.encode(options.startKey);
     } else if (options.startKey !== undefined && options.startKey > options.key) {
       // An exact key before the start key: nothing to read, but still validate the revision.
       const response = await this.call(options.key, revision, () =>
         this.client.kv.range({ key: base, count_only: true, ...(revision > 0 ? { revision } : {}) }),
       );
-      return { entries: [], more: false, count: 0, revision: revision > 0 ? revision : Number(response.header.revision) };
+      return {
+        entries: [],
+        more: false,
+        count: 0,
+        revision: revision > 0 ? revision : Number(response.header.revision),
+      };
     }
     const limit = options.limit ?? 0;
     const response = await this.call(options.key, revision, () =>
@@ -203,7 +213,10 @@ export class Etcd3Backend implements KVBackend {
 
   async create(key: string, value: Uint8Array, options: KVWriteOptions = {}): Promise<KVWriteResult> {
     const etcdKey = this.keys.encode(key);
-    const lease = options.ttlSeconds !== undefined && options.ttlSeconds > 0 ? await this.leaseFor(key, options.ttlSeconds) : undefined;
+    const lease =
+      options.ttlSeconds !== undefined && options.ttlSeconds > 0
+        ? await this.leaseFor(key, options.ttlSeconds)
+        : undefined;
     const response = await this.txn(key, options.condition, {
       compare: [{ key: etcdKey, target: 'Mod', result: 'Equal', mod_revision: 0 }],
       success: [{ request_put: { key: etcdKey, value: asBuffer(value), ...(lease ? { lease } : {}) } }],
@@ -219,7 +232,10 @@ export class Etcd3Backend implements KVBackend {
     options: KVWriteOptions = {},
   ): Promise<KVWriteResult> {
     const etcdKey = this.keys.encode(key);
-    const lease = options.ttlSeconds !== undefined && options.ttlSeconds > 0 ? await this.leaseFor(key, options.ttlSeconds) : undefined;
+    const lease =
+      options.ttlSeconds !== undefined && options.ttlSeconds > 0
+        ? await this.leaseFor(key, options.ttlSeconds)
+        : undefined;
     const response = await this.txn(key, options.condition, {
       compare: [{ key: etcdKey, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision }],
       success: [{ request_put: { key: etcdKey, value: asBuffer(value), ...(lease ? { lease } : {}) } }],
@@ -228,7 +244,11 @@ export class Etcd3Backend implements KVBackend {
     return this.writeResult(response, options.condition);
   }
 
-  async delete(key: string, expectedModRevision: number, options: KVConditionOptions = {}): Promise<KVWriteResult> {
+  async delete(
+    key: string,
+    expectedModRevision: number,
+    options: KVConditionOptions = {},
+  ): Promise<KVWriteResult> {
     const etcdKey = this.keys.encode(key);
     const response = await this.txn(key, options.condition, {
       compare: [{ key: etcdKey, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision }],
@@ -238,7 +258,9 @@ export class Etcd3Backend implements KVBackend {
     if (!response.succeeded) return this.writeResult(response, options.condition);
     const previousKv = response.responses[0]?.response_delete_range?.prev_kvs?.[0];
     const revision = Number(response.header.revision);
-    return previousKv ? { succeeded: true, revision, previous: this.keys.entry(previousKv) } : { succeeded: true, revision };
+    return previousKv
+      ? { succeeded: true, revision, previous: this.keys.entry(previousKv) }
+      : { succeeded: true, revision };
   }
 
   watch(options: KVWatchOptions, listener: KVWatchListener): KVWatch {
@@ -248,7 +270,9 @@ export class Etcd3Backend implements KVBackend {
   }
 
   async currentRevision(): Promise<number> {
-    const response = await this.call('', 0, () => this.client.kv.range({ key: this.compactKey, count_only: true }));
+    const response = await this.call('', 0, () =>
+      this.client.kv.range({ key: this.compactKey, count_only: true }),
+    );
     return Number(response.header.revision);
   }
 
@@ -268,7 +292,9 @@ export class Etcd3Backend implements KVBackend {
   }
 
   async compactedRevision(): Promise<number> {
-    const response = await this.call(COMPACT_REVISION_KEY, 0, () => this.client.kv.range({ key: this.compactKey }));
+    const response = await this.call(COMPACT_REVISION_KEY, 0, () =>
+      this.client.kv.range({ key: this.compactKey }),
+    );
     const stored = Number(response.kvs[0]?.value.toString('utf8') ?? '0');
     if (Number.isSafeInteger(stored)) this.noteCompacted(stored);
     return this.knownCompactedRevision;
@@ -328,7 +354,12 @@ export class Etcd3Backend implements KVBackend {
   ): Promise<ITxnResponse> {
     if (condition) {
       const conditionKey = this.keys.encode(condition.key);
-      request.compare.push({ key: conditionKey, target: 'Value', result: 'Equal', value: Buffer.from(condition.value, 'utf8') });
+      request.compare.push({
+        key: conditionKey,
+        target: 'Value',
+        result: 'Equal',
+        value: Buffer.from(condition.value, 'utf8'),
+      });
       request.failure.push({ request_range: { key: conditionKey } });
     }
     return this.call(key, 0, () => this.client.kv.txn(request));
@@ -343,7 +374,10 @@ export class Etcd3Backend implements KVBackend {
     if (condition) {
       const conditionKv = response.responses[1]?.response_range?.kvs?.[0];
       const actual = conditionKv ? (conditionKv.value ?? EMPTY) : undefined;
-      if (actual === undefined || Buffer.compare(asBuffer(actual), Buffer.from(condition.value, 'utf8')) !== 0) {
+      if (
+        actual === undefined ||
+        Buffer.compare(asBuffer(actual), Buffer.from(condition.value, 'utf8')) !== 0
+      ) {
         reason = 'condition';
       }
     }

@@ -14,7 +14,10 @@ const fresh = (): string => `/watch-test-${++counter}/`;
 
 beforeAll(async () => {
   etcd = await startEtcd({ progressNotifyIntervalMs: 300 });
-  backend = await Etcd3Backend.connect({ endpoints: [etcd.endpoint], watchBackoffMs: { initial: 50, max: 500 } });
+  backend = await Etcd3Backend.connect({
+    endpoints: [etcd.endpoint],
+    watchBackoffMs: { initial: 50, max: 500 },
+  });
 });
 afterAll(async () => {
   await backend?.close();
@@ -109,7 +112,8 @@ describe('Etcd3Backend watch', () => {
     );
     await backend.create(`${prefix}ab`, text('no'));
     const hit = await backend.create(`${prefix}a`, text('yes'));
-    for (let index = 0; index < 100 && events.length === 0; index++) await new Promise((r) => setTimeout(r, 20));
+    for (let index = 0; index < 100 && events.length === 0; index++)
+      await new Promise((r) => setTimeout(r, 20));
     watch.cancel();
     expect(events.map((event) => event.entry.modRevision)).toEqual([hit.revision]);
   });

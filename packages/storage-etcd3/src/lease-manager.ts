@@ -47,7 +47,10 @@ export class LeaseManager {
   leaseFor(ttlSeconds: number): Promise<string> {
     const ttl = Math.max(1, Math.ceil(ttlSeconds));
     const now = this.now();
-    const reuse = Math.max(this.minimumReuseSeconds, Math.min(Math.floor(this.reusePercent * ttl), this.reuseSeconds));
+    const reuse = Math.max(
+      this.minimumReuseSeconds,
+      Math.min(Math.floor(this.reusePercent * ttl), this.reuseSeconds),
+    );
     const cached = this.leases.get(ttl);
     if (cached) {
       // Valid: lives at least ttl from now. Sufficient: lives at most ttl+reuse from now. A grant still in

@@ -65,8 +65,16 @@ describe('WatchHub', () => {
       onProgress: (revision) => progressA.push(revision),
       onError: () => undefined,
     });
-    hub.watch(range('/hub/b/'), start, true, { onEvents: () => undefined, onProgress: (revision) => progressB.push(revision), onError: () => undefined });
-    hub.watch(range('/hub/c/'), start, false, { onEvents: () => undefined, onProgress: (revision) => progressSilent.push(revision), onError: () => undefined });
+    hub.watch(range('/hub/b/'), start, true, {
+      onEvents: () => undefined,
+      onProgress: (revision) => progressB.push(revision),
+      onError: () => undefined,
+    });
+    hub.watch(range('/hub/c/'), start, false, {
+      onEvents: () => undefined,
+      onProgress: (revision) => progressSilent.push(revision),
+      onError: () => undefined,
+    });
     await client.put('/hub/a/1').value('x').exec();
     await eventually(() => eventsA.length === 1);
     await client.put('/hub/other').value('x').exec();
@@ -86,10 +94,15 @@ describe('WatchHub', () => {
     const big = Buffer.alloc(700 * 1024, 7);
     for (let index = 0; index < 4; index++) await client.put(`/hub/big/${index}`).value(big).exec();
     const batches: KVEvent[][] = [];
-    hub.watch(range('/hub/big/'), start, false, { onEvents: (events) => batches.push(events), onError: () => undefined });
+    hub.watch(range('/hub/big/'), start, false, {
+      onEvents: (events) => batches.push(events),
+      onError: () => undefined,
+    });
     await eventually(() => batches.flat().length === 4);
     hub.close();
-    expect(batches.flat().map((event) => event.entry.key)).toEqual([0, 1, 2, 3].map((index) => `/hub/big/${index}`));
+    expect(batches.flat().map((event) => event.entry.key)).toEqual(
+      [0, 1, 2, 3].map((index) => `/hub/big/${index}`),
+    );
     expect(batches.flat().every((event) => event.entry.value.length === big.length)).toBe(true);
     expect(fragments).toBeGreaterThan(0);
     expect(batches).toHaveLength(1);
@@ -99,12 +112,18 @@ describe('WatchHub', () => {
     const hub = newHub();
     const start = (await currentRevision()) + 1;
     const seen: KVEvent[] = [];
-    const first = hub.watch(range('/hub/d/'), start, false, { onEvents: (events) => seen.push(...events), onError: () => undefined });
+    const first = hub.watch(range('/hub/d/'), start, false, {
+      onEvents: (events) => seen.push(...events),
+      onError: () => undefined,
+    });
     await eventually(() => opened.length === 1);
     first.cancel();
     expect(hub.size).toBe(0);
     await client.put('/hub/d/1').value('x').exec();
-    const second = hub.watch(range('/hub/d/'), start, false, { onEvents: (events) => seen.push(...events), onError: () => undefined });
+    const second = hub.watch(range('/hub/d/'), start, false, {
+      onEvents: (events) => seen.push(...events),
+      onError: () => undefined,
+    });
     await eventually(() => seen.length === 1);
     expect(opened).toHaveLength(2);
     second.cancel();
@@ -136,7 +155,10 @@ describe('WatchHub', () => {
     const hub = newHub();
     const start = (await currentRevision()) + 1;
     const errors: Error[] = [];
-    hub.watch(range('/hub/e/'), start, false, { onEvents: () => undefined, onError: (error) => errors.push(error) });
+    hub.watch(range('/hub/e/'), start, false, {
+      onEvents: () => undefined,
+      onError: (error) => errors.push(error),
+    });
     await eventually(() => opened.length === 1);
     hub.close();
     expect(errors).toHaveLength(1);

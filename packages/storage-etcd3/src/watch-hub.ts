@@ -1,4 +1,11 @@
-import { RevisionCompactedError, StorageError, type KVEntry, type KVEvent, type KVWatch, type KVWatchListener } from '@kapi/storage';
+import {
+  RevisionCompactedError,
+  StorageError,
+  type KVEntry,
+  type KVEvent,
+  type KVWatch,
+  type KVWatchListener,
+} from '@kapi/storage';
 import type { IDuplexStream, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
 import type { KeyCodec } from './etcd-keys.js';
 
@@ -91,7 +98,12 @@ export class WatchHub {
   }
 
   /** Starts a watch of `range` from `startRevision` (inclusive; 0 means from the next write on). */
-  watch(range: WatchRange, startRevision: number, progressNotify: boolean, listener: KVWatchListener): KVWatch {
+  watch(
+    range: WatchRange,
+    startRevision: number,
+    progressNotify: boolean,
+    listener: KVWatchListener,
+  ): KVWatch {
     // 0 (or less) means "from now", as in etcd; the start is then learnt from the created response.
     const watcher = new Watcher(this, range, Math.max(0, startRevision), progressNotify, listener);
     if (this.closed) {
@@ -251,7 +263,10 @@ export class WatchHub {
         this.options.onCompacted?.(compacted);
         this.fail(watcher, new RevisionCompactedError(watcher.nextRevision, compacted));
       } else {
-        this.fail(watcher, new Error(`etcd cancelled the watch: ${response.cancel_reason || 'no reason given'}`));
+        this.fail(
+          watcher,
+          new Error(`etcd cancelled the watch: ${response.cancel_reason || 'no reason given'}`),
+        );
       }
       return;
     }

@@ -6,7 +6,10 @@ async function put(endpoint: string, key: string, value: string): Promise<void> 
   // etcd's gRPC gateway (v3 JSON API) keeps this test independent of the backend under test.
   const response = await fetch(`${endpoint}/v3/kv/put`, {
     method: 'POST',
-    body: JSON.stringify({ key: Buffer.from(key).toString('base64'), value: Buffer.from(value).toString('base64') }),
+    body: JSON.stringify({
+      key: Buffer.from(key).toString('base64'),
+      value: Buffer.from(value).toString('base64'),
+    }),
   });
   expect(response.ok).toBe(true);
 }

@@ -169,7 +169,9 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdIns
     for (;;) {
       if (spawnError) throw new Error(`cannot start etcd (${binary}): ${spawnError.message}`);
       if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`etcd exited during start-up (code ${child.exitCode}, signal ${child.signalCode}):\n${log}`);
+        throw new Error(
+          `etcd exited during start-up (code ${child.exitCode}, signal ${child.signalCode}):\n${log}`,
+        );
       }
       if (await isHealthy(endpoint)) return;
       if (Date.now() > deadline) {
