@@ -1,4 +1,5 @@
 import { printTable, writeResults, type BenchRow } from './harness.js';
+import { httpBench } from './http-bench.js';
 import { storageBench } from './storage-bench.js';
 
 /**
@@ -10,6 +11,7 @@ const quick = args.includes('--quick');
 const wanted = args.filter((arg) => !arg.startsWith('--'));
 const scenarios: Record<string, () => Promise<BenchRow[]>> = {
   storage: () => storageBench({ quick }),
+  http: () => httpBench({ quick }),
 };
 
 for (const [name, run] of Object.entries(scenarios)) {

@@ -1,0 +1,142 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { KubeObject } from '@kapi/apimachinery';
+import { RestClient } from '@kapi/client';
+import { parseOptions, startControlPlane } from '@kapi/kube-apiserver-lite';
+import { Store, type KVBackend } from '@kapi/storage';
+import { SqliteBackend } from '@kapi/storage-sqlite';
+import { Etcd3Backend } from '@kapi/storage-etcd3';
+import { startEtcd } from '@kapi/storage-etcd3/testing';
+import { measureRate, row, sampleObject, type BenchRow } from './harness.js';
+
+const execFileAsync = promisify(execFile);
+const loadScript = fileURLToPath(new URL('./load-generator.ts', import.meta.url));
+
+interface LoadResult {
+  requestsPerSecond: number;
+  latencyP50: number;
+  latencyP99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Runs the load generator in a separate process. */
+async function load(spec: Record<string, unknown>): Promise<LoadResult> {
+  const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', loadScript, JSON.stringify(spec)], { maxBuffer: 16 << 20 });
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as LoadResult;
+}
+
+/** A bare node:https server answering every request with the same bytes (the control). */
+async function bareServer(body: Buffer, tls: { key: string; cert: string }): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createHttpsServer({ key: tls.key, cert: tls.cert }, (_request, response) => {
+    response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+    response.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function startServer(directory: string, storageArgs: string[]) {
+  const tokens = join(directory, 'tokens.csv');
+  writeFileSync(tokens, 'bench-token,bench,1,"system:masters"\n');
+  const options = parseOptions([
+    ...storageArgs,
+    `--data-dir=${directory}`,
+    '--secure-port=0',
+    `--token-auth-file=${tokens}`,
+    '--max-requests-inflight=0',
+    '--max-mutating-requests-inflight=0',
+  ]);
+  const running = await startControlPlane(options);
+  const ca = readCa(directory);
+  const client = new RestClient({ server: running.url, token: 'bench-token', ca });
+  for (let i = 0; i < 200; i++) {
+    const ready = await client.raw({ method: 'GET', path: '/readyz' }).catch(() => undefined);
+    if (ready?.statusCode === 200) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { running, client, ca, headers: { authorization: 'Bearer bench-token', 'content-type': 'application/json' } };
+}
+
+function readCa(directory: string): string {
+  return readFileSync(join(directory, 'ca.crt'), 'utf8');
+}
+
+/** HTTP scenarios: GET of one 2 KB object, create, LIST of 10k, each beside its control. */
+export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]> {
+  const duration = options.quick ? 5 : 10;
+  const rows: BenchRow[] = [];
+  const directory = mkdtempSync(join(tmpdir(), 'kapi-http-bench-'));
+  try {
+    console.log('[bench] kube-apiserver-lite on SQLite');
+    const server = await startServer(directory, ['--storage=sqlite']);
+    const path = '/api/v1/namespaces/default/configmaps';
+    await server.client.request({ method: 'POST', path, body: sampleObject('two-kb') });
+    const bytes = (await server.client.raw({ method: 'GET', path: `${path}/two-kb` })).body;
+    const tls = { key: readFileSync(join(directory, 'apiserver.key'), 'utf8'), cert: readFileSync(join(directory, 'apiserver.crt'), 'utf8') };
+    const control = await bareServer(bytes, tls);
+    const spec = { connections: 100, durationSeconds: duration, ca: server.ca };
+    const bare = await load({ ...spec, url: `${control.url}${path}/two-kb` });
+    const get = await load({ ...spec, url: `${server.running.url}${path}/two-kb`, headers: server.headers });
+    rows.push(row('GET one 2 KB object, 100 connections', 'kube-apiserver-lite', get.requestsPerSecond, 'bare node:https, same bytes', bare.requestsPerSecond, 'req/s', '>= 60%'));
+    rows.push({ ...row('GET p99 latency, 100 connections', 'kube-apiserver-lite', get.latencyP99, 'bare node:https', bare.latencyP99, 'ms (lower is better)', '<= 10 ms'), ratio: get.latencyP99 / bare.latencyP99 });
+    await control.close();
+
+    // create over HTTP vs the raw backend doing the same writes
+    const createBody = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'bench-' }, data: { payload: 'x'.repeat(2048) } });
+    const created = await load({ ...spec, connections: 64, url: `${server.running.url}${path}`, method: 'POST', body: createBody, headers: server.headers });
+    const rawSqlite = await SqliteBackend.open({ path: join(directory, 'raw.db') });
+    const rawRate = await rawCreateRate(rawSqlite, options.quick ? 2000 : 5000);
+    await rawSqlite.close();
+    rows.push(row('create over HTTPS, 64 connections (SQLite)', 'kube-apiserver-lite', created.requestsPerSecond, 'raw SQLite Store.create, 64 in flight', rawRate, 'writes/s', '>= 50%'));
+
+    // LIST of 10k objects
+    const listPath = '/api/v1/namespaces/list-bench/configmaps';
+    await server.client.request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'list-bench' } } });
+    await measureRate(10_000, 64, (i) => server.client.request({ method: 'POST', path: listPath, body: sampleObject(`o${i}`) }));
+    const listBytes = (await server.client.raw({ method: 'GET', path: listPath })).body;
+    const listControl = await bareServer(listBytes, tls);
+    const bareList = await load({ ...spec, connections: 4, url: `${listControl.url}${listPath}` });
+    const list = await load({ ...spec, connections: 4, url: `${server.running.url}${listPath}?resourceVersion=0`, headers: server.headers });
+    rows.push(row('LIST 10k x 2 KB (RV=0, from the watch cache), 4 connections', 'kube-apiserver-lite', list.requestsPerSecond, 'bare node:https, same bytes', bareList.requestsPerSecond, 'lists/s'));
+    await listControl.close();
+    server.client.close();
+    await server.running.stop();
+
+    console.log('[bench] kube-apiserver-lite on etcd');
+    const etcd = await startEtcd({ progressNotifyIntervalMs: 1000 });
+    try {
+      const etcdDir = mkdtempSync(join(tmpdir(), 'kapi-http-bench-etcd-'));
+      const etcdServer = await startServer(etcdDir, ['--storage=etcd', `--etcd-servers=${etcd.endpoint}`]);
+      const createdEtcd = await load({ connections: 64, durationSeconds: duration, ca: etcdServer.ca, url: `${etcdServer.running.url}${path}`, method: 'POST', body: createBody, headers: etcdServer.headers });
+      etcdServer.client.close();
+      await etcdServer.running.stop();
+      const rawEtcd = await Etcd3Backend.connect({ endpoints: [etcd.endpoint] });
+      const rawEtcdRate = await rawCreateRate(rawEtcd, options.quick ? 2000 : 5000);
+      await rawEtcd.close();
+      rows.push(row('create over HTTPS, 64 connections (etcd)', 'kube-apiserver-lite', createdEtcd.requestsPerSecond, 'raw etcd Store.create, 64 in flight', rawEtcdRate, 'writes/s', '>= 50%'));
+      rmSync(etcdDir, { recursive: true, force: true });
+    } finally {
+      await etcd.stop();
+    }
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+async function rawCreateRate(kv: KVBackend, total: number): Promise<number> {
+  const store = new Store({ kv });
+  const run = Date.now();
+  return measureRate(total, 64, (i) => store.create(`/registry/configmaps/default/raw-${run}-${i}`, sampleObject(`raw-${i}`) as KubeObject));
+}
