@@ -42,6 +42,9 @@ describe('Store over MemoryBackend', () => {
     const store = new Store({ kv: new MemoryBackend() });
     const error = await store.get('/k/a', { resourceVersion: 'abc' }).catch((caught: unknown) => caught);
     expect(StatusError.isInstance(error) && error.code).toBe(400);
+    expect((error as StatusError).message).toBe(
+      'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax',
+    );
     const listError = await store.getList('/k', { recursive: true, resourceVersion: '-1' }).catch((caught: unknown) => caught);
     expect(StatusError.isInstance(listError) && listError.code).toBe(400);
   });

@@ -75,15 +75,22 @@ export class StoreCodec {
   }
 }
 
-/** Parses a resourceVersion string: "" gives 0; anything but a non-negative integer is a 400. */
+/**
+ * Parses a resourceVersion string: "" gives 0. Anything but an unsigned integer is a 400 worded like
+ * Kubernetes: `invalid resource version: resourceVersion: Invalid value: "x": strconv.ParseUint: parsing "x": invalid syntax`.
+ */
 export function parseResourceVersion(resourceVersion: string | undefined): number {
   if (resourceVersion === undefined || resourceVersion === '') return 0;
-  if (!/^\d+$/.test(resourceVersion)) {
-    throw StatusError.badRequest(`invalid resource version: ${JSON.stringify(resourceVersion)}`);
+  let problem: string | undefined;
+  if (!/^\d+$/.test(resourceVersion)) problem = 'invalid syntax';
+  else if (!Number.isSafeInteger(Number(resourceVersion))) problem = 'value out of range';
+  if (problem) {
+    const quoted = JSON.stringify(resourceVersion);
+    throw StatusError.badRequest(
+      `invalid resource version: resourceVersion: Invalid value: ${quoted}: strconv.ParseUint: parsing ${quoted}: ${problem}`,
+    );
   }
-  const value = Number(resourceVersion);
-  if (!Number.isSafeInteger(value)) throw StatusError.badRequest(`invalid resource version: ${JSON.stringify(resourceVersion)}`);
-  return value;
+  return Number(resourceVersion);
 }
 
 /** Byte equality. */
