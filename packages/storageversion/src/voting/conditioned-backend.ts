@@ -45,6 +45,11 @@ export interface ConditionedBackendOptions {
  * refreshes the selection, re-encodes the value in the new selection and retries, so a write racing a
  * switch is never stored in the old version. Reads, watches, compaction and writes outside `prefix` pass
  * through unchanged.
+ *
+ * `currentSelection()` is read when the write is called, so the caller must issue the write in the same
+ * synchronous turn as the encode (as `Store` does: encode, then call the backend without an await between),
+ * and the codec's `encodingVersion` must be that same `currentSelection`. A caller-supplied condition is
+ * refused (a backend checks one condition per write).
  */
 export function conditionedBackend(kv: KVBackend, options: ConditionedBackendOptions): KVBackend {
   return new ConditionedBackend(kv, options);

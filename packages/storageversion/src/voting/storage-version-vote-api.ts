@@ -61,7 +61,7 @@ export function isStorageVersionVote(object: KubeObject): object is StorageVersi
   return typeof candidate.selectedVersion === 'string' && Array.isArray(candidate.candidateVersions);
 }
 
-/** Validation beyond the schema: name form, non-empty versions, unique apiServerIDs. */
+/** Validation beyond the schema: name form, non-empty versions and IDs. */
 export function validateStorageVersionVote(object: KubeObject): FieldError[] {
   const errors: FieldError[] = [];
   const name = object.metadata.name ?? '';
@@ -73,15 +73,12 @@ export function validateStorageVersionVote(object: KubeObject): FieldError[] {
   if (!vote.selectedVersion) {
     errors.push({ field: 'selectedVersion', type: 'FieldValueRequired', detail: 'selectedVersion cannot be empty' });
   }
-  const seen = new Set<string>();
+  // Duplicate apiServerIDs are reported by the schema (a map list keyed by apiServerID).
   (vote.candidateVersions ?? []).forEach((candidate, index) => {
     const path = `candidateVersions[${index}]`;
     if (!candidate.apiServerID) {
       errors.push({ field: `${path}.apiServerID`, type: 'FieldValueRequired', detail: 'apiServerID cannot be empty' });
-    } else if (seen.has(candidate.apiServerID)) {
-      errors.push({ field: `${path}.apiServerID`, type: 'FieldValueDuplicate', value: candidate.apiServerID, detail: '' });
     }
-    seen.add(candidate.apiServerID);
     if (!candidate.preferredVersion) {
       errors.push({ field: `${path}.preferredVersion`, type: 'FieldValueRequired', detail: 'preferredVersion cannot be empty' });
     }

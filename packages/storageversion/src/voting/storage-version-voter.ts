@@ -134,7 +134,8 @@ export class StorageVersionVoter {
 
   /**
    * What {@link conditionedBackend} needs for one resource: its selection key, the selection (this
-   * apiserver's preference until one is known) and the refresh.
+   * apiserver's preference until one is known; throws {@link SelectedVersionNotDecodableError} while the
+   * known selection is not decodable here, so the codec refuses to write) and the refresh.
    */
   selectionFor(groupResource: GroupResource): {
     selectionKey: string;
@@ -144,7 +145,12 @@ export class StorageVersionVoter {
     const name = storageVersionVoteName(groupResource);
     return {
       selectionKey: this.selectionKey(groupResource),
-      currentSelection: () => this.known.get(name)?.version ?? this.resources.get(name)?.preferredVersion ?? '',
+      currentSelection: () => {
+        const known = this.known.get(name)?.version;
+        if (known === undefined) return this.resources.get(name)?.preferredVersion ?? '';
+        this.checkDecodable(name, known);
+        return known;
+      },
       refreshSelection: () => this.refreshSelection(groupResource),
     };
   }
