@@ -59,7 +59,7 @@ export class WatchHub {
 
   /** Queues a flush for new events. */
   schedule(): void {
-    if (this.scheduled) return;
+    if (this.scheduled || this.watchers.size === 0) return;
     this.scheduled = true;
     queueMicrotask(this.flushTask);
   }
