@@ -3,7 +3,7 @@ import type { StorageWatchEvent, Watch } from '@kapi/storage';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Cacher } from './cacher.js';
 import type { CacherOptions } from './cacher-options.js';
-import { FakeClock, flushMicrotasks } from './clock.js';
+import { FakeClock } from './clock.js';
 import { InstrumentedStorage, configMap, newMemoryStore } from './test-support/memory-store.js';
 
 const prefix = '/registry/configmaps';

@@ -1,4 +1,4 @@
-import { INITIAL_EVENTS_END_ANNOTATION, StatusError, toStatus, type KubeObject, type Status } from '@kapi/apimachinery';
+import { StatusError, toStatus, type KubeObject } from '@kapi/apimachinery';
 import {
   StorageError,
   WatchChannel,
@@ -20,10 +20,9 @@ import {
   type StorageWatchEvent,
   type Watch,
 } from '@kapi/storage';
-import { BookmarkSchedule, JitteredTicker, nextBookmarkTime } from './bookmark-timer.js';
 import { CacheReflector } from './cache-reflector.js';
 import { inScope, type KeyScope } from './cache-store.js';
-import { CacheWatcher } from './cache-watcher.js';
+import { CacheWatchers, bookmarkEvent } from './cache-watchers.js';
 import { resolveCacherOptions, type CacherOptions, type CacherWatchOptions, type ResolvedCacherOptions } from './cacher-options.js';
 import { ConditionalProgressRequester, waitForConsistentRevision, type ConsistentReadStorage } from './consistent-read.js';
 import { parseResourceVersion, routeList } from './list-routing.js';
@@ -41,6 +40,10 @@ export const FRESHNESS_TIMEOUT_MS = 3_000;
  * writes go through to the storage. Progress notifications from the backend advance the cache revision
  * (KEP-1904), watchers get periodic bookmarks and a final one on stop, and the backend's retained
  * history is replayed on start so that watches resume after a restart without relisting.
+ *
+ * Objects returned by reads and watches served from the cache are shared (between requests and between
+ * watchers, so that each is serialized once per encoding: see `cachedSerialization`) and must be
+ * treated as read-only.
  */
 export class Cacher implements Interface, ProgressRequester, RevisionReader, Closer {
   private readonly options: ResolvedCacherOptions;
@@ -49,9 +52,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
   private readonly ready: ReadyState;
   private readonly reflector: CacheReflector;
   private readonly matcher: ObjectMatcher;
-  private readonly watchers = new Set<CacheWatcher>();
-  private readonly bookmarks = new BookmarkSchedule<CacheWatcher>();
-  private readonly ticker: JitteredTicker;
+  private readonly watchers: CacheWatchers;
   private readonly consistentStorage: ConsistentReadStorage | undefined;
   private readonly progressRequester: ConditionalProgressRequester | undefined;
   private started = false;
@@ -65,6 +66,11 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     this.storage = storage;
     this.ready = new ReadyState(clock);
     this.matcher = new ObjectMatcher(this.options.getAttributes);
+    this.watchers = new CacheWatchers({
+      clock,
+      random: this.options.random,
+      bookmarkRevision: () => (this.ready.isReady && this.cache.resourceVersion > 0 ? this.cache.resourceVersion : undefined),
+    });
     this.cache = new WatchCache({
       clock,
       keyOf: this.options.keyFunc,
@@ -74,8 +80,8 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
         minCapacity: this.options.minHistory,
         maxCapacity: this.options.maxHistory,
       },
-      onEvent: (event) => this.dispatch(event),
-      onProgress: (revision) => this.dispatchProgress(revision),
+      onEvent: (event) => this.watchers.dispatch(event),
+      onProgress: (revision) => this.watchers.dispatchProgress(revision),
       onReplayComplete: () => this.ready.setReady(),
     });
     this.reflector = new CacheReflector({
@@ -89,9 +95,8 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
       onReady: () => this.ready.setReady(),
       onReinitialize: (reason) => this.reinitialize(reason),
       onError: (error) => this.recordError(error),
-      onWatchError: (status) => this.failWatchers(status),
+      onWatchError: (status) => this.watchers.failAll(status),
     });
-    this.ticker = new JitteredTicker(clock, () => this.dispatchBookmarks(), undefined, undefined, this.options.random);
     // Consistent reads from the cache need the backend's progress notifications on the cache's watch.
     if (this.options.progressNotify && isProgressRequester(storage) && isRevisionReader(storage)) {
       this.consistentStorage = storage;
@@ -104,7 +109,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     if (!this.started && !this.stopping) {
       this.started = true;
       this.reflector.start();
-      this.ticker.start();
+      this.watchers.start();
     }
     return this.ready.wait();
   }
@@ -176,7 +181,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     if (text === '' || revision === undefined || !this.owns(key) || !this.ready.isReady) return this.storage.get(key, options);
     if (revision > 0) await this.cache.waitUntilFresh(revision, FRESHNESS_TIMEOUT_MS);
     const object = this.cache.store.get(key);
-    if (object) return structuredClone(object);
+    if (object) return object;
     if (options.ignoreNotFound) return undefined;
     throw StorageError.keyNotFound(key, this.cache.resourceVersion);
   }
@@ -203,7 +208,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     const scope: KeyScope = { key, recursive: options.recursive ?? false };
     const filter = this.matcher.filterFor(options.predicate);
     const candidates = this.cache.store.list(scope, this.indexFor(options.predicate));
-    const items = (filter ? candidates.filter(filter) : candidates).map((object) => structuredClone(object));
+    const items = filter ? candidates.filter(filter) : candidates;
     return { items, resourceVersion: String(this.cache.resourceVersion) };
   }
 
@@ -262,12 +267,11 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     startRevision: number,
     initial: { state?: KubeObject[]; history?: WatchCacheEvent[]; end?: StorageWatchEvent | undefined },
   ): Watch {
-    const allowBookmarks = options.predicate?.allowWatchBookmarks === true;
-    const watcher: CacheWatcher = new CacheWatcher({
+    return this.watchers.add({
       scope,
       matches: this.matcher.filterFor(options.predicate),
       startRevision,
-      allowBookmarks,
+      allowBookmarks: options.predicate?.allowWatchBookmarks === true,
       progressNotify: options.progressNotify,
       deadline: options.deadline,
       queueCapacity: this.queueCapacity(),
@@ -275,45 +279,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
       initialHistory: initial.history,
       initialEventsEnd: initial.end,
       signal: options.signal,
-      onStop: () => this.watchers.delete(watcher),
     });
-    if (watcher.closed) return watcher;
-    this.watchers.add(watcher);
-    if (allowBookmarks) this.scheduleBookmark(watcher, this.options.clock.now());
-    return watcher;
-  }
-
-  private dispatch(event: WatchCacheEvent): void {
-    for (const watcher of this.watchers) watcher.dispatch(event);
-  }
-
-  /** Forwards a backend progress notification to the watchers that asked for progress. */
-  private dispatchProgress(revision: number): void {
-    let event: StorageWatchEvent | undefined;
-    for (const watcher of this.watchers) {
-      if (!watcher.progressNotify) continue;
-      event ??= bookmarkEvent(revision, false);
-      watcher.offerProgress(event, revision);
-    }
-  }
-
-  /** The bookmark timer's tick: bookmarks for the watchers whose time has come, at the cache revision. */
-  private dispatchBookmarks(): void {
-    const now = this.options.clock.now();
-    const due = this.bookmarks.popExpired(now);
-    if (due.length === 0) return;
-    const revision = this.cache.resourceVersion;
-    const event = bookmarkEvent(revision, false);
-    for (const watcher of due) {
-      if (watcher.closed) continue;
-      if (this.ready.isReady && revision > 0) watcher.offerBookmark(event, revision);
-      this.scheduleBookmark(watcher, now);
-    }
-  }
-
-  private scheduleBookmark(watcher: CacheWatcher, now: number): void {
-    const next = nextBookmarkTime(now, watcher.deadline);
-    if (next !== undefined) this.bookmarks.add(watcher, next);
   }
 
   private async shutdown(): Promise<void> {
@@ -322,33 +288,17 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
       await this.waitForConsistency(this.options.stopCatchUpTimeoutMs).catch(() => undefined);
     }
     this.ready.stop();
-    this.ticker.stop();
     await this.reflector.stop();
     const revision = this.cache.resourceVersion;
-    const finalBookmark = wasReady && revision > 0 ? { event: bookmarkEvent(revision, false), revision } : undefined;
-    for (const watcher of [...this.watchers]) watcher.close(finalBookmark);
-    this.watchers.clear();
-    this.bookmarks.clear();
+    this.watchers.stop(wasReady && revision > 0 ? revision : undefined);
     this.cache.rejectWaiters(StatusError.tooManyRequests('storage is (re)initializing: cacher stopped', 1));
   }
 
-  /** The backend history no longer connects to the cache: drop every watcher (clients resume or relist). */
+  /** The backend history no longer connects to the cache: end every watch (clients resume or relist). */
   private reinitialize(reason: unknown): void {
     this.recordError(reason);
     this.ready.setPending(reason);
-    for (const watcher of [...this.watchers]) watcher.close();
-    this.watchers.clear();
-    this.bookmarks.clear();
-  }
-
-  /**
-   * The backend watch failed for a reason a resume will not fix by itself (e.g. an undecodable object):
-   * watchers get the ERROR, as they would from the storage, and end.
-   */
-  private failWatchers(status: Status): void {
-    const event: StorageWatchEvent = { type: 'ERROR', object: status };
-    for (const watcher of [...this.watchers]) watcher.fail(event);
-    this.watchers.clear();
+    this.watchers.closeAll();
   }
 
   private recordError(error: unknown): void {
@@ -396,13 +346,6 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     const object = this.cache.store.get(key);
     return object ? structuredClone(object) : undefined;
   }
-}
-
-/** A BOOKMARK carrying only a resourceVersion (and, for watch-list, the initial-events-end annotation). */
-function bookmarkEvent(revision: number, initialEventsEnd: boolean): StorageWatchEvent {
-  const metadata: KubeObject['metadata'] = { resourceVersion: String(revision) };
-  if (initialEventsEnd) metadata.annotations = { [INITIAL_EVENTS_END_ANNOTATION]: 'true' };
-  return { type: 'BOOKMARK', object: { metadata } };
 }
 
 /** A watch that delivers one ERROR event carrying the failure's Status, then ends. */

@@ -1,0 +1,113 @@
+import { INITIAL_EVENTS_END_ANNOTATION, type KubeObject, type Status } from '@kapi/apimachinery';
+import type { StorageWatchEvent } from '@kapi/storage';
+import { BookmarkSchedule, JitteredTicker, nextBookmarkTime } from './bookmark-timer.js';
+import { CacheWatcher, type CacheWatcherOptions } from './cache-watcher.js';
+import type { Clock } from './clock.js';
+import type { WatchCacheEvent } from './watch-cache-event.js';
+
+/** A BOOKMARK carrying only a resourceVersion (and, for watch-list, the initial-events-end annotation). */
+export function bookmarkEvent(revision: number, initialEventsEnd = false): StorageWatchEvent {
+  const metadata: KubeObject['metadata'] = { resourceVersion: String(revision) };
+  if (initialEventsEnd) metadata.annotations = { [INITIAL_EVENTS_END_ANNOTATION]: 'true' };
+  return { type: 'BOOKMARK', object: { metadata } };
+}
+
+/** Options of {@link CacheWatchers}. */
+export interface CacheWatchersOptions {
+  clock: Clock;
+  /** The revision bookmarks carry, or `undefined` while none should be sent (cache not ready). */
+  bookmarkRevision: () => number | undefined;
+  /** Random source of the bookmark timer's jitter. */
+  random: () => number;
+}
+
+/**
+ * The cacher's watchers: fan-out of changes and progress, and the bookmark timer (a jittered 1 s tick
+ * that sends bookmarks to the watchers whose time has come).
+ */
+export class CacheWatchers {
+  private readonly watchers = new Set<CacheWatcher>();
+  private readonly bookmarks = new BookmarkSchedule<CacheWatcher>();
+  private readonly ticker: JitteredTicker;
+
+  constructor(private readonly options: CacheWatchersOptions) {
+    this.ticker = new JitteredTicker(options.clock, () => this.dispatchBookmarks(), undefined, undefined, options.random);
+  }
+
+  get size(): number {
+    return this.watchers.size;
+  }
+
+  /** Starts the bookmark timer. */
+  start(): void {
+    this.ticker.start();
+  }
+
+  /** Creates a watcher and subscribes it (in the same turn as its initial events were taken). */
+  add(options: Omit<CacheWatcherOptions, 'onStop'>): CacheWatcher {
+    const watcher: CacheWatcher = new CacheWatcher({ ...options, onStop: () => this.watchers.delete(watcher) });
+    if (watcher.closed) return watcher;
+    this.watchers.add(watcher);
+    if (watcher.allowBookmarks) this.scheduleBookmark(watcher, this.options.clock.now());
+    return watcher;
+  }
+
+  /** Delivers a change to every watcher. */
+  dispatch(event: WatchCacheEvent): void {
+    for (const watcher of this.watchers) watcher.dispatch(event);
+  }
+
+  /** Forwards a backend progress notification to the watchers that asked for progress. */
+  dispatchProgress(revision: number): void {
+    let event: StorageWatchEvent | undefined;
+    for (const watcher of this.watchers) {
+      if (!watcher.progressNotify) continue;
+      event ??= bookmarkEvent(revision);
+      watcher.offerProgress(event, revision);
+    }
+  }
+
+  /** Ends every watch after its queued events, with a final bookmark at `revision` for those that allow bookmarks. */
+  closeAll(finalRevision?: number): void {
+    const finalBookmark = finalRevision === undefined ? undefined : { event: bookmarkEvent(finalRevision), revision: finalRevision };
+    for (const watcher of [...this.watchers]) watcher.close(finalBookmark);
+    this.clear();
+  }
+
+  /** Ends every watch with an ERROR event carrying `status`. */
+  failAll(status: Status): void {
+    const event: StorageWatchEvent = { type: 'ERROR', object: status };
+    for (const watcher of [...this.watchers]) watcher.fail(event);
+    this.clear();
+  }
+
+  /** Stops the bookmark timer and ends every watch (see {@link closeAll}). */
+  stop(finalRevision?: number): void {
+    this.ticker.stop();
+    this.closeAll(finalRevision);
+  }
+
+  /** The bookmark timer's tick: bookmarks for the watchers whose time has come, at the cache revision. */
+  private dispatchBookmarks(): void {
+    const now = this.options.clock.now();
+    const due = this.bookmarks.popExpired(now);
+    if (due.length === 0) return;
+    const revision = this.options.bookmarkRevision();
+    const event = revision === undefined ? undefined : bookmarkEvent(revision);
+    for (const watcher of due) {
+      if (watcher.closed) continue;
+      if (event && revision !== undefined) watcher.offerBookmark(event, revision);
+      this.scheduleBookmark(watcher, now);
+    }
+  }
+
+  private scheduleBookmark(watcher: CacheWatcher, now: number): void {
+    const next = nextBookmarkTime(now, watcher.deadline);
+    if (next !== undefined) this.bookmarks.add(watcher, next);
+  }
+
+  private clear(): void {
+    this.watchers.clear();
+    this.bookmarks.clear();
+  }
+}
