@@ -17,3 +17,30 @@ export type { StorageVersionUpdaterOptions } from './storage-version-updater-hoo
 export { STORAGE_VERSION_UPDATER_HOOK, runStorageVersionUpdater } from './storage-version-updater-hook.js';
 export type { StorageVersionGCOptions } from './storage-version-gc.js';
 export { StorageVersionGarbageCollector } from './storage-version-gc.js';
+export type {
+  StorageVersionVote,
+  VersionCandidate,
+  VoteObjects,
+  VotingResource,
+  SelectionChange,
+  StorageVersionVoterOptions,
+  ConditionedBackendOptions,
+} from './voting/index.js';
+export {
+  VOTING_GROUP,
+  VOTING_VERSION,
+  VOTING_API_VERSION,
+  storageVersionVoteName,
+  isStorageVersionVote,
+  validateStorageVersionVote,
+  storageVersionVoteKind,
+  storageVersionVoteResource,
+  isVoteConflict,
+  voteObjectsFromClient,
+  voteObjectsFromStorage,
+  StorageVersionVoter,
+  SelectedVersionNotDecodableError,
+  storageVersionSelectionKey,
+  conditionedBackend,
+  selectedStorageVersionHash,
+} from './voting/index.js';
