@@ -56,6 +56,27 @@ export function describeUpdateConformance(context: SuiteContext): void {
       expect(counterOf((await store.get(key)) as KubeObject)).toBe(concurrency);
     });
 
+    it('retries tryUpdate with the current object after a conflicting write', async () => {
+      const { store } = context.target;
+      const key = `${context.prefix()}a`;
+      await store.create(key, testObject('a', { data: { counter: '0' } }));
+      const seen: number[] = [];
+      let interfered = false;
+      const result = await store.guaranteedUpdate(key, {
+        tryUpdate: async (current) => {
+          seen.push(counterOf(current));
+          if (!interfered) {
+            interfered = true;
+            await store.guaranteedUpdate(key, { tryUpdate: (inner) => ({ ...inner, data: { counter: '10' } }) });
+          }
+          return { ...current, data: { counter: String(counterOf(current) + 1) } };
+        },
+      });
+      expect(seen).toEqual([0, 10]);
+      expect(counterOf(result)).toBe(11);
+      expect(counterOf((await store.get(key)) as KubeObject)).toBe(11);
+    });
+
     it('checks uid and resourceVersion preconditions with the Kubernetes messages', async () => {
       const { store } = context.target;
       const key = `${context.prefix()}a`;
