@@ -16,7 +16,9 @@ export async function ensureObject(client: ResourceClient, namespace: string | u
       return;
     } catch (error) {
       if (StatusError.isInstance(error) && error.code === 409) return;
-      if (signal?.aborted) throw error;
+      // Only "not ready yet" answers (write barrier 503, initialising cache 429, timeouts) are retried.
+      const retryable = !StatusError.isInstance(error) || [429, 500, 503, 504].includes(error.code);
+      if (!retryable || signal?.aborted) throw error;
       await sleep(200);
     }
   }
