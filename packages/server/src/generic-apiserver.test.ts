@@ -42,7 +42,7 @@ describe('GenericAPIServer', () => {
     const inner = new GenericAPIServerConfig({ scheme, storage: storage.factory, metrics }).complete().new();
     inner.installResource(widgetDefinition());
     const outer = new GenericAPIServerConfig({ scheme, storage: storage.factory }).complete().new(inner);
-    outer.installResource(widgetDefinition({ group: 'other.example.com', resource: 'gadgets', kind: 'Widget', versions: ['v1'] }));
+    outer.installAPIGroup([widgetDefinition({ group: 'other.example.com', resource: 'gadgets', kind: 'Widget', versions: ['v1'] })]);
     const { url } = await outer.listen();
     try {
       const created = await fetch(`${url}${widgetsPath()}`, { method: 'POST', body: JSON.stringify(widget('a')), headers: { 'Content-Type': 'application/json' } });

@@ -235,6 +235,11 @@ export class GenericAPIServer {
     return store;
   }
 
+  /** Installs several resources (e.g. every resource of one API group). */
+  installAPIGroup(definitions: readonly ResourceDefinition[]): GenericStore[] {
+    return definitions.map((definition) => this.installResource(definition));
+  }
+
   /** This server's resources followed by its delegates'. */
   installedResources(): InstalledResource[] {
     return [...this.installed, ...(this.delegate?.installedResources() ?? [])];

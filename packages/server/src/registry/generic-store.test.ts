@@ -237,6 +237,13 @@ describe('update', () => {
     expect(dry.body).toMatchObject({ spec: { size: 9 }, metadata: { resourceVersion: (labelsOnly.body['metadata'] as { resourceVersion: string }).resourceVersion } });
   });
 
+  it('keeps the resourceVersion when a PUT changes nothing', async () => {
+    const created = (await api.call('POST', widgetsPath(), widget('a'))).body;
+    const same = await failing('PUT', `${widgetsPath()}/a`, created);
+    expect(same.status).toBe(200);
+    expect(same.body['metadata']).toEqual(created['metadata']);
+  });
+
   it('separates the status subresource from the main resource', async () => {
     const created = (await api.call('POST', widgetsPath(), widget('a'))).body;
     const status = await api.call('PUT', `${widgetsPath()}/a/status`, { ...created, spec: { size: 100 }, status: { phase: 'Running' } });

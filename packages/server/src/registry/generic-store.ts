@@ -21,7 +21,8 @@ import {
 } from '@kapi/storage';
 import type { RequestScope, ResourceDefinition } from '../resource-definition.js';
 import type { SchemeLike } from '../scheme-like.js';
-import { copyObject, formatTime, specChanged } from './object-meta.js';
+import { copyObject, formatTime } from './object-meta.js';
+import { mergeForUpdate, validateFinalizersWhileDeleting } from './merge-for-update.js';
 import { listKey, objectKey } from './storage-keys.js';
 
 /** How many times a generateName create retries on AlreadyExists. */
@@ -310,37 +311,12 @@ export class GenericStore {
     }
     errors.push(...validateObjectMeta(metadata, { namespaced: this.definition.namespaced }), ...this.scheme.validate(defaulted));
     if (errors.length > 0) throw this.invalid(name, errors);
-    let hub = this.scheme.toHub(defaulted);
-    if (this.definition.subresources?.status) {
-      if (context.subresource === 'status') {
-        hub = { ...copyObject(current), status: hub['status'] };
-        if (hub['status'] === undefined) delete hub['status'];
-      } else if (current['status'] === undefined) delete hub['status'];
-      else hub['status'] = copyObject(current)['status'];
-    }
-    const next = hub.metadata;
-    const previous = current.metadata;
-    if (previous.deletionTimestamp) {
-      const added = (next.finalizers ?? []).filter((finalizer) => !(previous.finalizers ?? []).includes(finalizer));
-      if (added.length > 0) {
-        throw this.invalid(name, [
-          {
-            field: 'metadata.finalizers',
-            type: 'FieldValueForbidden',
-            detail: `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((item) => JSON.stringify(item)).join(', ')}}`,
-          },
-        ]);
-      }
-    }
-    next.uid = previous.uid ?? '';
-    next.creationTimestamp = previous.creationTimestamp ?? '';
-    if (previous.deletionTimestamp) next.deletionTimestamp = previous.deletionTimestamp;
-    else delete next.deletionTimestamp;
-    if (previous.deletionGracePeriodSeconds !== undefined) next.deletionGracePeriodSeconds = previous.deletionGracePeriodSeconds;
-    else delete next.deletionGracePeriodSeconds;
-    next.generation = (previous.generation ?? 1) + (specChanged(current, hub) ? 1 : 0);
-    if (next.managedFields === undefined && previous.managedFields !== undefined) next.managedFields = previous.managedFields;
-    delete next.resourceVersion;
+    const hub = mergeForUpdate(this.scheme.toHub(defaulted), current, {
+      statusSubresource: Boolean(this.definition.subresources?.status),
+      subresource: context.subresource,
+    });
+    const finalizerErrors = validateFinalizersWhileDeleting(hub, current);
+    if (finalizerErrors.length > 0) throw this.invalid(name, finalizerErrors);
     const scope = this.scope(namespace, name, context);
     const strategy = this.definition.strategy;
     strategy?.prepareForUpdate?.(hub, current, scope);
