@@ -22,14 +22,14 @@ import { WatchHub, type HubWatcher } from './watch-hub.js';
 /** Options of {@link MemoryBackend}. */
 export interface MemoryBackendOptions {
   /** Period of progress notifications to watches that asked for them (default 5000 ms). */
-  progressNotifyIntervalMs?: number;
+  progressNotifyIntervalMs?: number | undefined;
   /** Wall clock in ms, used for TTL bookkeeping (default `Date.now`). */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /**
    * Compact automatically every this many ms (default 0: never), to the revision seen one interval
    * earlier, like kube-apiserver's etcd compactor. Without it history grows until `compact` is called.
    */
-  compactionIntervalMs?: number;
+  compactionIntervalMs?: number | undefined;
 }
 
 const EMPTY = new Uint8Array(0);
