@@ -179,7 +179,10 @@ export async function handleResourceRequest(
     case 'watch': {
       const read = parseReadQuery(query, true);
       checkFieldSelector(read, definition);
-      return serveWatch(request, response, route, { namespace, name: path.name, query: read, environment });
+      const form = negotiateResponseForm(request);
+      const table =
+        form.as === 'Table' ? { version: form.version, includeObject: parseIncludeObject(query.get('includeObject')) } : undefined;
+      return serveWatch(request, response, route, { namespace, name: path.name, query: read, environment, ...(table ? { table } : {}) });
     }
     case 'create': {
       const write = parseWriteQuery(query, 'CreateOptions');

@@ -16,9 +16,9 @@ interface Line {
 }
 
 /** Opens a watch and returns a reader of its event lines. */
-async function openWatch(path: string) {
+async function openWatch(path: string, headers: Record<string, string> = {}) {
   const controller = new AbortController();
-  const response = await fetch(`${api.url}${path}`, { signal: controller.signal });
+  const response = await fetch(`${api.url}${path}`, { signal: controller.signal, headers });
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toBe('application/json');
   const reader = response.body!.getReader();
@@ -98,6 +98,16 @@ describe('watch', () => {
     watch.close();
     const plain = await openWatch(`${widgetsPath()}?watch=1&resourceVersion=${revision}&timeoutSeconds=1`);
     expect(await plain.next()).toBeUndefined();
+  });
+
+  it('renders events as one-row Tables when kubectl asks for them', async () => {
+    await api.call('POST', widgetsPath(), widget('a'));
+    const watch = await openWatch(`${widgetsPath()}?watch=1`, { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
+    const event = (await watch.next()) as unknown as { type: string; object: { kind: string; rows: Array<{ cells: unknown[] }> } };
+    expect(event.type).toBe('ADDED');
+    expect(event.object.kind).toBe('Table');
+    expect(event.object.rows[0]?.cells.slice(0, 2)).toEqual(['a', 1]);
+    watch.close();
   });
 
   it('ends the stream at timeoutSeconds and on shutdown, stopping the storage watch', async () => {

@@ -4,6 +4,7 @@ import { requestContext } from '@kapi/filters';
 import type { StorageWatchEvent } from '@kapi/storage';
 import type { HandlerEnvironment, ResourceRoute } from './resource-handler.js';
 import type { ReadQuery } from './query-options.js';
+import { buildTable, type IncludeObject } from './table.js';
 
 /** Tracks running watch streams so shutdown can end them. */
 export class WatchRegistry {
@@ -44,14 +45,25 @@ export function defaultWatchTimeoutSeconds(): number {
   return Math.floor(1800 * (1 + Math.random()));
 }
 
-function wireEvent(event: PreSerializedWatchEvent, route: ResourceRoute, apiVersion: string): string {
-  const cached = event.serializedFor?.(apiVersion);
-  if (cached !== undefined) return cached;
+/** Watch events rendered as one-row Tables (`kubectl get -w`). */
+export interface WatchTableForm {
+  version: string;
+  includeObject: IncludeObject;
+}
+
+function wireEvent(event: PreSerializedWatchEvent, route: ResourceRoute, apiVersion: string, table?: WatchTableForm): string {
+  if (!table) {
+    const cached = event.serializedFor?.(apiVersion);
+    if (cached !== undefined) return cached;
+  }
   let object: unknown = event.object;
   if (event.type === 'BOOKMARK' && isKubeObject(event.object)) {
-    object = { ...event.object, apiVersion, kind: route.definition.kind };
+    object = table
+      ? { kind: 'Table', apiVersion: `meta.k8s.io/${table.version}`, metadata: { resourceVersion: event.object.metadata.resourceVersion }, columnDefinitions: [], rows: [] }
+      : { ...event.object, apiVersion, kind: route.definition.kind };
   } else if (event.type !== 'ERROR' && isKubeObject(event.object)) {
-    object = route.store.toVersion(event.object, route.version);
+    const versioned = route.store.toVersion(event.object, route.version);
+    object = table ? buildTable(route.definition, [versioned], { version: table.version, includeObject: table.includeObject }) : versioned;
   }
   return `${JSON.stringify({ type: event.type, object })}\n`;
 }
@@ -77,7 +89,7 @@ export async function serveWatch(
   request: IncomingMessage,
   response: ServerResponse,
   route: ResourceRoute,
-  options: { namespace: string; name: string; query: ReadQuery; environment: HandlerEnvironment },
+  options: { namespace: string; name: string; query: ReadQuery; environment: HandlerEnvironment; table?: WatchTableForm },
 ): Promise<void> {
   const { query, environment } = options;
   const context = requestContext(request);
@@ -117,7 +129,7 @@ export async function serveWatch(
         if (event.type === 'BOOKMARK' && !query.allowWatchBookmarks) continue;
         let line: string;
         try {
-          line = wireEvent(event, route, apiVersion);
+          line = wireEvent(event, route, apiVersion, options.table);
         } catch (error) {
           line = `${JSON.stringify({ type: 'ERROR', object: toStatus(error) })}\n`;
         }
