@@ -35,6 +35,8 @@ interface StreamState {
   readonly duplex: RawWatchStream;
   /** Watches created on this stream, by their (client-assigned) watch id. */
   readonly watchers: Map<string, Watcher>;
+  /** Ids of creates not yet confirmed, in the order sent (etcd confirms creates in order). */
+  readonly pendingCreates: string[];
   dead: boolean;
 }
 
@@ -182,7 +184,7 @@ export class WatchHub {
           shutDown(duplex);
           return;
         }
-        const stream: StreamState = { duplex, watchers: new Map(), dead: false };
+        const stream: StreamState = { duplex, watchers: new Map(), pendingCreates: [], dead: false };
         this.stream = stream;
         duplex.on('data', (response) => this.onResponse(stream, response));
         duplex.on('error', () => this.onStreamFailure(stream));
@@ -228,6 +230,7 @@ export class WatchHub {
     watcher.watchId = watchId;
     watcher.stream = stream;
     stream.watchers.set(watchId, watcher);
+    stream.pendingCreates.push(watchId);
     stream.duplex.write({
       create_request: {
         key: watcher.range.key,
@@ -246,10 +249,23 @@ export class WatchHub {
     if (stream.dead) return;
     // int64 fields arrive as decimal strings, or as numbers where protobufjs has no usable Long: compare as numbers.
     const watchId = String(response.watch_id);
-    if (watchId === '-1') {
-      // A RequestProgress reply covers every watch of the stream. (A '-1' that is created+canceled is a
-      // failed create; ids are unique per stream, so it cannot happen.)
-      if (!response.created && !response.canceled) {
+    if (response.created) {
+      // Confirms the oldest pending create; with id -1 it refuses it (e.g. permission denied).
+      const confirmed = watchId === '-1' ? stream.pendingCreates.shift() : watchId;
+      const index = confirmed === undefined ? -1 : stream.pendingCreates.indexOf(confirmed);
+      if (index >= 0) stream.pendingCreates.splice(index, 1);
+      if (watchId === '-1') {
+        const refused = confirmed === undefined ? undefined : stream.watchers.get(confirmed);
+        if (refused)
+          this.fail(
+            refused,
+            new Error(`etcd refused the watch: ${response.cancel_reason || 'no reason given'}`),
+          );
+        return;
+      }
+    } else if (watchId === '-1') {
+      // A RequestProgress reply covers every watch of the stream.
+      if (!response.canceled) {
         const revision = Number(response.header.revision);
         for (const watcher of [...stream.watchers.values()]) this.progress(watcher, revision);
       }
