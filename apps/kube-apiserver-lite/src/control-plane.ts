@@ -41,6 +41,7 @@ import {
   runStorageVersionUpdater,
   storageVersionKind,
   storageVersionResource,
+  storageVersionVoteResource,
   withStorageVersionPrecondition,
   type StorageVersion,
 } from '@kapi/storageversion';
@@ -51,6 +52,7 @@ import type { ServerOptions } from './options.js';
 import { RBACCache } from './rbac-cache.js';
 import { builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
 import { openStorageBackend } from './storage-backend.js';
+import { setUpVoting, type VotingSetup } from './storage-version-voting.js';
 
 /** A running kube-apiserver-lite. */
 export interface RunningControlPlane {
@@ -96,9 +98,16 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   if (options.storageVersionAPI) scheme.addKind(storageVersionKind);
   for (const conversion of builtInConversions) scheme.addConversion(conversion);
 
+  const definitions = applyStorageVersions(builtInResources, options.storageVersions);
+  const identity = apiserverIdentity(options.hostnameOverride);
+  const voting =
+    options.storageVersionMode === 'vote'
+      ? setUpVoting({ scheme, kv: backend.kv, keyPrefix: options.etcdPrefix, identity, definitions })
+      : undefined;
+
   const storages = new Map<string, { storage: Interface; prefix: string }>();
   const storageFactory: StorageFactory = ({ groupResource, prefix, codec, definition }) => {
-    const store = new Store({ kv: backend.kv, codec });
+    const store = voting?.applies(definition) ? new Store(voting.storageFor(definition, prefix)) : new Store({ kv: backend.kv, codec });
     let storage: Interface = store;
     if (options.watchCache) {
       const cacher = new Cacher({
@@ -115,7 +124,6 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     return storage;
   };
 
-  const identity = apiserverIdentity(options.hostnameOverride);
   const loopbackToken = generateLoopbackToken();
   const authenticators: Authenticator[] = [loopbackAuthenticator(loopbackToken)];
   if (options.tokenAuthFile) authenticators.push(tokenFileAuthenticator({ path: options.tokenAuthFile }));
@@ -148,7 +156,6 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     .new();
 
   // Namespaces first: every namespaced resource's admission reads them.
-  const definitions = applyStorageVersions(builtInResources, options.storageVersions);
   const namespacesDefinition = definitions.find((d) => d.group === '' && d.resource === 'namespaces');
   if (!namespacesDefinition) throw new Error('namespaces are not defined');
   const namespaceStore = server.installResource({ ...namespacesDefinition, strategy: namespaceStrategy(namespacesDefinition.strategy) });
@@ -161,6 +168,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     server.installResource(withAdmission);
     installed.push(definition);
   }
+  if (voting) server.installResource(storageVersionVoteResource);
   if (options.storageVersionAPI) {
     server.installResource(storageVersionResource);
     for (const definition of installed) {
@@ -234,15 +242,13 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       controllers.push(() => collector.stop());
       return Promise.resolve();
     });
-    server.addPostStartHook(STORAGE_VERSION_UPDATER_HOOK, ({ signal }) =>
-      runStorageVersionUpdater({
-        manager,
-        leases: leases(),
-        storageVersions: new ResourceClient<StorageVersion>(rest(), storageVersionRef),
-        serverID: identity,
-        signal,
-      }),
-    );
+    const storageVersions = () => new ResourceClient<StorageVersion>(rest(), storageVersionRef);
+    const voted = voting ? startVoting(voting, manager, { leases, storageVersions, identity, installed, controllers }) : undefined;
+    if (voted) server.addPostStartHook('start-storage-version-voter', () => voted.ready);
+    server.addPostStartHook(STORAGE_VERSION_UPDATER_HOOK, async ({ signal }) => {
+      await voted?.ready;
+      await runStorageVersionUpdater({ manager, leases: leases(), storageVersions: storageVersions(), serverID: identity, signal });
+    });
     server.addPostStartHook('start-storage-version-garbage-collector', () => {
       storageVersionGC = new StorageVersionGarbageCollector({
         leases: leases(),
@@ -296,6 +302,51 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       await backend.close();
     },
   };
+}
+
+/**
+ * Voting mode at start: wait for this server's identity lease, vote on every voted resource, follow the
+ * selection keys, and publish the selected version as the StorageVersion encoding version (again on a switch).
+ */
+function startVoting(
+  voting: VotingSetup,
+  manager: StorageVersionManager,
+  context: {
+    leases: () => ResourceClient<Lease>;
+    storageVersions: () => ResourceClient<StorageVersion>;
+    identity: string;
+    installed: ResourceDefinition[];
+    controllers: Array<() => Promise<void> | void>;
+  },
+): { ready: Promise<void> } {
+  const voted = context.installed.filter((definition) => voting.applies(definition));
+  const publish = (definition: ResourceDefinition) => {
+    const selected = voting.voter.selectedVersion({ group: definition.group, resource: definition.resource }) ?? definition.versions[0] ?? '';
+    manager.addResourceInfo({
+      groupResource: { group: definition.group, resource: definition.resource },
+      encodingVersion: apiVersionOf(definition.group, selected),
+      decodableVersions: definition.versions.map((v) => apiVersionOf(definition.group, v)),
+      servedVersions: definition.versions.map((v) => apiVersionOf(definition.group, v)),
+    });
+  };
+  const ready = (async () => {
+    for (;;) {
+      const lease = await context.leases().get('kube-system', context.identity).catch(() => undefined);
+      if (lease) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await voting.voter.voteAll();
+    await voting.voter.start();
+    context.controllers.push(() => voting.voter.stop());
+    for (const definition of voted) publish(definition);
+    voting.voter.onSelectionChange((change) => {
+      const definition = voted.find((d) => d.group === change.groupResource.group && d.resource === change.groupResource.resource);
+      if (!definition) return;
+      publish(definition);
+      void manager.updateStorageVersions(context.identity, { storageVersions: context.storageVersions() });
+    });
+  })();
+  return { ready };
 }
 
 const leaseRef = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true };
