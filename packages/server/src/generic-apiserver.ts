@@ -177,6 +177,7 @@ export class GenericAPIServer {
         await handleResourceRequest(request, response, route, path, {
           watches: this.watches,
           metrics: this.metrics,
+          ...(this.options.now ? { now: this.options.now } : {}),
           ...(this.options.watchTimeoutSeconds ? { watchTimeoutSeconds: this.options.watchTimeoutSeconds } : {}),
         });
       } catch (error) {

@@ -26,6 +26,8 @@ export interface HandlerEnvironment {
   watchTimeoutSeconds?: () => number;
   /** Registered-watchers gauge. */
   metrics?: ServerMetrics;
+  /** Clock for Table ages. */
+  now?: () => Date;
 }
 
 const allVerbs: Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
@@ -81,14 +83,27 @@ function listParameters(query: ReadQuery) {
 }
 
 /** Writes one object or list as the client negotiated (object, Table or PartialObjectMetadata). */
-function respond(request: IncomingMessage, response: ServerResponse, route: ResourceRoute, code: number, body: KubeObject, isList: boolean): void {
+function respond(
+  request: IncomingMessage,
+  response: ServerResponse,
+  route: ResourceRoute,
+  code: number,
+  body: KubeObject,
+  isList: boolean,
+  now?: () => Date,
+): void {
   const form = negotiateResponseForm(request);
   if (form.as === 'object') return writeObject(request, response, code, body, form.yaml ? 'yaml' : 'json');
   const items = isList ? ((body['items'] as KubeObject[]) ?? []) : [body];
   if (form.as === 'Table') {
     const includeObject = parseIncludeObject(new URL(request.url ?? '/', 'http://x').searchParams.get('includeObject'));
     const listMetadata = isList ? (body.metadata as Record<string, unknown>) : {};
-    return writeObject(request, response, code, buildTable(route.definition, items, { version: form.version, includeObject, listMetadata }));
+    return writeObject(
+      request,
+      response,
+      code,
+      buildTable(route.definition, items, { version: form.version, includeObject, listMetadata, ...(now ? { now: now() } : {}) }),
+    );
   }
   if (!isList) return writeObject(request, response, code, partialObjectMetadata(body, form.version));
   writeObject(request, response, code, {
@@ -168,13 +183,13 @@ export async function handleResourceRequest(
     case 'get': {
       const read = parseReadQuery(query);
       const object = await store.get(namespace, path.name, version, read.resourceVersion || undefined);
-      return respond(request, response, route, 200, object, false);
+      return respond(request, response, route, 200, object, false, environment.now);
     }
     case 'list': {
       const read = parseReadQuery(query);
       checkFieldSelector(read, definition);
       const list = await store.list(namespace, version, listParameters(read));
-      return respond(request, response, route, 200, list, true);
+      return respond(request, response, route, 200, list, true, environment.now);
     }
     case 'watch': {
       const read = parseReadQuery(query, true);

@@ -45,10 +45,11 @@ describe('Table', () => {
 
   it('builds rows from printer columns, defaulting to Name and Age', () => {
     const base = { group: 'example.com', resource: 'widgets', kind: 'Widget', namespaced: true, versions: ['v1'] } satisfies ResourceDefinition;
-    const plain = buildTable(base, [object], { version: 'v1', includeObject: 'Metadata' });
+    const now = new Date('2026-01-01T00:05:00Z');
+    const plain = buildTable(base, [object], { version: 'v1', includeObject: 'Metadata', now });
     expect((plain['columnDefinitions'] as Array<{ name: string }>).map((column) => column.name)).toEqual(['Name', 'Age']);
     expect(plain['rows']).toEqual([
-      { cells: ['a', '2026-01-01T00:00:00Z'], object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object.metadata } },
+      { cells: ['a', '5m'], object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object.metadata } },
     ]);
     const custom = buildTable(
       {
@@ -60,7 +61,7 @@ describe('Table', () => {
         ],
       },
       [object],
-      { version: 'v1', includeObject: 'Object' },
+      { version: 'v1', includeObject: 'Object', now },
     );
     expect(custom['rows']).toEqual([{ cells: ['a', 3, 'True', null], object }]);
   });

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import type { PrinterColumn, ResourceDefinition } from '../resource-definition.js';
+import { humanDuration } from './human-duration.js';
 import { evaluateJsonPath } from './json-path.js';
 
 /** What a response is rendered as, from the Accept header. */
@@ -75,7 +76,7 @@ export function partialObjectMetadata(object: KubeObject, version = 'v1'): KubeO
   return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: object.metadata };
 }
 
-function cellValue(column: PrinterColumn, object: KubeObject): unknown {
+function cellValue(column: PrinterColumn, object: KubeObject, now: Date): unknown {
   let values: unknown[];
   try {
     values = evaluateJsonPath(column.jsonPath, object);
@@ -90,8 +91,12 @@ function cellValue(column: PrinterColumn, object: KubeObject): unknown {
       return typeof first === 'number' ? first : null;
     case 'boolean':
       return typeof first === 'boolean' ? first : null;
-    case 'date':
-      return typeof first === 'string' ? first : null;
+    case 'date': {
+      // As apiextensions' table convertor: dates are rendered as ages on the server.
+      if (typeof first !== 'string') return null;
+      const time = Date.parse(first);
+      return Number.isNaN(time) ? '<invalid>' : humanDuration(now.getTime() - time);
+    }
     case 'string':
       return values.map((value) => (typeof value === 'string' ? value : JSON.stringify(value))).join(',');
   }
@@ -109,14 +114,15 @@ export function parseIncludeObject(value: string | null): IncludeObject {
 
 /**
  * Builds a `meta.k8s.io` Table of `objects` with Name plus the resource's printer columns (Age when
- * none are declared); kubectl adds Namespace itself.
+ * none are declared); kubectl adds Namespace itself. `date` cells are ages relative to `now`.
  */
 export function buildTable(
   definition: ResourceDefinition,
   objects: KubeObject[],
-  options: { version: string; includeObject: IncludeObject; listMetadata?: Record<string, unknown> },
+  options: { version: string; includeObject: IncludeObject; listMetadata?: Record<string, unknown>; now?: Date },
 ): KubeObject {
   const columns = definition.printerColumns ?? [ageColumn];
+  const now = options.now ?? new Date();
   return {
     kind: 'Table',
     apiVersion: `meta.k8s.io/${options.version}`,
@@ -133,7 +139,7 @@ export function buildTable(
     ],
     rows: objects.map((object) => {
       const row: Record<string, unknown> = {
-        cells: [object.metadata.name ?? '', ...columns.map((column) => cellValue(column, object))],
+        cells: [object.metadata.name ?? '', ...columns.map((column) => cellValue(column, object, now))],
       };
       if (options.includeObject === 'Metadata') row['object'] = partialObjectMetadata(object, options.version);
       if (options.includeObject === 'Object') row['object'] = object;

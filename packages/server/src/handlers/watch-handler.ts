@@ -51,7 +51,7 @@ export interface WatchTableForm {
   includeObject: IncludeObject;
 }
 
-function wireEvent(event: PreSerializedWatchEvent, route: ResourceRoute, apiVersion: string, table?: WatchTableForm): string {
+function wireEvent(event: PreSerializedWatchEvent, route: ResourceRoute, apiVersion: string, table?: WatchTableForm, now?: () => Date): string {
   if (!table) {
     const cached = event.serializedFor?.(apiVersion);
     if (cached !== undefined) return cached;
@@ -63,7 +63,11 @@ function wireEvent(event: PreSerializedWatchEvent, route: ResourceRoute, apiVers
       : { ...event.object, apiVersion, kind: route.definition.kind };
   } else if (event.type !== 'ERROR' && isKubeObject(event.object)) {
     const versioned = route.store.toVersion(event.object, route.version);
-    object = table ? buildTable(route.definition, [versioned], { version: table.version, includeObject: table.includeObject }) : versioned;
+    object = table ? buildTable(route.definition, [versioned], {
+          version: table.version,
+          includeObject: table.includeObject,
+          ...(now ? { now: now() } : {}),
+        }) : versioned;
   }
   return `${JSON.stringify({ type: event.type, object })}\n`;
 }
@@ -129,7 +133,7 @@ export async function serveWatch(
         if (event.type === 'BOOKMARK' && !query.allowWatchBookmarks) continue;
         let line: string;
         try {
-          line = wireEvent(event, route, apiVersion, options.table);
+          line = wireEvent(event, route, apiVersion, options.table, environment.now);
         } catch (error) {
           line = `${JSON.stringify({ type: 'ERROR', object: toStatus(error) })}\n`;
         }
