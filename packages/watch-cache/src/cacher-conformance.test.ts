@@ -1,4 +1,4 @@
-import type { KubeObject } from '@kapi/apimachinery';
+import { isKubeObject, type KubeObject } from '@kapi/apimachinery';
 import {
   Store,
   type Compactor,
@@ -51,7 +51,7 @@ class KeyRecordingStore implements Interface, ProgressRequester, RevisionReader,
       ...options,
       tryUpdate: async (current, meta) => {
         const result: UpdateResult = await options.tryUpdate(current, meta);
-        this.keys.set(identity('object' in result && 'metadata' in result === false ? result.object : (result as KubeObject)), key);
+        this.keys.set(identity(isKubeObject(result) ? result : result.object), key);
         return result;
       },
     });

@@ -5,6 +5,7 @@ import { Cacher } from './cacher.js';
 import type { CacherOptions } from './cacher-options.js';
 import { FakeClock } from './clock.js';
 import { InstrumentedStorage, configMap, newMemoryStore } from './test-support/memory-store.js';
+import { equalitySelector } from '@kapi/storage/testing';
 
 const prefix = '/registry/configmaps';
 const keyOf = (name: string) => `${prefix}/default/${name}`;
@@ -140,6 +141,47 @@ describe('Cacher watches', () => {
       type: 'BOOKMARK',
       object: { metadata: { resourceVersion: String(cacher.resourceVersion), annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } },
     });
+  });
+});
+
+describe('Cacher reads', () => {
+  const nodeOf = (object: KubeObject) => String((object.spec as { nodeName?: string } | undefined)?.nodeName ?? '');
+  const pod = (name: string, nodeName: string, app: string): KubeObject => ({
+    ...configMap(name, { labels: { app } }),
+    spec: { nodeName },
+  });
+
+  it('lists from the cache through an index and selectors, ignoring limit at RV=0', async () => {
+    const matched: string[] = [];
+    const { cacher, clock } = setup({
+      indexers: { 'spec.nodeName': (object) => [nodeOf(object)] },
+      getAttributes: (object) => {
+        matched.push(object.metadata.name ?? '');
+        return { labels: object.metadata.labels ?? {}, fields: { 'metadata.name': object.metadata.name ?? '', 'spec.nodeName': nodeOf(object) } };
+      },
+    });
+    await cacher.start();
+    const a = await cacher.create(keyOf('a'), pod('a', 'n1', 'web'));
+    const b = await cacher.create(keyOf('b'), pod('b', 'n2', 'web'));
+    const c = await cacher.create(keyOf('c'), pod('c', 'n1', 'db'));
+    const list = await cacher.getList(prefix, { recursive: true, resourceVersion: String(revisionOf(c)) });
+    expect(list.items).toEqual([a, b, c]);
+    expect(Number(list.resourceVersion)).toBeGreaterThanOrEqual(revisionOf(c));
+    const onNode = await cacher.getList(prefix, {
+      recursive: true,
+      resourceVersion: '0',
+      predicate: { limit: 1, field: equalitySelector({ 'spec.nodeName': 'n1' }), label: equalitySelector({ app: 'web' }) },
+    });
+    expect(onNode.items).toEqual([a]);
+    expect(onNode.continue).toBeUndefined();
+    expect(matched.sort()).toEqual(['a', 'c']);
+    expect(await cacher.get(keyOf('b'), { resourceVersion: '0' })).toBe(list.items[1]);
+    const tooLarge = expect(cacher.get(keyOf('b'), { resourceVersion: String(revisionOf(c) + 10) })).rejects.toMatchObject({
+      status: { code: 504, message: `Timeout: Too large resource version: ${revisionOf(c) + 10}, current: ${revisionOf(c)}` },
+    });
+    await clock.advance(2_900);
+    await clock.advance(100);
+    await tooLarge;
   });
 });
 

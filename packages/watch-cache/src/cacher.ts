@@ -57,8 +57,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
   private readonly progressRequester: ConditionalProgressRequester | undefined;
   private started = false;
   private stopping: Promise<void> | undefined;
-  /** The last failure of the fill loop, for diagnostics. */
-  lastError: unknown;
+  private failure: unknown;
 
   constructor(options: CacherOptions) {
     this.options = resolveCacherOptions(options);
@@ -104,14 +103,19 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     }
   }
 
-  /** Starts filling the cache; resolves once it is ready to serve (rejects if stopped first). */
+  /**
+   * Starts filling the cache; resolves once it is ready to serve (rejects if stopped first). Need not be
+   * awaited: until ready, requests are answered as described on {@link get}, {@link getList} and {@link watch}.
+   */
   start(): Promise<void> {
     if (!this.started && !this.stopping) {
       this.started = true;
       this.reflector.start();
       this.watchers.start();
     }
-    return this.ready.wait();
+    const ready = this.ready.wait();
+    ready.catch(() => undefined);
+    return ready;
   }
 
   /** Resolves once the cache is ready. */
@@ -127,6 +131,11 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
   /** The revision the cache is synced to. */
   get resourceVersion(): number {
     return this.cache.resourceVersion;
+  }
+
+  /** The last failure while filling the cache (retried), for diagnostics. */
+  get lastError(): unknown {
+    return this.failure;
   }
 
   /**
@@ -174,7 +183,10 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     return Number(list.resourceVersion);
   }
 
-  /** GET: `RV=""` reads the storage; any other revision is served from the cache (storage while not ready). */
+  /**
+   * GET: `RV=""` reads the storage; any other revision is served from the cache once it has reached it
+   * (waiting up to 3 s, then 504 too large). Read by the storage while the cache is not ready.
+   */
   async get(key: string, options: GetOptions = {}): Promise<KubeObject | undefined> {
     const text = options.resourceVersion ?? '';
     const revision = parseResourceVersion(text);
@@ -186,7 +198,10 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     throw StorageError.keyNotFound(key, this.cache.resourceVersion);
   }
 
-  /** LIST, routed as k8s.io/apiserver's delegator does (see {@link routeList}). */
+  /**
+   * LIST, routed as k8s.io/apiserver's delegator does (see {@link routeList}). While the cache is not
+   * ready, a paged LIST without selectors goes to the storage and any other gets 429.
+   */
   async getList(key: string, options: ListOptions = {}): Promise<ListResult> {
     const route = routeList(options, this.consistentStorage !== undefined);
     if (route.target === 'storage' || !this.owns(key)) return this.storage.getList(key, options);
@@ -216,7 +231,8 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
    * WATCH from the cache. `RV="0"`/`""`: the state as ADDED, then changes (none with
    * `sendInitialEvents: false`). `RV=N`: the changes after N from the history (one 410 ERROR event when N
    * is older than the window). `sendInitialEvents: true` (watch-list): waits for the requested revision,
-   * sends the state as ADDED and then a bookmark annotated `k8s.io/initial-events-end`.
+   * sends the state as ADDED and then a bookmark annotated `k8s.io/initial-events-end`. Rejects with 429
+   * while the cache is not ready.
    */
   async watch(key: string, options: CacherWatchOptions = {}): Promise<Watch> {
     const text = options.resourceVersion ?? '';
@@ -231,6 +247,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     }
     const compacted = await this.compactedBefore(revision);
     if (compacted !== undefined) return errorWatch(StatusError.expired(`too old resource version: ${revision} (${compacted})`));
+    this.ready.check();
     let history: WatchCacheEvent[];
     try {
       history = this.cache.eventsSince(revision);
@@ -302,7 +319,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
   }
 
   private recordError(error: unknown): void {
-    this.lastError = error;
+    this.failure = error;
     if (!this.ready.isReady) this.ready.setPending(error);
   }
 
