@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,7 +76,35 @@ describe.runIf(existsSync(kubectlPath))('kubectl against the REST handlers', () 
     expect(await failure('create', '-f', strict)).toContain('unknown field "spec.bogus"');
     expect(await failure('get', 'widget', 'missing')).toContain('widgets.example.com "missing" not found');
 
+    const replaced = manifest('a3', (await kubectl('get', 'wd', 'a', '-o', 'yaml')).replace('size: 5', 'size: 6'));
+    expect(await kubectl('replace', '-f', replaced)).toBe('widget.example.com/a replaced\n');
+    const dry = manifest('dry', 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: dry\nspec:\n  size: 1\n');
+    expect(await kubectl('create', '-f', dry, '--dry-run=server')).toBe('widget.example.com/dry created (server dry run)\n');
+    expect(await kubectl('get', 'widgets', '-o', 'name', '--chunk-size=1')).toBe('widget.example.com/a\n');
+
     expect(await kubectl('delete', 'widget', 'a')).toBe('widget.example.com "a" deleted\n');
     expect(await kubectl('get', 'widgets', '-o', 'name')).toBe('');
+  });
+
+  it('watches with kubectl get -w', async () => {
+    const child = spawn(kubectlPath, ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), 'get', 'widgets', '-w', '--output-watch-events'], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir },
+    });
+    let output = '';
+    const seen = new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (/MODIFIED\s+w\s+4/.test(output)) resolve();
+      });
+    });
+    try {
+      for (let attempt = 0; attempt < 100 && api.storage.activeWatches === 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      await kubectl('create', '-f', manifest('w', 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 3\n'));
+      await kubectl('patch', 'widget', 'w', '--type=merge', '-p', '{"spec":{"size":4}}');
+      await seen;
+      expect(output).toMatch(/^EVENT\s+NAME\s+SIZE\s+READY\s+AGE\nADDED\s+w\s+3\s+\d+s\nMODIFIED\s+w\s+4\s+\d+s\n/);
+    } finally {
+      child.kill();
+    }
   });
 });
