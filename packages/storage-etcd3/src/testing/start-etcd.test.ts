@@ -1,4 +1,8 @@
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEtcd, type EtcdInstance } from './index.js';
 
@@ -63,6 +67,45 @@ describe('startEtcd', () => {
     expect(alive(pid)).toBe(false);
     expect(existsSync(instance.dataDir)).toBe(false);
     await instance.stop(); // idempotent
+  });
+
+  it('kills etcd and removes its data when the test process is killed abruptly', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'kapi-etcd-reaper-test-'));
+    const script = join(scratch, 'child.mts');
+    const harness = fileURLToPath(new URL('./start-etcd.ts', import.meta.url));
+    writeFileSync(
+      script,
+      `import { startEtcd } from ${JSON.stringify(harness)};\n` +
+        `const etcd = await startEtcd();\n` +
+        `console.log(JSON.stringify({ pid: etcd.pid, dataDir: etcd.dataDir }));\n` +
+        `setInterval(() => undefined, 1000);\n`,
+    );
+    const repositoryRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      cwd: repositoryRoot,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes('\n')) resolve(output.split('\n')[0]!);
+        });
+        child.once('exit', (code) => reject(new Error(`child exited early (${code})`)));
+      });
+      const started = JSON.parse(line) as { pid: number; dataDir: string };
+      expect(alive(started.pid)).toBe(true);
+      child.kill('SIGKILL');
+      for (let attempt = 0; attempt < 100 && (alive(started.pid) || existsSync(started.dataDir)); attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(alive(started.pid)).toBe(false);
+      expect(existsSync(started.dataDir)).toBe(false);
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 
   it('fails clearly when the binary is missing', async () => {

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { forgetReaped, reapOnDeath } from './reaper.js';
 
 /** Options of {@link startEtcd}. */
 export interface StartEtcdOptions {
@@ -158,6 +159,7 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdIns
     log = '';
     const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     state.child = child;
+    if (child.pid !== undefined) reapOnDeath(child.pid, dataDir);
     const append = (chunk: Buffer): void => {
       log = (log + chunk.toString('utf8')).slice(-LOG_LIMIT);
     };
@@ -190,6 +192,7 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdIns
       child.kill('SIGKILL');
       await waitForExit(child, 5000);
     }
+    if (child.pid !== undefined) forgetReaped(child.pid);
     state.child = undefined;
   };
 
