@@ -1,5 +1,5 @@
 import { Store } from '@kapi/storage';
-import { runStorageConformance } from '@kapi/storage/testing';
+import { runKVBackendConformance, runStorageConformance } from '@kapi/storage/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { Etcd3Backend } from './etcd3-backend.js';
 import { startEtcd, type EtcdInstance } from './testing/index.js';
@@ -14,8 +14,17 @@ afterAll(async () => {
   await etcd?.stop();
 });
 
+/** One etcd for the file; each target gets its own client and key prefix. */
+function connect(): Promise<Etcd3Backend> {
+  return Etcd3Backend.connect({ endpoints: [etcd.endpoint], prefix: `/conformance-${++targets}` });
+}
+
 runStorageConformance('etcd3', async () => {
-  // One etcd for the file; each target gets its own client and key prefix.
-  const kv = await Etcd3Backend.connect({ endpoints: [etcd.endpoint], prefix: `/conformance-${++targets}` });
+  const kv = await connect();
   return { store: new Store({ kv }), kv, close: () => kv.close() };
+});
+
+runKVBackendConformance('etcd3', async () => {
+  const kv = await connect();
+  return { kv, close: () => kv.close() };
 });
