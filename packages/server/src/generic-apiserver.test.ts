@@ -68,6 +68,7 @@ describe('GenericAPIServer', () => {
     await api.call('GET', widgetsPath());
     const metrics = await (await fetch(`${api.url}/metrics`)).text();
     expect(metrics).toMatch(/apiserver_request_total\{[^}]*verb="LIST"[^}]*resource="widgets"[^}]*\} 1/);
+    expect(metrics).toMatch(/etcd_request_duration_seconds_count\{[^}]*operation="list"[^}]*type="widgets.example.com"[^}]*\} 1/);
 
     const server = new GenericAPIServerConfig({
       scheme: widgetScheme(),

@@ -29,6 +29,7 @@ import { HealthRegistry, type PostStartHook } from './health/index.js';
 import { ServerMetrics } from './metrics/index.js';
 import { createOpenAPIHandler, type JSONSchema } from './openapi/index.js';
 import { GenericStore } from './registry/generic-store.js';
+import { instrumentStorage } from './registry/instrumented-storage.js';
 import { resourcePrefix } from './registry/storage-keys.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import { createVersionHandler } from './version.js';
@@ -222,7 +223,8 @@ export class GenericAPIServer {
     });
     const storage = this.options.storage({ groupResource, prefix, codec, definition });
     this.storages.push(storage);
-    const storeOptions = { definition, scheme: this.options.scheme, storage, prefix };
+    const resourceName = definition.group === '' ? definition.resource : `${definition.resource}.${definition.group}`;
+    const storeOptions = { definition, scheme: this.options.scheme, storage: instrumentStorage(storage, this.metrics, resourceName), prefix };
     const store = new GenericStore(this.options.now ? { ...storeOptions, now: this.options.now } : storeOptions);
     for (const version of definition.versions) {
       this.resources.set(`${definition.group}/${version}/${definition.resource}`, {

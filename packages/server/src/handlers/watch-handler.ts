@@ -105,7 +105,15 @@ export async function serveWatch(
   }
   const controller = environment.watches.add();
   const gvk = { group: route.definition.group, version: route.version, kind: route.definition.kind };
+  const longRunning = {
+    verb: 'watch',
+    group: gvk.group,
+    version: gvk.version,
+    resource: route.definition.resource,
+    scope: options.name ? 'resource' : options.namespace ? 'namespace' : 'cluster',
+  };
   environment.metrics?.trackWatchers(gvk, 1);
+  environment.metrics?.trackLongRunning(longRunning, 1);
   const abort = () => controller.abort();
   context.signal.addEventListener('abort', abort, { once: true });
   response.once('close', abort);
@@ -146,6 +154,7 @@ export async function serveWatch(
   } finally {
     clearTimeout(timer);
     environment.metrics?.trackWatchers(gvk, -1);
+    environment.metrics?.trackLongRunning(longRunning, -1);
     context.signal.removeEventListener('abort', abort);
     environment.watches.remove(controller);
   }
