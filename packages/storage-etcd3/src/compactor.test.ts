@@ -74,6 +74,14 @@ describe('compactor', () => {
     await expect(compactOnce(first, state)).resolves.toBe(remembered);
   });
 
+  it('skips a target newer than etcd has (history restored from an older snapshot)', async () => {
+    const version = await keyVersion(first);
+    const state: CompactorState = { compactTime: version, revision: (await first.currentRevision()) + 1000 };
+    await expect(compactOnce(first, state)).resolves.toBeUndefined();
+    expect(state.compactTime).toBe(version + 1);
+    expect(state.revision).toBe(await first.currentRevision());
+  });
+
   it('runs periodically; two compactors on one etcd compact at most once per interval together', async () => {
     const intervalMs = 150;
     const compactions: { by: string; revision: number }[] = [];

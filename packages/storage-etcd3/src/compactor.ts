@@ -1,3 +1,4 @@
+import { FutureRevisionError } from '@kapi/storage';
 import type { Etcd3Backend } from './etcd3-backend.js';
 
 /** Options of {@link startCompactor}. */
@@ -41,7 +42,13 @@ export async function compactOnce(
   state.compactTime = swap.version;
   state.revision = swap.currentRevision;
   if (!swap.succeeded || target === 0) return undefined; // lost, or the first round (nothing seen before)
-  await backend.compact(target);
+  try {
+    await backend.compact(target); // an already compacted target is a no-op there
+  } catch (error) {
+    // etcd's history is behind what we saw (e.g. restored from an older snapshot): skip this round.
+    if (error instanceof FutureRevisionError) return undefined;
+    throw error;
+  }
   return target;
 }
 

@@ -127,7 +127,6 @@ export class Etcd3Backend implements KVBackend {
     const dialTimeoutMs = options.dialTimeoutMs ?? 5000;
     const client = new Etcd3({
       hosts: options.endpoints,
-      dialTimeout: dialTimeoutMs,
       grpcOptions: {
         'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? 256 * 1024 * 1024,
         'grpc.initial_reconnect_backoff_ms': 100,
