@@ -109,3 +109,39 @@ export { applySchemaDefaults } from './schema-defaults.js';
 export { findUnknownSchemaFields } from './schema-unknown-fields.js';
 export { findDuplicateFields } from './duplicate-fields.js';
 export type { UnknownFieldOptions } from './schema-unknown-fields.js';
+export type {
+  ProtobufScalarType,
+  ProtobufFieldType,
+  ProtobufFieldDescriptor,
+  ProtobufMessageDescriptor,
+  ProtobufFieldOptions,
+  ProtobufFieldTag,
+  KubernetesEnvelope,
+  ProtobufRegistryOptions,
+} from './protobuf/index.js';
+export {
+  protobufField,
+  protobufRepeatedField,
+  protobufMapField,
+  protobufMessage,
+  WireReader,
+  WireType,
+  ProtobufWireError,
+  decodeProtobufMessage,
+  formatProtobufTimestamp,
+  KUBERNETES_PROTOBUF_MAGIC,
+  PROTOBUF_MEDIA_TYPE,
+  isProtobufMediaType,
+  hasKubernetesMagic,
+  decodeKubernetesEnvelope,
+  ProtobufRegistry,
+  objectMetaDescriptor,
+  ownerReferenceDescriptor,
+  managedFieldsEntryDescriptor,
+  listMetaDescriptor,
+  labelSelectorDescriptor,
+  labelSelectorRequirementDescriptor,
+  conditionDescriptor,
+  deleteOptionsDescriptor,
+  preconditionsDescriptor,
+} from './protobuf/index.js';
