@@ -8,6 +8,7 @@ import {
   type Watch,
 } from '@kapi/storage';
 import type { Clock, TimerHandle } from './clock.js';
+import { PROGRESS_REQUEST_PERIOD_MS } from './consistent-read.js';
 import { objectRevision, type WatchCache } from './watch-cache.js';
 
 /** Options of a {@link CacheReflector}. */
@@ -23,6 +24,8 @@ export interface CacheReflectorOptions {
   loadHistory: boolean;
   /** Pause before retrying after a failure or a broken watch. */
   retryDelayMs: number;
+  /** How long a history replay may take before it is abandoned (the cache then starts with an empty history). */
+  replayTimeoutMs: number;
   /** The cache holds a complete list (and, with history loading, the replayed history). */
   onReady: () => void;
   /** The cache must be rebuilt from a new list (its history no longer connects to the backend's). */
@@ -52,6 +55,7 @@ export class CacheReflector {
   private stopped = false;
   private watch: Watch | undefined;
   private sleepTimer: TimerHandle | undefined;
+  private replayTimer: TimerHandle | undefined;
   private wakeUp: (() => void) | undefined;
   /** The revision the next watch resumes after. */
   private lastRevision = 0;
@@ -69,6 +73,7 @@ export class CacheReflector {
     this.stopped = true;
     this.watch?.stop();
     if (this.sleepTimer !== undefined) this.options.clock.clearTimeout(this.sleepTimer);
+    if (this.replayTimer !== undefined) this.options.clock.clearTimeout(this.replayTimer);
     this.wakeUp?.();
     await this.running;
   }
@@ -80,6 +85,7 @@ export class CacheReflector {
         if (needsList) {
           await this.initialize();
           needsList = false;
+          if (this.stopped) break;
         }
         const outcome = await this.watchOnce();
         if (this.stopped) break;
@@ -107,7 +113,8 @@ export class CacheReflector {
     const list = await storage.getList(this.options.prefix, { recursive: true, resourceVersion: '' });
     const listRevision = Number(list.resourceVersion) || 0;
     let historyBase = listRevision;
-    if (this.options.loadHistory && (this.options.progressNotify || isProgressRequester(storage))) {
+    // A replay is known to be complete from a progress notification, so history loading needs them.
+    if (this.options.loadHistory && this.options.progressNotify) {
       const compacted = isCompactor(storage) ? await storage.compactRevision() : 0;
       // The backend keeps the events from its compacted revision on: a watch from the one before it works.
       historyBase = Math.min(Math.max(compacted - 1, 1), listRevision);
@@ -131,8 +138,7 @@ export class CacheReflector {
       watch.stop();
       return 'ended';
     }
-    // A replay is complete once a progress notification covers the list revision: ask for one now.
-    if (cache.replaying && isProgressRequester(storage)) storage.requestWatchProgress().catch(this.options.onError);
+    if (cache.replaying) this.superviseReplay();
     try {
       for await (const event of watch) {
         if (this.stopped) return 'ended';
@@ -149,6 +155,27 @@ export class CacheReflector {
       watch.stop();
       this.watch = undefined;
     }
+  }
+
+  /**
+   * A replay is complete once a progress notification covers the list revision: ask for one every
+   * 100 ms, and abandon the replay after `replayTimeoutMs`.
+   */
+  private superviseReplay(): void {
+    const { clock, cache, storage } = this.options;
+    if (this.replayTimer !== undefined) clock.clearTimeout(this.replayTimer);
+    const deadline = clock.now() + this.options.replayTimeoutMs;
+    const check = (): void => {
+      this.replayTimer = undefined;
+      if (this.stopped || !cache.replaying) return;
+      if (clock.now() >= deadline) {
+        cache.abandonReplay();
+        return;
+      }
+      if (isProgressRequester(storage)) storage.requestWatchProgress().catch(this.options.onError);
+      this.replayTimer = clock.setTimeout(check, PROGRESS_REQUEST_PERIOD_MS);
+    };
+    check();
   }
 
   private apply(event: StorageWatchEvent): void {

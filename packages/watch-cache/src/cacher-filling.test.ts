@@ -108,6 +108,8 @@ describe('Cacher filling', () => {
   it('with history loading, serves a watch from an old but uncompacted revision right after start', async () => {
     const { kv, store } = newMemoryStore(0);
     const written = await history(store, 4);
+    // The backend revision moves past the resource's last change: the replay ends with a progress notification.
+    await store.create('/registry/secrets/default/s', configMap('s'));
     const clock = new FakeClock();
     const cacher = newCacher(new InstrumentedStorage(store), clock);
     await cacher.start();
@@ -132,6 +134,31 @@ describe('Cacher filling', () => {
       code: 410,
       message: `too old resource version: ${revisionOf(written[0]!)} (${revisionOf(written[2]!)})`,
     });
+  });
+
+  it('gives up a history replay that no progress notification completes, starting with an empty history', async () => {
+    const { store } = newMemoryStore(0);
+    const written = await history(store, 3);
+    const elsewhere = await store.create('/registry/secrets/default/s', configMap('s'));
+    const storage = new InstrumentedStorage(store);
+    storage.holdProgress = true;
+    const clock = new FakeClock();
+    const cacher = newCacher(storage, clock, { historyLoadTimeoutMs: 1000 });
+    const started = cacher.start();
+    await vi.waitFor(() => expect(storage.progressRequests).toBe(1));
+    await clock.advance(500);
+    expect(storage.progressRequests).toBe(6);
+    expect(cacher.isReady).toBe(false);
+    await clock.advance(500);
+    await started;
+    const last = revisionOf(elsewhere);
+    expect(cacher.resourceVersion).toBe(last);
+    const tooOld = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(written[2]!)) }));
+    await tooOld.ended;
+    expect(tooOld.events[0]?.object).toMatchObject({ code: 410, message: `too old resource version: ${revisionOf(written[2]!)} (${last})` });
+    const live = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(last) }));
+    const next = await store.guaranteedUpdate(keyOf('a'), { tryUpdate: (current) => ({ ...current, data: { value: 'next' } }) });
+    await vi.waitFor(() => expect(live.events.map((event) => event.object)).toEqual([next]));
   });
 
   it('without history loading, a fresh cache starts its window at the list revision', async () => {

@@ -24,7 +24,10 @@ export interface CacherOptions {
   minHistory?: number;
   /** Largest history capacity. Default 102,400, scaled by 2^ceil(log2(window / 75 s)). */
   maxHistory?: number;
-  /** Replay the backend's retained history on start, so old-but-uncompacted watches resume. Default true. */
+  /**
+   * Replay the backend's retained history on start, so old-but-uncompacted watches resume. Default true.
+   * Needs `progressNotify` (a progress notification tells when the replay has caught up).
+   */
   loadHistory?: boolean;
   /**
    * Answer a watch from a revision the storage has compacted with 410, as the storage does, even when
@@ -32,6 +35,8 @@ export interface CacherOptions {
    * Cached and uncached servers then agree on which revisions can be resumed. Default true.
    */
   followCompaction?: boolean;
+  /** How long replaying the backend's history on start may take before it is given up. Default 10 s. */
+  historyLoadTimeoutMs?: number;
   /** Watch the backend with progress notifications (they advance the cache revision). Default true. */
   progressNotify?: boolean;
   /** Events a watcher may have queued before it is closed. Default from the history capacity (see `watcherQueueCapacity`). */
@@ -62,6 +67,7 @@ export interface ResolvedCacherOptions {
   minHistory: number;
   maxHistory: number;
   loadHistory: boolean;
+  historyLoadTimeoutMs: number;
   followCompaction: boolean;
   progressNotify: boolean;
   watcherQueueCapacity: number | undefined;
@@ -91,6 +97,7 @@ export function resolveCacherOptions(options: CacherOptions): ResolvedCacherOpti
     minHistory: options.minHistory ?? DEFAULT_MIN_HISTORY,
     maxHistory: options.maxHistory ?? DEFAULT_MAX_HISTORY * scale,
     loadHistory: options.loadHistory ?? true,
+    historyLoadTimeoutMs: options.historyLoadTimeoutMs ?? 10_000,
     followCompaction: options.followCompaction ?? true,
     progressNotify: options.progressNotify ?? true,
     watcherQueueCapacity: options.watcherQueueCapacity,

@@ -91,6 +91,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
       progressNotify: this.options.progressNotify,
       loadHistory: this.options.loadHistory,
       retryDelayMs: this.options.retryDelayMs,
+      replayTimeoutMs: this.options.historyLoadTimeoutMs,
       onReady: () => this.ready.setReady(),
       onReinitialize: (reason) => this.reinitialize(reason),
       onError: (error) => this.recordError(error),

@@ -142,6 +142,16 @@ export class WatchCache {
     this.waiters.clear();
   }
 
+  /**
+   * Gives up a replay that does not complete: the history restarts empty at the list revision, and
+   * replayed events still to come are ignored (they are not newer than the cache).
+   */
+  abandonReplay(): void {
+    if (this.replayUntil === 0) return;
+    this.history.reset(this.revision);
+    this.finishReplay();
+  }
+
   private finishReplay(): void {
     this.replayUntil = 0;
     this.options.onReplayComplete();
