@@ -118,6 +118,18 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdIns
   if (!existsSync(binary)) {
     throw new Error(`etcd binary not found at ${binary}: run scripts/ensure-deps.sh --with-test-tools`);
   }
+  // A port found free may be taken before etcd binds it (other tests run alongside): try fresh ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePorts(binary, options);
+    } catch (error) {
+      const portTaken = error instanceof Error && error.message.includes('address already in use');
+      if (!portTaken || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function startOnFreePorts(binary: string, options: StartEtcdOptions): Promise<EtcdInstance> {
   const progressNotifyIntervalMs = options.progressNotifyIntervalMs ?? 1000;
   const startTimeoutMs = options.startTimeoutMs ?? 20_000;
   const clientPort = await freePort();
