@@ -18,6 +18,14 @@ function applyWarnings(request: IncomingMessage, response: ServerResponse): void
   if (warnings.length > 0 && !response.headersSent) response.setHeader('Warning', [...new Set(warnings)].map(warningHeader));
 }
 
+/** Upstream pretty-prints for `?pretty=true|1` and for curl/wget user agents. */
+function wantsPretty(request: IncomingMessage): boolean {
+  const query = new URL(request.url ?? '/', 'http://localhost').searchParams.get('pretty');
+  if (query !== null) return query === 'true' || query === '1';
+  const agent = request.headers['user-agent'] ?? '';
+  return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('kube-openapi');
+}
+
 /** Writes a JSON (or YAML) body with the request's warnings. */
 export function writeObject(request: IncomingMessage, response: ServerResponse, code: number, body: unknown, format: 'json' | 'yaml' = 'json'): void {
   if (response.headersSent) {
@@ -25,7 +33,7 @@ export function writeObject(request: IncomingMessage, response: ServerResponse, 
     return;
   }
   applyWarnings(request, response);
-  const data = format === 'yaml' ? toYaml(body) : JSON.stringify(body);
+  const data = format === 'yaml' ? toYaml(body) : wantsPretty(request) ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body);
   const type = format === 'yaml' ? 'application/yaml' : 'application/json';
   response.writeHead(code, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(data) });
   response.end(request.method === 'HEAD' ? undefined : data);

@@ -140,6 +140,15 @@ describe('get and list', () => {
     expect(await response.text()).toContain('kind: Widget\n');
   });
 
+  it('pretty-prints for ?pretty=true and curl', async () => {
+    const pretty = await fetch(`${api.url}${widgetsPath()}/a?pretty=true`);
+    expect(await pretty.text()).toMatch(/^\{\n  "apiVersion": "example.com\/v1",\n/);
+    const curl = await fetch(`${api.url}${widgetsPath()}/a`, { headers: { 'User-Agent': 'curl/8.0' } });
+    expect(await curl.text()).toContain('\n  "kind": "Widget"');
+    const compact = await fetch(`${api.url}${widgetsPath()}/a`);
+    expect(await compact.text()).not.toContain('\n');
+  });
+
   it('gets one object and 404s a missing one', async () => {
     expect((await api.call('GET', `${widgetsPath()}/a`)).status).toBe(200);
     const missing = await api.call('GET', `${widgetsPath()}/zz`);
