@@ -64,6 +64,7 @@ export {
   isValidLabelValue,
   nameIsDNSLabel,
   nameIsDNSSubdomain,
+  nameIsPathSegment,
   maxLengthError,
   regexError,
   DNS1123_LABEL_MAX_LENGTH,

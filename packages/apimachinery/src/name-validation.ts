@@ -123,3 +123,11 @@ export const nameIsDNSSubdomain: NameValidator = (name, prefix) =>
 /** A name validator requiring a DNS-1123 label (namespaces, services...). */
 export const nameIsDNSLabel: NameValidator = (name, prefix) =>
   isDNS1123Label(prefix ? maskTrailingDash(name) : name);
+
+/** A name validator for path-segment names (RBAC roles and bindings): not `.` or `..`, no `/` or `%`. */
+export const nameIsPathSegment: NameValidator = (name, prefix) => {
+  const errors: string[] = [];
+  if (!prefix && (name === '.' || name === '..')) errors.push(`may not be '${name}'`);
+  for (const illegal of ['/', '%']) if (name.includes(illegal)) errors.push(`may not contain '${illegal}'`);
+  return errors;
+};

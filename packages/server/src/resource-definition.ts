@@ -1,4 +1,4 @@
-import type { FieldError, KubeObject } from '@kapi/apimachinery';
+import type { FieldError, KubeObject, NameValidator } from '@kapi/apimachinery';
 import type { UserInfo } from '@kapi/filters';
 import type { AttributesFunc } from '@kapi/storage';
 
@@ -77,6 +77,8 @@ export interface ResourceDefinition {
   /** Columns for `kubectl get`; the default is Name (+ Namespace when listing all) and Age. */
   printerColumns?: PrinterColumn[];
   strategy?: ResourceStrategy;
+  /** Validates metadata.name / generateName; default DNS-1123 subdomain (namespaces: label; RBAC: path segment). */
+  nameValidator?: NameValidator;
   /** Storage key prefix for this resource; default `/<resource>` (`/<group>/<resource>` for non-core groups is allowed). */
   storagePrefix?: string;
   /**

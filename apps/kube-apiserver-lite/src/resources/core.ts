@@ -1,4 +1,4 @@
-import { Type, kindSchema, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { Type, kindSchema, nameIsDNSLabel, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 import { conditionsSchema, localObjectReferenceSchema, objectReferenceSchema, stringMapSchema } from './common-schemas.js';
 
@@ -158,6 +158,7 @@ export const coreResources: ResourceDefinition[] = [
     resource: 'namespaces',
     kind: 'Namespace',
     namespaced: false,
+    nameValidator: nameIsDNSLabel,
     shortNames: ['ns'],
     versions: ['v1'],
     subresources: { status: true },

@@ -1,4 +1,4 @@
-import { Type, kindSchema, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { Type, kindSchema, nameIsPathSegment, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 
 const group = 'rbac.authorization.k8s.io';
@@ -119,17 +119,17 @@ const bindingColumns = [
 
 export const rbacResources: ResourceDefinition[] = [
   {
-    group, resource: 'roles', kind: 'Role', namespaced: true, versions: [version],
+    group, resource: 'roles', kind: 'Role', namespaced: true, versions: [version], nameValidator: nameIsPathSegment,
     printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
     strategy: { validate: validateRules, validateUpdate: validateRules },
   },
   {
-    group, resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, versions: [version],
+    group, resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, versions: [version], nameValidator: nameIsPathSegment,
     printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
     strategy: { validate: validateRules, validateUpdate: validateRules },
   },
   {
-    group, resource: 'rolebindings', kind: 'RoleBinding', namespaced: true, versions: [version],
+    group, resource: 'rolebindings', kind: 'RoleBinding', namespaced: true, versions: [version], nameValidator: nameIsPathSegment,
     printerColumns: [...bindingColumns],
     strategy: {
       validate: (object) => validateBinding(object, true),
@@ -137,7 +137,7 @@ export const rbacResources: ResourceDefinition[] = [
     },
   },
   {
-    group, resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false, versions: [version],
+    group, resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false, versions: [version], nameValidator: nameIsPathSegment,
     printerColumns: [...bindingColumns],
     strategy: {
       validate: (object) => validateBinding(object, false),

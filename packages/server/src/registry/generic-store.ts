@@ -7,6 +7,7 @@ import {
   type FieldError,
   type GroupResource,
   type KubeObject,
+  type NameValidator,
   type Selector,
 } from '@kapi/apimachinery';
 import type { UserInfo } from '@kapi/filters';
@@ -77,6 +78,12 @@ export class GenericStore {
   readonly prefix: string;
   private readonly scheme: SchemeLike;
   private readonly now: () => Date;
+
+  /** Options of metadata validation for this resource. */
+  private metaValidation(): { namespaced: boolean; nameValidator?: NameValidator } {
+    const { namespaced, nameValidator } = this.definition;
+    return nameValidator ? { namespaced, nameValidator } : { namespaced };
+  }
 
   constructor(options: GenericStoreOptions) {
     this.definition = options.definition;
@@ -188,7 +195,7 @@ export class GenericStore {
     if (this.definition.namespaced) metadata.namespace = namespace;
     else delete metadata.namespace;
     const name = metadata.name ?? '';
-    const errors = [...validateObjectMeta(metadata, { namespaced: this.definition.namespaced }), ...this.scheme.validate(defaulted)];
+    const errors = [...validateObjectMeta(metadata, this.metaValidation()), ...this.scheme.validate(defaulted)];
     if (errors.length > 0) throw this.invalid(name, errors);
     const hub = this.scheme.toHub(defaulted);
     const scope = this.scope(namespace, name, context);
@@ -309,7 +316,7 @@ export class GenericStore {
     if (isPatch && metadata.uid && metadata.uid !== current.metadata.uid) {
       errors.push({ field: 'metadata.uid', type: 'FieldValueInvalid', value: metadata.uid, detail: 'field is immutable' });
     }
-    errors.push(...validateObjectMeta(metadata, { namespaced: this.definition.namespaced }), ...this.scheme.validate(defaulted));
+    errors.push(...validateObjectMeta(metadata, this.metaValidation()), ...this.scheme.validate(defaulted));
     if (errors.length > 0) throw this.invalid(name, errors);
     const hub = mergeForUpdate(this.scheme.toHub(defaulted), current, {
       statusSubresource: Boolean(this.definition.subresources?.status),
