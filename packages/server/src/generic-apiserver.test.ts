@@ -33,6 +33,12 @@ describe('GenericAPIServer', () => {
     const result = await api.call('POST', widgetsPath(), widget('a'));
     expect(result.status).toBe(405);
     expect(result.body['reason']).toBe('MethodNotAllowed');
+    const acrossNamespaces = await start();
+    for (const method of ['POST', 'DELETE']) {
+      const response = await acrossNamespaces.call(method, '/apis/example.com/v1/widgets', method === 'POST' ? widget('a') : undefined);
+      expect(response.status).toBe(405);
+    }
+    expect(await acrossNamespaces.storage.keys()).toEqual([]);
   });
 
   it('delegates what it does not serve and lists both servers in discovery', async () => {

@@ -179,6 +179,10 @@ export async function handleResourceRequest(
     throw StatusError.methodNotAllowed(request.method ?? 'GET', groupResource);
   }
   const namespace = path.namespace;
+  // Across all namespaces a namespaced resource serves only list and watch (no routes for the rest).
+  if (definition.namespaced && namespace === '' && verb !== 'list' && verb !== 'watch') {
+    throw StatusError.methodNotAllowed(request.method ?? 'GET', groupResource);
+  }
   switch (verb) {
     case 'get': {
       const read = parseReadQuery(query);
