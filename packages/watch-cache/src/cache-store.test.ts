@@ -21,6 +21,22 @@ describe('CacheStore', () => {
     expect(store.size).toBe(3);
   });
 
+  it('keeps key order across interleaved creates, deletes and re-creates between lists', () => {
+    const store = new CacheStore();
+    store.replace([['/p/b', pod('', 'b')], ['/p/d', pod('', 'd')]]);
+    store.set('/p/c', pod('', 'c'));
+    store.delete('/p/b');
+    store.set('/p/a', pod('', 'a'));
+    store.delete('/p/a');
+    store.set('/p/a', pod('', 'a2'));
+    store.set('/p/b', pod('', 'b2'));
+    store.delete('/p/d');
+    expect(names(store.list({ key: '/p', recursive: true }))).toEqual(['a2', 'b2', 'c']);
+    store.set('/p/e', pod('', 'e'));
+    store.delete('/p/c');
+    expect(names(store.list({ key: '/p/', recursive: true }))).toEqual(['a2', 'b2', 'e']);
+  });
+
   it('answers from an index, kept current across updates and deletes', () => {
     const store = new CacheStore({ 'spec.nodeName': (object) => [String((object.spec as { nodeName: string }).nodeName)] });
     store.replace([

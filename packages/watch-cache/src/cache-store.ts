@@ -27,12 +27,17 @@ export function inScope(scope: KeyScope, candidate: string): boolean {
 }
 
 /**
- * The current state of the cache: the latest object per key, kept in key order (for lists that match
- * the backend's order), with optional secondary indexes.
+ * The current state of the cache: the latest object per key, listed in key order (the backend's order),
+ * with optional secondary indexes. The key order is maintained lazily: keys added or removed since the
+ * last list are merged in by the next one, so writes stay O(1).
  */
 export class CacheStore {
   private readonly objects = new Map<string, KubeObject>();
   private sortedKeys: string[] = [];
+  /** Keys stored but not yet in `sortedKeys`. */
+  private readonly addedKeys = new Set<string>();
+  /** Keys in `sortedKeys` that are no longer stored. */
+  private readonly removedKeys = new Set<string>();
   private readonly indexes = new Map<string, { indexFunc: IndexFunc; keysByValue: Map<string, Set<string>> }>();
 
   constructor(indexers: Indexers = {}) {
@@ -58,7 +63,7 @@ export class CacheStore {
   set(key: string, object: KubeObject): void {
     const previous = this.objects.get(key);
     if (previous) this.unindex(key, previous);
-    else this.sortedKeys.splice(this.insertionPoint(key), 0, key);
+    else if (!this.removedKeys.delete(key)) this.addedKeys.add(key);
     this.objects.set(key, object);
     this.index(key, object);
   }
@@ -68,8 +73,7 @@ export class CacheStore {
     if (!previous) return;
     this.unindex(key, previous);
     this.objects.delete(key);
-    const position = this.insertionPoint(key);
-    if (this.sortedKeys[position] === key) this.sortedKeys.splice(position, 1);
+    if (!this.addedKeys.delete(key)) this.removedKeys.add(key);
   }
 
   /** Replaces the whole state. */
@@ -81,6 +85,8 @@ export class CacheStore {
       this.index(key, object);
     }
     this.sortedKeys = [...this.objects.keys()].sort(compareKeys);
+    this.addedKeys.clear();
+    this.removedKeys.clear();
   }
 
   /**
@@ -99,6 +105,7 @@ export class CacheStore {
       return keys.sort(compareKeys).map((key) => this.objects.get(key) as KubeObject);
     }
     const result: KubeObject[] = [];
+    this.mergeKeys();
     for (let position = this.insertionPoint(directory); position < this.sortedKeys.length; position++) {
       const key = this.sortedKeys[position] as string;
       if (!key.startsWith(directory)) break;
@@ -107,9 +114,21 @@ export class CacheStore {
     return result;
   }
 
-  /** Every stored key with its object, in key order. */
-  entries(): Array<[string, KubeObject]> {
-    return this.sortedKeys.map((key) => [key, this.objects.get(key) as KubeObject]);
+  /** Brings `sortedKeys` up to date with the keys added and removed since the last merge. */
+  private mergeKeys(): void {
+    if (this.addedKeys.size === 0 && this.removedKeys.size === 0) return;
+    const kept = this.removedKeys.size === 0 ? this.sortedKeys : this.sortedKeys.filter((key) => !this.removedKeys.has(key));
+    const added = [...this.addedKeys].sort(compareKeys);
+    const merged: string[] = new Array<string>(kept.length + added.length);
+    let left = 0;
+    let right = 0;
+    for (let index = 0; index < merged.length; index++) {
+      const next = right >= added.length || (left < kept.length && compareKeys(kept[left] as string, added[right] as string) < 0);
+      merged[index] = next ? (kept[left++] as string) : (added[right++] as string);
+    }
+    this.sortedKeys = merged;
+    this.addedKeys.clear();
+    this.removedKeys.clear();
   }
 
   private insertionPoint(key: string): number {
