@@ -1,0 +1,56 @@
+export { createBuiltInProtobufRegistry, builtInProtobufRegistry } from './built-in-protobuf-registry.js';
+export {
+  objectReferenceDescriptor,
+  localObjectReferenceDescriptor,
+  configMapDescriptor,
+  secretDescriptor,
+  namespaceDescriptor,
+  namespaceSpecDescriptor,
+  namespaceStatusDescriptor,
+  namespaceConditionDescriptor,
+  serviceAccountDescriptor,
+  eventDescriptor,
+  eventSourceDescriptor,
+  eventSeriesDescriptor,
+} from './core-descriptors.js';
+export {
+  policyRuleDescriptor,
+  subjectDescriptor,
+  roleRefDescriptor,
+  aggregationRuleDescriptor,
+  roleDescriptor,
+  clusterRoleDescriptor,
+  roleBindingDescriptor,
+  clusterRoleBindingDescriptor,
+} from './rbac-descriptors.js';
+export { leaseDescriptor, leaseSpecDescriptor } from './coordination-descriptors.js';
+export {
+  crossVersionObjectReferenceDescriptor,
+  hpaV1Descriptor,
+  hpaV1SpecDescriptor,
+  hpaV1StatusDescriptor,
+  hpaV2Descriptor,
+  hpaV2SpecDescriptor,
+  hpaV2StatusDescriptor,
+  hpaBehaviorDescriptor,
+  hpaScalingRulesDescriptor,
+  hpaScalingPolicyDescriptor,
+  hpaConditionDescriptor,
+  metricSpecDescriptor,
+  metricStatusDescriptor,
+  metricTargetDescriptor,
+  metricValueStatusDescriptor,
+  metricIdentifierDescriptor,
+} from './autoscaling-descriptors.js';
+export {
+  resourceAttributesDescriptor,
+  nonResourceAttributesDescriptor,
+  extraValueDescriptor,
+  subjectAccessReviewSpecDescriptor,
+  selfSubjectAccessReviewSpecDescriptor,
+  subjectAccessReviewStatusDescriptor,
+  subjectRulesReviewStatusDescriptor,
+  selfSubjectAccessReviewDescriptor,
+  selfSubjectRulesReviewDescriptor,
+  subjectAccessReviewDescriptor,
+} from './authorization-descriptors.js';
