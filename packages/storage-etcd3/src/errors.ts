@@ -1,4 +1,5 @@
 import { FutureRevisionError, RevisionCompactedError, StorageError } from '@kapi/storage';
+import { isBrokenCircuitError } from 'cockatiel';
 import { ClientClosedError, GRPCDeadlineExceededError, GRPCUnavailableError } from 'etcd3';
 
 const COMPACTED = 'required revision has been compacted';
@@ -36,7 +37,11 @@ export async function translateError(error: unknown, context: ErrorContext): Pro
     const current = await context.currentRevision().catch(() => 0);
     return new FutureRevisionError(context.requestedRevision, current);
   }
-  if (error instanceof GRPCUnavailableError || error instanceof ClientClosedError) {
+  if (
+    error instanceof GRPCUnavailableError ||
+    error instanceof ClientClosedError ||
+    isBrokenCircuitError(error)
+  ) {
     return StorageError.unreachable(context.key, `etcd is unreachable: ${error.message}`, error);
   }
   if (error instanceof GRPCDeadlineExceededError) {

@@ -38,6 +38,15 @@ describe('Etcd3Backend KV', () => {
     ).rejects.toThrow('cannot connect to etcd at http://127.0.0.1:1');
   });
 
+  it('connects when one of several endpoints is down', async () => {
+    const other = await Etcd3Backend.connect({ endpoints: ['http://127.0.0.1:1', etcd.endpoint] });
+    try {
+      expect(other.serverVersion).toBe(backend.serverVersion);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('creates once; a second create conflicts and returns the current entry', async () => {
     const key = `${fresh()}a`;
     const created = await backend.create(key, text('one'));

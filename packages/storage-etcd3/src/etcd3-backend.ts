@@ -13,8 +13,15 @@ import type {
   KVWriteResult,
 } from '@kapi/storage';
 import { randomInt } from 'node:crypto';
-import { noop } from 'cockatiel';
-import { Etcd3, type ICompare, type IRequestOp, type ITxnResponse } from 'etcd3';
+import { circuitBreaker, ConsecutiveBreaker, handleWhen, noop } from 'cockatiel';
+import {
+  Etcd3,
+  isRecoverableError,
+  type ICompare,
+  type IOptions,
+  type IRequestOp,
+  type ITxnResponse,
+} from 'etcd3';
 import { asBuffer, KeyCodec, prefixRangeEndBytes } from './etcd-keys.js';
 import { isCompactedError, translateError } from './errors.js';
 import { LeaseManager } from './lease-manager.js';
@@ -125,8 +132,8 @@ export class Etcd3Backend implements KVBackend {
     if (options.endpoints.length === 0) throw new Error('Etcd3Backend.connect: no endpoints given');
     const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     const dialTimeoutMs = options.dialTimeoutMs ?? 5000;
-    const client = new Etcd3({
-      hosts: options.endpoints,
+    const settings = (hosts: string[]): IOptions => ({
+      hosts,
       grpcOptions: {
         'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? 256 * 1024 * 1024,
         'grpc.initial_reconnect_backoff_ms': 100,
@@ -134,23 +141,41 @@ export class Etcd3Backend implements KVBackend {
         'grpc.keepalive_time_ms': 30_000,
         'grpc.keepalive_timeout_ms': 10_000,
       },
-      faultHandling: { global: noop, host: () => noop },
+      // No retries: a txn is not idempotent, and the Store owns retries. With several endpoints a
+      // per-host circuit breaker (which never re-runs a call) steers calls away from a dead member.
+      faultHandling: {
+        global: noop,
+        host: () =>
+          hosts.length > 1
+            ? circuitBreaker(handleWhen(isRecoverableError), {
+                halfOpenAfter: 1000,
+                breaker: new ConsecutiveBreaker(3),
+              })
+            : noop,
+      },
       defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + requestTimeoutMs }),
       ...(options.credentials ? { credentials: options.credentials } : {}),
       ...(options.auth ? { auth: options.auth } : {}),
     });
-    let version: string;
-    try {
-      const status = await client.maintenance.status({ deadline: Date.now() + dialTimeoutMs });
-      version = status.version;
-    } catch (error) {
-      client.close();
-      const message = error instanceof Error ? error.message : String(error);
-      throw new Error(`cannot connect to etcd at ${options.endpoints.join(', ')}: ${message}`, {
-        cause: error,
-      });
+    // Ask the members in turn for their version (a call through the pool would pick one at random).
+    const deadline = Date.now() + dialTimeoutMs;
+    let lastError: unknown;
+    for (const endpoint of options.endpoints) {
+      const probe = new Etcd3(settings([endpoint]));
+      try {
+        const status = await probe.maintenance.status({ deadline });
+        return new Etcd3Backend(new Etcd3(settings(options.endpoints)), status.version, options);
+      } catch (error) {
+        lastError = error;
+      } finally {
+        probe.close();
+      }
+      if (Date.now() >= deadline) break;
     }
-    return new Etcd3Backend(client, version, options);
+    const message = lastError instanceof Error ? lastError.message : String(lastError ?? 'timed out');
+    throw new Error(`cannot connect to etcd at ${options.endpoints.join(', ')}: ${message}`, {
+      cause: lastError,
+    });
   }
 
   async get(key: string, options: { revision?: number } = {}): Promise<KVGetResult> {
