@@ -5,7 +5,13 @@ import { alwaysAllowAuthorizer, requestContext, writeStatus, type Filter } from 
 import { StatusError } from '@kapi/apimachinery';
 import { GenericAPIServerConfig } from './generic-apiserver-config.js';
 import { ServerMetrics } from './metrics/index.js';
-import { TestStorage, startTestServer, widget, widgetsPath, type TestServer } from './test-support/test-server.js';
+import {
+  TestStorage,
+  startTestServer,
+  widget,
+  widgetsPath,
+  type TestServer,
+} from './test-support/test-server.js';
 import { widgetDefinition, widgetScheme } from './test-support/widget-scheme.js';
 
 const servers: TestServer[] = [];
@@ -21,10 +27,19 @@ afterEach(async () => {
 describe('GenericAPIServer', () => {
   it('answers unknown paths with the upstream 404 Status and unknown subresources/scopes too', async () => {
     const api = await start();
-    for (const path of ['/nothing', '/apis/example.com/v9/widgets', `${widgetsPath()}/a/scale`, '/apis/example.com/v1/widgets/a']) {
+    for (const path of [
+      '/nothing',
+      '/apis/example.com/v9/widgets',
+      `${widgetsPath()}/a/scale`,
+      '/apis/example.com/v1/widgets/a',
+    ]) {
       const result = await api.call('GET', path);
       expect(result.status).toBe(404);
-      expect(result.body).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'the server could not find the requested resource' });
+      expect(result.body).toMatchObject({
+        kind: 'Status',
+        reason: 'NotFound',
+        message: 'the server could not find the requested resource',
+      });
     }
   });
 
@@ -35,7 +50,11 @@ describe('GenericAPIServer', () => {
     expect(result.body['reason']).toBe('MethodNotAllowed');
     const acrossNamespaces = await start();
     for (const method of ['POST', 'DELETE']) {
-      const response = await acrossNamespaces.call(method, '/apis/example.com/v1/widgets', method === 'POST' ? widget('a') : undefined);
+      const response = await acrossNamespaces.call(
+        method,
+        '/apis/example.com/v1/widgets',
+        method === 'POST' ? widget('a') : undefined,
+      );
       expect(response.status).toBe(405);
     }
     expect(await acrossNamespaces.storage.keys()).toEqual([]);
@@ -48,17 +67,28 @@ describe('GenericAPIServer', () => {
     const inner = new GenericAPIServerConfig({ scheme, storage: storage.factory, metrics }).complete().new();
     inner.installResource(widgetDefinition());
     const outer = new GenericAPIServerConfig({ scheme, storage: storage.factory }).complete().new(inner);
-    outer.installAPIGroup([widgetDefinition({ group: 'other.example.com', resource: 'gadgets', kind: 'Widget', versions: ['v1'] })]);
+    outer.installAPIGroup([
+      widgetDefinition({ group: 'other.example.com', resource: 'gadgets', kind: 'Widget', versions: ['v1'] }),
+    ]);
     const { url } = await outer.listen();
     try {
-      const created = await fetch(`${url}${widgetsPath()}`, { method: 'POST', body: JSON.stringify(widget('a')), headers: { 'Content-Type': 'application/json' } });
+      const created = await fetch(`${url}${widgetsPath()}`, {
+        method: 'POST',
+        body: JSON.stringify(widget('a')),
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect(created.status).toBe(201);
       const groups = (await (await fetch(`${url}/apis`)).json()) as { groups: Array<{ name: string }> };
       expect(groups.groups.map((group) => group.name).sort()).toEqual(['example.com', 'other.example.com']);
-      const resources = (await (await fetch(`${url}/apis/example.com/v1`)).json()) as { resources: Array<{ name: string; storageVersionHash?: string }> };
+      const resources = (await (await fetch(`${url}/apis/example.com/v1`)).json()) as {
+        resources: Array<{ name: string; storageVersionHash?: string }>;
+      };
       expect(resources.resources.map((resource) => resource.name)).toContain('widgets');
       expect((await fetch(`${url}/nothing`)).status).toBe(404);
-      expect(outer.installedResources().map((resource) => resource.definition.resource)).toEqual(['gadgets', 'widgets']);
+      expect(outer.installedResources().map((resource) => resource.definition.resource)).toEqual([
+        'gadgets',
+        'widgets',
+      ]);
     } finally {
       await outer.shutdown();
     }
@@ -69,12 +99,16 @@ describe('GenericAPIServer', () => {
     let release!: () => void;
     const api = await startTestServer();
     servers.push(api);
-    expect((await api.call('GET', '/version')).body).toMatchObject({ gitVersion: expect.stringMatching(/^v1\./) });
+    expect((await api.call('GET', '/version')).body).toMatchObject({
+      gitVersion: expect.stringMatching(/^v1\./),
+    });
     expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
     await api.call('GET', widgetsPath());
     const metrics = await (await fetch(`${api.url}/metrics`)).text();
     expect(metrics).toMatch(/apiserver_request_total\{[^}]*verb="LIST"[^}]*resource="widgets"[^}]*\} 1/);
-    expect(metrics).toMatch(/etcd_request_duration_seconds_count\{[^}]*operation="list"[^}]*type="widgets.example.com"[^}]*\} 1/);
+    expect(metrics).toMatch(
+      /etcd_request_duration_seconds_count\{[^}]*operation="list"[^}]*type="widgets.example.com"[^}]*\} 1/,
+    );
 
     const server = new GenericAPIServerConfig({
       scheme: widgetScheme(),
@@ -108,14 +142,21 @@ describe('GenericAPIServer', () => {
 
   it('authenticates with the configured authenticators and lets the loopback client in', async () => {
     const api = await start({
-      authenticators: [(request) => (request.headers.authorization === 'Bearer user' ? { name: 'bob', groups: [] } : undefined)],
+      authenticators: [
+        (request) =>
+          request.headers.authorization === 'Bearer user' ? { name: 'bob', groups: [] } : undefined,
+      ],
       authorizer: alwaysAllowAuthorizer,
     });
     expect((await api.call('GET', widgetsPath())).status).toBe(401);
-    expect((await api.call('GET', widgetsPath(), undefined, { Authorization: 'Bearer user' })).status).toBe(200);
+    expect((await api.call('GET', widgetsPath(), undefined, { Authorization: 'Bearer user' })).status).toBe(
+      200,
+    );
     const loopback = api.server.loopbackClient;
     expect(loopback.url).toBe(api.url);
-    const response = await fetch(`${loopback.url}${widgetsPath()}`, { headers: { Authorization: `Bearer ${loopback.bearerToken}` } });
+    const response = await fetch(`${loopback.url}${widgetsPath()}`, {
+      headers: { Authorization: `Bearer ${loopback.bearerToken}` },
+    });
     expect(response.status).toBe(200);
   });
 
@@ -134,7 +175,10 @@ describe('GenericAPIServer', () => {
       seen.push('authz');
       const info = requestContext(request).requestInfo;
       if (info?.verb === 'delete') {
-        writeStatus(response, StatusError.forbidden({ group: info.apiGroup, resource: info.resource }, info.name, 'no'));
+        writeStatus(
+          response,
+          StatusError.forbidden({ group: info.apiGroup, resource: info.resource }, info.name, 'no'),
+        );
         return;
       }
       return next(request, response);
@@ -160,7 +204,12 @@ describe('GenericAPIServer', () => {
       if (request.headers['x-slow']) await blocked;
       return next(request, response);
     };
-    const api = await start({ maxRequestsInFlight: 1, requestTimeoutMs: 300, innermostFilters: [slow], corsAllowedOrigins: ['^https://ok\\.example$'] });
+    const api = await start({
+      maxRequestsInFlight: 1,
+      requestTimeoutMs: 300,
+      innermostFilters: [slow],
+      corsAllowedOrigins: ['^https://ok\\.example$'],
+    });
     const first = api.call('GET', widgetsPath(), undefined, { 'x-slow': '1' });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const second = await api.call('GET', widgetsPath());
@@ -171,7 +220,10 @@ describe('GenericAPIServer', () => {
     expect(timedOut.body['reason']).toBe('Timeout');
     unblock();
 
-    const preflight = await fetch(`${api.url}${widgetsPath()}`, { method: 'OPTIONS', headers: { Origin: 'https://ok.example' } });
+    const preflight = await fetch(`${api.url}${widgetsPath()}`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://ok.example' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('https://ok.example');
     const other = await fetch(`${api.url}${widgetsPath()}`, { headers: { Origin: 'https://evil.example' } });

@@ -1,4 +1,9 @@
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { StatusError, storageVersionHash, type GroupResource } from '@kapi/apimachinery';
@@ -52,7 +57,8 @@ export interface LoopbackClientConfig {
   caData?: string;
 }
 
-const notFound = () => StatusError.of(404, 'NotFound', 'the server could not find the requested resource', {});
+const notFound = () =>
+  StatusError.of(404, 'NotFound', 'the server could not find the requested resource', {});
 
 const shutdownExemptPaths = ['/healthz', '/livez', '/readyz'];
 
@@ -120,8 +126,12 @@ export class GenericAPIServer {
       : undefined;
     const authentication =
       options.authentication ??
-      (authenticators ? withAuthentication({ authenticators, ...(options.anonymous ? { anonymous: true } : {}) }) : undefined);
-    const authorization = options.authorization ?? (options.authorizer ? withAuthorization({ authorizer: options.authorizer }) : undefined);
+      (authenticators
+        ? withAuthentication({ authenticators, ...(options.anonymous ? { anonymous: true } : {}) })
+        : undefined);
+    const authorization =
+      options.authorization ??
+      (options.authorizer ? withAuthorization({ authorizer: options.authorizer }) : undefined);
     return [
       (next) => (request, response) => this.track(next, request, response),
       ...base,
@@ -134,9 +144,15 @@ export class GenericAPIServer {
   /** Outermost: refuses requests during shutdown, counts in-flight requests and records metrics. */
   private async track(next: Handler, request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
-    if (this.shuttingDown && !shutdownExemptPaths.some((exempt) => path === exempt || path.startsWith(`${exempt}/`))) {
+    if (
+      this.shuttingDown &&
+      !shutdownExemptPaths.some((exempt) => path === exempt || path.startsWith(`${exempt}/`))
+    ) {
       response.setHeader('Connection', 'close');
-      writeStatus(response, StatusError.tooManyRequests('The apiserver is shutting down, please try again later.', 5));
+      writeStatus(
+        response,
+        StatusError.tooManyRequests('The apiserver is shutting down, please try again later.', 5),
+      );
       return;
     }
     const started = process.hrtime.bigint();
@@ -173,13 +189,20 @@ export class GenericAPIServer {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const path = parseResourcePath(url.pathname);
     const route = path && this.resources.get(`${path.group}/${path.version}/${path.resource}`);
-    if (path && route && this.servesSubresource(route.definition, path.subresource) && this.scopeMatches(route.definition, path)) {
+    if (
+      path &&
+      route &&
+      this.servesSubresource(route.definition, path.subresource) &&
+      this.scopeMatches(route.definition, path)
+    ) {
       try {
         await handleResourceRequest(request, response, route, path, {
           watches: this.watches,
           metrics: this.metrics,
           ...(this.options.now ? { now: this.options.now } : {}),
-          ...(this.options.watchTimeoutSeconds ? { watchTimeoutSeconds: this.options.watchTimeoutSeconds } : {}),
+          ...(this.options.watchTimeoutSeconds
+            ? { watchTimeoutSeconds: this.options.watchTimeoutSeconds }
+            : {}),
         });
       } catch (error) {
         if (!response.headersSent) writeError(request, response, error);
@@ -207,11 +230,14 @@ export class GenericAPIServer {
    */
   installResource(definition: ResourceDefinition): GenericStore {
     const storageVersion = definition.storageVersion ?? definition.versions[0];
-    if (!storageVersion) throw new Error(`resource ${definition.resource}.${definition.group} has no versions`);
+    if (!storageVersion)
+      throw new Error(`resource ${definition.resource}.${definition.group} has no versions`);
     const groupResource: GroupResource = { group: definition.group, resource: definition.resource };
     for (const version of definition.versions) {
       if (this.resources.has(`${definition.group}/${version}/${definition.resource}`)) {
-        throw new Error(`resource ${definition.resource}.${definition.group} is already installed at ${version}`);
+        throw new Error(
+          `resource ${definition.resource}.${definition.group} is already installed at ${version}`,
+        );
       }
     }
     const prefix = resourcePrefix(this.options.keyPrefix, definition);
@@ -223,9 +249,17 @@ export class GenericAPIServer {
     });
     const storage = this.options.storage({ groupResource, prefix, codec, definition });
     this.storages.push(storage);
-    const resourceName = definition.group === '' ? definition.resource : `${definition.resource}.${definition.group}`;
-    const storeOptions = { definition, scheme: this.options.scheme, storage: instrumentStorage(storage, this.metrics, resourceName), prefix };
-    const store = new GenericStore(this.options.now ? { ...storeOptions, now: this.options.now } : storeOptions);
+    const resourceName =
+      definition.group === '' ? definition.resource : `${definition.resource}.${definition.group}`;
+    const storeOptions = {
+      definition,
+      scheme: this.options.scheme,
+      storage: instrumentStorage(storage, this.metrics, resourceName),
+      prefix,
+    };
+    const store = new GenericStore(
+      this.options.now ? { ...storeOptions, now: this.options.now } : storeOptions,
+    );
     for (const version of definition.versions) {
       this.resources.set(`${definition.group}/${version}/${definition.resource}`, {
         definition,
@@ -234,7 +268,10 @@ export class GenericAPIServer {
         store,
       });
     }
-    this.installed.push({ definition, storageVersionHash: storageVersionHash(definition.group, storageVersion, definition.kind) });
+    this.installed.push({
+      definition,
+      storageVersionHash: storageVersionHash(definition.group, storageVersion, definition.kind),
+    });
     return store;
   }
 
@@ -268,7 +305,11 @@ export class GenericAPIServer {
     const tls = options.tls;
     const server: Server = tls
       ? createHttpsServer(
-          { key: tls.key, cert: tls.cert, ...(tls.clientCA ? { ca: tls.clientCA, requestCert: true, rejectUnauthorized: false } : {}) },
+          {
+            key: tls.key,
+            cert: tls.cert,
+            ...(tls.clientCA ? { ca: tls.clientCA, requestCert: true, rejectUnauthorized: false } : {}),
+          },
           listener,
         )
       : createHttpServer(listener);
@@ -284,7 +325,11 @@ export class GenericAPIServer {
     const port = (server.address() as AddressInfo).port;
     const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
     const url = `${tls ? 'https' : 'http'}://${urlHost}:${port}`;
-    this.loopback = { url, bearerToken: this.options.loopbackToken, ...(tls ? { caData: tls.cert.toString() } : {}) };
+    this.loopback = {
+      url,
+      bearerToken: this.options.loopbackToken,
+      ...(tls ? { caData: tls.cert.toString() } : {}),
+    };
     this.health.runPostStartHooks({ signal: this.hookAbort.signal }).catch((error: unknown) => {
       process.emitWarning(error instanceof Error ? error.message : String(error));
     });

@@ -4,10 +4,22 @@ export { GenericAPIServer } from './generic-apiserver.js';
 export type { ListenOptions, LoopbackClientConfig } from './generic-apiserver.js';
 export type { StorageFactory, StorageFactoryRequest } from './storage-factory.js';
 export type { SchemeLike, CodecForOptions } from './scheme-like.js';
-export type { Verb, PrinterColumn, RequestScope, ResourceStrategy, ResourceDefinition } from './resource-definition.js';
+export type {
+  Verb,
+  PrinterColumn,
+  RequestScope,
+  ResourceStrategy,
+  ResourceDefinition,
+} from './resource-definition.js';
 
 export { GenericStore } from './registry/generic-store.js';
-export type { GenericStoreOptions, WriteContext, ListParameters, UpdateInput, DeleteResult } from './registry/generic-store.js';
+export type {
+  GenericStoreOptions,
+  WriteContext,
+  ListParameters,
+  UpdateInput,
+  DeleteResult,
+} from './registry/generic-store.js';
 export { resourcePrefix, objectKey, listKey } from './registry/storage-keys.js';
 
 export { handleResourceRequest, resourceVerb } from './handlers/resource-handler.js';
@@ -17,14 +29,24 @@ export type { ResourcePath } from './handlers/resource-path.js';
 export { MAX_REQUEST_BODY_BYTES, readBody, decodeObjectBody, mediaType } from './handlers/request-body.js';
 export { parseReadQuery, parseWriteQuery } from './handlers/query-options.js';
 export type { FieldValidation, ReadQuery, WriteQuery } from './handlers/query-options.js';
-export { buildTable, negotiateResponseForm, parseIncludeObject, partialObjectMetadata } from './handlers/table.js';
+export {
+  buildTable,
+  negotiateResponseForm,
+  parseIncludeObject,
+  partialObjectMetadata,
+} from './handlers/table.js';
 export type { IncludeObject, ResponseForm } from './handlers/table.js';
 export { evaluateJsonPath } from './handlers/json-path.js';
 export { WatchRegistry, serveWatch, defaultWatchTimeoutSeconds } from './handlers/watch-handler.js';
 export type { PreSerializedWatchEvent } from './handlers/watch-handler.js';
 export { warningHeader } from './handlers/response-writer.js';
 
-export { applyJsonPatch, parseJsonPatch, parseJsonPointer, MAX_JSON_PATCH_OPERATIONS } from './patch/json-patch.js';
+export {
+  applyJsonPatch,
+  parseJsonPatch,
+  parseJsonPointer,
+  MAX_JSON_PATCH_OPERATIONS,
+} from './patch/json-patch.js';
 export type { JsonPatchOperation } from './patch/json-patch.js';
 export { applyMergePatch, mergePatch } from './patch/merge-patch.js';
 export { applyStrategicMergePatch } from './patch/strategic-merge-patch.js';
@@ -77,15 +99,30 @@ export type {
   PostStartHook,
   PostStartHookContext,
 } from './health/index.js';
-export { ServerMetrics, canonicalVerb, requestDurationBuckets, storageDurationBuckets } from './metrics/index.js';
-export type { InFlightKind, ObservedRequest, RequestMetricLabels, ServerMetricsOptions } from './metrics/index.js';
+export {
+  ServerMetrics,
+  canonicalVerb,
+  requestDurationBuckets,
+  storageDurationBuckets,
+} from './metrics/index.js';
+export type {
+  InFlightKind,
+  ObservedRequest,
+  RequestMetricLabels,
+  ServerMetricsOptions,
+} from './metrics/index.js';
 export {
   ensureCertificates,
   generateCertificateAuthority,
   issueClientCertificate,
   issueServingCertificate,
 } from './tls/index.js';
-export type { CertificateAndKey, ClientCertificateOptions, EnsureCertificatesOptions, ServerCertificates } from './tls/index.js';
+export type {
+  CertificateAndKey,
+  ClientCertificateOptions,
+  EnsureCertificatesOptions,
+  ServerCertificates,
+} from './tls/index.js';
 export { KUBERNETES_VERSION, versionInfo, createVersionHandler } from './version.js';
 export type { VersionInfo } from './version.js';
 export { kubeconfigDocument, writeKubeconfig } from './kubeconfig.js';

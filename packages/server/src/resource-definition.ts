@@ -41,7 +41,12 @@ export interface ResourceStrategy {
   /** Validation beyond the schema, on update (immutable fields...). */
   validateUpdate?(object: KubeObject, old: KubeObject, scope: RequestScope): FieldError[];
   /** Checks that need other state (e.g. the namespace exists and is not terminating); throw a StatusError to refuse. */
-  admit?(operation: 'create' | 'update' | 'delete', object: KubeObject, old: KubeObject | undefined, scope: RequestScope): Promise<void> | void;
+  admit?(
+    operation: 'create' | 'update' | 'delete',
+    object: KubeObject,
+    old: KubeObject | undefined,
+    scope: RequestScope,
+  ): Promise<void> | void;
   /** Label/field attributes for selectors; defaults to labels plus metadata.name/namespace. */
   getAttributes?: AttributesFunc;
   /** PUT of a missing object creates it (e.g. leases). Default false. */

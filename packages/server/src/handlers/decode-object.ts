@@ -44,7 +44,9 @@ export function decodeRequestObject(
   if (record['metadata'] === undefined || record['metadata'] === null) record['metadata'] = {};
   if (!isKubeObject(record)) throw StatusError.badRequest('metadata must be an object');
   return checkUnknownFields(request, record, endpoint, fieldValidation, (message) =>
-    StatusError.badRequest(`${definition.kind} in version "${version}" cannot be handled as a ${definition.kind}: ${message}`),
+    StatusError.badRequest(
+      `${definition.kind} in version "${version}" cannot be handled as a ${definition.kind}: ${message}`,
+    ),
   );
 }
 

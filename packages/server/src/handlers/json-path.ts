@@ -34,7 +34,8 @@ function parsePath(expression: string): Step[] {
       else if (/^-?\d+$/.test(inner)) steps.push({ kind: 'index', index: Number(inner) });
       else if (/^'.*'$|^".*"$/.test(inner)) steps.push({ kind: 'field', name: inner.slice(1, -1) });
       else {
-        const filter = /^\?\(@((?:\.[A-Za-z0-9_-]+)+)\s*(==|!=)\s*(?:"([^"]*)"|'([^']*)'|([^\s)]+))\s*\)$/.exec(inner);
+        const filter =
+          /^\?\(@((?:\.[A-Za-z0-9_-]+)+)\s*(==|!=)\s*(?:"([^"]*)"|'([^']*)'|([^\s)]+))\s*\)$/.exec(inner);
         if (!filter?.[1] || !filter[2]) throw new Error(`unsupported JSONPath element [${inner}]`);
         steps.push({
           kind: 'filter',
@@ -49,7 +50,9 @@ function parsePath(expression: string): Step[] {
 }
 
 function field(value: unknown, name: string): unknown {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)[name]
+    : undefined;
 }
 
 function scalarText(value: unknown): string {

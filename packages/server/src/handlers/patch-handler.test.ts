@@ -9,7 +9,15 @@ const strategic = { 'Content-Type': 'application/strategic-merge-patch+json' };
 
 beforeEach(async () => {
   api = await startTestServer();
-  await api.call('POST', widgetsPath(), widget('a', { size: 1, ports: [{ name: 'http', port: 80 }] }, { metadata: { name: 'a', finalizers: ['x'] } }));
+  await api.call(
+    'POST',
+    widgetsPath(),
+    widget(
+      'a',
+      { size: 1, ports: [{ name: 'http', port: 80 }] },
+      { metadata: { name: 'a', finalizers: ['x'] } },
+    ),
+  );
 });
 afterEach(async () => {
   await api.server.shutdown();
@@ -24,14 +32,30 @@ async function failing(body: unknown, headers: Record<string, string>, target = 
 
 describe('PATCH', () => {
   it('applies JSON patches and bumps generation', async () => {
-    const result = await api.call('PATCH', path, [{ op: 'replace', path: '/spec/size', value: 4 }, { op: 'add', path: '/metadata/labels', value: { a: 'b' } }], json);
+    const result = await api.call(
+      'PATCH',
+      path,
+      [
+        { op: 'replace', path: '/spec/size', value: 4 },
+        { op: 'add', path: '/metadata/labels', value: { a: 'b' } },
+      ],
+      json,
+    );
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ spec: { size: 4 }, metadata: { labels: { a: 'b' }, generation: 2 } });
   });
 
   it('applies merge patches in the requested version', async () => {
-    const result = await api.call('PATCH', `${widgetsPath('default', 'v1beta1')}/a`, { spec: { sizeText: '8', color: null } }, merge);
-    expect(result.body).toMatchObject({ apiVersion: 'example.com/v1beta1', spec: { sizeText: '8', color: 'blue' } });
+    const result = await api.call(
+      'PATCH',
+      `${widgetsPath('default', 'v1beta1')}/a`,
+      { spec: { sizeText: '8', color: null } },
+      merge,
+    );
+    expect(result.body).toMatchObject({
+      apiVersion: 'example.com/v1beta1',
+      spec: { sizeText: '8', color: 'blue' },
+    });
     expect((await api.call('GET', path)).body).toMatchObject({ spec: { size: 8 } });
   });
 
@@ -39,21 +63,44 @@ describe('PATCH', () => {
     const result = await api.call(
       'PATCH',
       path,
-      { metadata: { finalizers: ['y'] }, spec: { ports: [{ name: 'https', port: 443 }, { name: 'http', port: 8080 }] } },
+      {
+        metadata: { finalizers: ['y'] },
+        spec: {
+          ports: [
+            { name: 'https', port: 443 },
+            { name: 'http', port: 8080 },
+          ],
+        },
+      },
       strategic,
     );
     expect(result.body).toMatchObject({
       metadata: { finalizers: ['x', 'y'] },
-      spec: { ports: [{ name: 'http', port: 8080 }, { name: 'https', port: 443 }] },
+      spec: {
+        ports: [
+          { name: 'http', port: 8080 },
+          { name: 'https', port: 443 },
+        ],
+      },
     });
-    const removed = await api.call('PATCH', path, { spec: { ports: [{ name: 'http', $patch: 'delete' }] } }, strategic);
+    const removed = await api.call(
+      'PATCH',
+      path,
+      { spec: { ports: [{ name: 'http', $patch: 'delete' }] } },
+      strategic,
+    );
     expect((removed.body['spec'] as { ports: unknown[] }).ports).toEqual([{ name: 'https', port: 443 }]);
   });
 
   it('patches the status subresource only through /status', async () => {
     const main = await api.call('PATCH', path, { status: { phase: 'Running' } }, merge);
     expect(main.body['status']).toBeUndefined();
-    const status = await api.call('PATCH', `${path}/status`, { status: { phase: 'Running' }, spec: { size: 50 } }, merge);
+    const status = await api.call(
+      'PATCH',
+      `${path}/status`,
+      { status: { phase: 'Running' }, spec: { size: 50 } },
+      merge,
+    );
     expect(status.body).toMatchObject({ status: { phase: 'Running' }, spec: { size: 1 } });
   });
 
@@ -64,7 +111,8 @@ describe('PATCH', () => {
       ),
     );
     expect(results.map((result) => result.status)).toEqual([200, 200, 200, 200, 200, 200]);
-    const labels = ((await api.call('GET', path)).body['metadata'] as { labels: Record<string, string> }).labels;
+    const labels = ((await api.call('GET', path)).body['metadata'] as { labels: Record<string, string> })
+      .labels;
     expect(Object.keys(labels).sort()).toEqual(['l0', 'l1', 'l2', 'l3', 'l4', 'l5']);
   });
 
@@ -102,7 +150,9 @@ describe('PATCH', () => {
   it('refuses server-side apply and unknown patch types with 415', async () => {
     const apply = await failing('spec: {}', { 'Content-Type': 'application/apply-patch+yaml' });
     expect(apply.status).toBe(415);
-    expect(String(apply.body['message'])).toContain('server-side apply, application/apply-patch+yaml, is not supported yet');
+    expect(String(apply.body['message'])).toContain(
+      'server-side apply, application/apply-patch+yaml, is not supported yet',
+    );
     const other = await failing({}, { 'Content-Type': 'application/json' });
     expect(other.status).toBe(415);
     expect(other.body['reason']).toBe('UnsupportedMediaType');

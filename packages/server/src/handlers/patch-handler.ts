@@ -24,9 +24,20 @@ function unsupported(extra = ''): StatusError {
 
 /** The 422 upstream gives when the patched document cannot be decoded (cause field `patch`). */
 function patchInvalid(patched: unknown, message: string): StatusError {
-  return StatusError.of(422, 'Invalid', ` "" is invalid: patch: Invalid value: ${JSON.stringify(JSON.stringify(patched))}: ${message}`, {
-    causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(JSON.stringify(patched))}: ${message}`, field: 'patch' }],
-  });
+  return StatusError.of(
+    422,
+    'Invalid',
+    ` "" is invalid: patch: Invalid value: ${JSON.stringify(JSON.stringify(patched))}: ${message}`,
+    {
+      causes: [
+        {
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: ${JSON.stringify(JSON.stringify(patched))}: ${message}`,
+          field: 'patch',
+        },
+      ],
+    },
+  );
 }
 
 function schemaFor(route: ResourceRoute): SchemaNode | undefined {
@@ -64,12 +75,24 @@ export async function handlePatch(
     if (type === JSON_PATCH) patched = applyJsonPatch(current, patch);
     else if (type === MERGE_PATCH) patched = applyMergePatch(current, patch);
     else patched = applyStrategicMergePatch(current, patch, schema);
-    if (!isKubeObject(patched)) throw patchInvalid(patched, 'cannot decode the patched object: not a Kubernetes object');
+    if (!isKubeObject(patched))
+      throw patchInvalid(patched, 'cannot decode the patched object: not a Kubernetes object');
     if (patched.apiVersion !== apiVersion || patched.kind !== route.definition.kind) {
-      throw patchInvalid(patched, `the patched object must keep apiVersion ${apiVersion} and kind ${route.definition.kind}`);
+      throw patchInvalid(
+        patched,
+        `the patched object must keep apiVersion ${apiVersion} and kind ${route.definition.kind}`,
+      );
     }
-    return checkUnknownFields(request, patched, route, target.write.fieldValidation, (message) => patchInvalid(patched, message));
+    return checkUnknownFields(request, patched, route, target.write.fieldValidation, (message) =>
+      patchInvalid(patched, message),
+    );
   };
-  const result = await route.store.update(target.namespace, target.name, transform, route.version, target.context);
+  const result = await route.store.update(
+    target.namespace,
+    target.name,
+    transform,
+    route.version,
+    target.context,
+  );
   return result.object;
 }

@@ -8,11 +8,16 @@ function query(text: string): URLSearchParams {
 describe('query options', () => {
   it('parses write options with Warn as the default field validation', () => {
     expect(parseWriteQuery(query(''), 'CreateOptions')).toEqual({ dryRun: false, fieldValidation: 'Warn' });
-    expect(parseWriteQuery(query('dryRun=All&fieldValidation=Strict'), 'CreateOptions')).toEqual({ dryRun: true, fieldValidation: 'Strict' });
+    expect(parseWriteQuery(query('dryRun=All&fieldValidation=Strict'), 'CreateOptions')).toEqual({
+      dryRun: true,
+      fieldValidation: 'Strict',
+    });
     expect(() => parseWriteQuery(query('dryRun=x'), 'CreateOptions')).toThrow(
       'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["x"]: supported values: "All"',
     );
-    expect(() => parseWriteQuery(query('fieldValidation=nope'), 'PatchOptions')).toThrow('fieldValidation: Unsupported value: "nope"');
+    expect(() => parseWriteQuery(query('fieldValidation=nope'), 'PatchOptions')).toThrow(
+      'fieldValidation: Unsupported value: "nope"',
+    );
   });
 
   it('validates resourceVersionMatch and sendInitialEvents with upstream messages', () => {
@@ -22,22 +27,32 @@ describe('query options', () => {
     expect(() => parseReadQuery(query('resourceVersion=0&resourceVersionMatch=Exact'))).toThrow(
       'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
     );
-    expect(() => parseReadQuery(query('sendInitialEvents=true'))).toThrow('sendInitialEvents is forbidden for list');
+    expect(() => parseReadQuery(query('sendInitialEvents=true'))).toThrow(
+      'sendInitialEvents is forbidden for list',
+    );
     expect(() => parseReadQuery(query('watch=1&sendInitialEvents=true&allowWatchBookmarks=true'))).toThrow(
       'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
     );
     expect(() => parseReadQuery(query('watch=1&resourceVersionMatch=NotOlderThan'))).toThrow(
       'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
     );
-    const watchList = parseReadQuery(query('watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan'));
-    expect(watchList).toMatchObject({ watch: true, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' });
+    const watchList = parseReadQuery(
+      query('watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan'),
+    );
+    expect(watchList).toMatchObject({
+      watch: true,
+      sendInitialEvents: true,
+      resourceVersionMatch: 'NotOlderThan',
+    });
     expect(() => parseReadQuery(query('continue=abc&resourceVersion=5'))).toThrow(
       'specifying resource version is not allowed when using continue',
     );
   });
 
   it('parses selectors and rejects bad ones with 400', () => {
-    const parsed = parseReadQuery(query('labelSelector=app%3Dweb,tier!%3Ddb&fieldSelector=metadata.name%3Dx&limit=5'));
+    const parsed = parseReadQuery(
+      query('labelSelector=app%3Dweb,tier!%3Ddb&fieldSelector=metadata.name%3Dx&limit=5'),
+    );
     expect(parsed.labelSelector?.matches({ app: 'web' })).toBe(true);
     expect(parsed.labelSelector?.matches({ app: 'web', tier: 'db' })).toBe(false);
     expect(parsed.fieldSelector?.matches({ 'metadata.name': 'x' })).toBe(true);

@@ -1,4 +1,10 @@
-import { StatusError, parseFieldSelector, parseLabelSelector, type FieldError, type Selector } from '@kapi/apimachinery';
+import {
+  StatusError,
+  parseFieldSelector,
+  parseLabelSelector,
+  type FieldError,
+  type Selector,
+} from '@kapi/apimachinery';
 import type { ResourceVersionMatch } from '@kapi/storage';
 
 /** How unknown fields in a body are treated (`?fieldValidation=`). */
@@ -34,14 +40,18 @@ function parseBoolean(query: URLSearchParams, name: string): boolean | undefined
   if (value === null) return undefined;
   if (value === '' || value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
-  throw StatusError.badRequest(`failed to parse ${name}: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+  throw StatusError.badRequest(
+    `failed to parse ${name}: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`,
+  );
 }
 
 function parseInteger(query: URLSearchParams, name: string): number | undefined {
   const value = query.get(name);
   if (value === null || value === '') return undefined;
   if (!/^-?\d+$/.test(value)) {
-    throw StatusError.badRequest(`failed to parse ${name}: strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`);
+    throw StatusError.badRequest(
+      `failed to parse ${name}: strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`,
+    );
   }
   return Number(value);
 }
@@ -52,7 +62,12 @@ export function parseWriteQuery(query: URLSearchParams, optionsKind: string): Wr
   const dryRun = query.getAll('dryRun');
   const unsupported = dryRun.filter((value) => value !== 'All');
   if (unsupported.length > 0) {
-    errors.push({ field: 'dryRun', type: 'FieldValueNotSupported', value: dryRun, detail: 'supported values: "All"' });
+    errors.push({
+      field: 'dryRun',
+      type: 'FieldValueNotSupported',
+      value: dryRun,
+      detail: 'supported values: "All"',
+    });
   }
   const validation = query.get('fieldValidation') ?? '';
   if (!['', 'Ignore', 'Warn', 'Strict'].includes(validation)) {
@@ -65,7 +80,11 @@ export function parseWriteQuery(query: URLSearchParams, optionsKind: string): Wr
   }
   const fieldManager = query.get('fieldManager') ?? undefined;
   if (fieldManager !== undefined && Buffer.byteLength(fieldManager) > 128) {
-    errors.push({ field: 'fieldManager', type: 'FieldValueTooLong', detail: 'may not be more than 128 bytes' });
+    errors.push({
+      field: 'fieldManager',
+      type: 'FieldValueTooLong',
+      detail: 'may not be more than 128 bytes',
+    });
   }
   if (errors.length > 0) throw optionsInvalid(optionsKind, errors);
   const result: WriteQuery = {
@@ -79,7 +98,10 @@ export function parseWriteQuery(query: URLSearchParams, optionsKind: string): Wr
 /** Parses and validates list/watch options with upstream's messages (internalversion validation). */
 export function parseReadQuery(query: URLSearchParams, forceWatch = false): ReadQuery {
   const watch = forceWatch || parseBoolean(query, 'watch') === true;
-  const result: ReadQuery = { watch, allowWatchBookmarks: parseBoolean(query, 'allowWatchBookmarks') === true };
+  const result: ReadQuery = {
+    watch,
+    allowWatchBookmarks: parseBoolean(query, 'allowWatchBookmarks') === true,
+  };
   const resourceVersion = query.get('resourceVersion');
   if (resourceVersion !== null) result.resourceVersion = resourceVersion;
   const match = query.get('resourceVersionMatch') ?? '';
@@ -91,7 +113,8 @@ export function parseReadQuery(query: URLSearchParams, forceWatch = false): Read
   if (limit !== undefined && limit > 0) result.limit = limit;
   const continueToken = query.get('continue');
   if (continueToken) {
-    if (resourceVersion) throw StatusError.badRequest('specifying resource version is not allowed when using continue');
+    if (resourceVersion)
+      throw StatusError.badRequest('specifying resource version is not allowed when using continue');
     result.continue = continueToken;
   }
   const timeoutSeconds = parseInteger(query, 'timeoutSeconds');
@@ -100,17 +123,30 @@ export function parseReadQuery(query: URLSearchParams, forceWatch = false): Read
   if (sendInitialEvents !== undefined) result.sendInitialEvents = sendInitialEvents;
 
   const errors: FieldError[] = [];
-  const forbid = (field: string, detail: string) => errors.push({ field, type: 'FieldValueForbidden', detail });
+  const forbid = (field: string, detail: string) =>
+    errors.push({ field, type: 'FieldValueForbidden', detail });
   if (watch) {
     if (sendInitialEvents !== undefined) {
-      if (match !== 'NotOlderThan') forbid('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
-      if (!result.allowWatchBookmarks) forbid('allowWatchBookmarks', 'allowWatchBookmarks required when sendInitialEvents is provided');
+      if (match !== 'NotOlderThan')
+        forbid(
+          'resourceVersionMatch',
+          'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+        );
+      if (!result.allowWatchBookmarks)
+        forbid('allowWatchBookmarks', 'allowWatchBookmarks required when sendInitialEvents is provided');
     } else if (match !== '') {
-      forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+      forbid(
+        'resourceVersionMatch',
+        'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+      );
     }
   } else {
     if (match !== '') {
-      if (!resourceVersion) forbid('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided');
+      if (!resourceVersion)
+        forbid(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden unless resourceVersion is provided',
+        );
       if (match === 'Exact' && resourceVersion === '0') {
         forbid('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
       }
@@ -123,7 +159,8 @@ export function parseReadQuery(query: URLSearchParams, forceWatch = false): Read
         });
       }
     }
-    if (sendInitialEvents !== undefined) forbid('sendInitialEvents', 'sendInitialEvents is forbidden for list');
+    if (sendInitialEvents !== undefined)
+      forbid('sendInitialEvents', 'sendInitialEvents is forbidden for list');
   }
   if (errors.length > 0) throw optionsInvalid('ListOptions', errors);
   if (match === 'Exact' || match === 'NotOlderThan') result.resourceVersionMatch = match;

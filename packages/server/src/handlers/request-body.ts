@@ -48,7 +48,9 @@ export function decodeObjectBody(type: string, body: Buffer): unknown {
     try {
       return parseYaml(text, { version: '1.1' }) as unknown;
     } catch (error) {
-      throw StatusError.badRequest(`error converting YAML to JSON: ${error instanceof Error ? error.message : String(error)}`);
+      throw StatusError.badRequest(
+        `error converting YAML to JSON: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   return parseJson(text, "couldn't get version/kind; json parse error: ");

@@ -35,7 +35,8 @@ const allVerbs: Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', '
 /** The RequestInfo verb of a resource request. */
 export function resourceVerb(method: string, path: ResourcePath, query: URLSearchParams): string {
   const watchParameter = query.get('watch');
-  const watch = path.legacyWatch || (watchParameter !== null && watchParameter !== 'false' && watchParameter !== '0');
+  const watch =
+    path.legacyWatch || (watchParameter !== null && watchParameter !== 'false' && watchParameter !== '0');
   switch (method) {
     case 'GET':
     case 'HEAD':
@@ -63,11 +64,13 @@ function writeContext(request: IncomingMessage, dryRun: boolean, subresource: st
 
 /** Refuses field selectors on fields the resource does not index (runtime.DefaultMetaV1FieldSelectorConversion). */
 export function checkFieldSelector(query: ReadQuery, definition: ResourceRoute['definition']): void {
-  const selector = query.fieldSelector as (ReadQuery['fieldSelector'] & { requirements?: ReadonlyArray<{ field: string }> }) | undefined;
+  const selector = query.fieldSelector as
+    (ReadQuery['fieldSelector'] & { requirements?: ReadonlyArray<{ field: string }> }) | undefined;
   if (!selector?.requirements) return;
   const allowed = new Set(['metadata.name', 'metadata.namespace', ...(definition.selectableFields ?? [])]);
   for (const requirement of selector.requirements) {
-    if (!allowed.has(requirement.field)) throw StatusError.badRequest(`field label not supported: ${requirement.field}`);
+    if (!allowed.has(requirement.field))
+      throw StatusError.badRequest(`field label not supported: ${requirement.field}`);
   }
 }
 
@@ -96,13 +99,20 @@ function respond(
   if (form.as === 'object') return writeObject(request, response, code, body, form.yaml ? 'yaml' : 'json');
   const items = isList ? ((body['items'] as KubeObject[]) ?? []) : [body];
   if (form.as === 'Table') {
-    const includeObject = parseIncludeObject(new URL(request.url ?? '/', 'http://x').searchParams.get('includeObject'));
+    const includeObject = parseIncludeObject(
+      new URL(request.url ?? '/', 'http://x').searchParams.get('includeObject'),
+    );
     const listMetadata = isList ? (body.metadata as Record<string, unknown>) : {};
     return writeObject(
       request,
       response,
       code,
-      buildTable(route.definition, items, { version: form.version, includeObject, listMetadata, ...(now ? { now: now() } : {}) }),
+      buildTable(route.definition, items, {
+        version: form.version,
+        includeObject,
+        listMetadata,
+        ...(now ? { now: now() } : {}),
+      }),
     );
   }
   if (!isList) return writeObject(request, response, code, partialObjectMetadata(body, form.version));
@@ -114,7 +124,11 @@ function respond(
   });
 }
 
-async function readObject(request: IncomingMessage, route: ResourceRoute, fieldValidation: 'Ignore' | 'Warn' | 'Strict'): Promise<KubeObject> {
+async function readObject(
+  request: IncomingMessage,
+  route: ResourceRoute,
+  fieldValidation: 'Ignore' | 'Warn' | 'Strict',
+): Promise<KubeObject> {
   const type = mediaType(request);
   const body = await readBody(request);
   return decodeRequestObject(request, decodeObjectBody(type, body), route, fieldValidation);
@@ -200,18 +214,30 @@ export async function handleResourceRequest(
       checkFieldSelector(read, definition);
       const form = negotiateResponseForm(request);
       const table =
-        form.as === 'Table' ? { version: form.version, includeObject: parseIncludeObject(query.get('includeObject')) } : undefined;
-      return serveWatch(request, response, route, { namespace, name: path.name, query: read, environment, ...(table ? { table } : {}) });
+        form.as === 'Table'
+          ? { version: form.version, includeObject: parseIncludeObject(query.get('includeObject')) }
+          : undefined;
+      return serveWatch(request, response, route, {
+        namespace,
+        name: path.name,
+        query: read,
+        environment,
+        ...(table ? { table } : {}),
+      });
     }
     case 'create': {
       const write = parseWriteQuery(query, 'CreateOptions');
       const object = await readObject(request, route, write.fieldValidation);
       const bodyNamespace = object.metadata.namespace;
       if (definition.namespaced && bodyNamespace && bodyNamespace !== namespace) {
-        throw StatusError.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+        throw StatusError.badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
       }
       if (path.name !== '' && object.metadata.name !== path.name) {
-        throw StatusError.badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${path.name})`);
+        throw StatusError.badRequest(
+          `the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${path.name})`,
+        );
       }
       const created = await store.create(namespace, object, version, writeContext(request, write.dryRun, ''));
       return respond(request, response, route, 201, created, false);
@@ -220,13 +246,23 @@ export async function handleResourceRequest(
       const write = parseWriteQuery(query, 'UpdateOptions');
       const object = await readObject(request, route, write.fieldValidation);
       if (object.metadata.name !== path.name) {
-        throw StatusError.badRequest(`the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${path.name})`);
+        throw StatusError.badRequest(
+          `the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${path.name})`,
+        );
       }
       const bodyNamespace = object.metadata.namespace;
       if (definition.namespaced && bodyNamespace && bodyNamespace !== namespace) {
-        throw StatusError.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+        throw StatusError.badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
       }
-      const result = await store.update(namespace, path.name, object, version, writeContext(request, write.dryRun, path.subresource));
+      const result = await store.update(
+        namespace,
+        path.name,
+        object,
+        version,
+        writeContext(request, write.dryRun, path.subresource),
+      );
       return respond(request, response, route, result.created ? 201 : 200, result.object, false);
     }
     case 'patch': {
@@ -241,7 +277,13 @@ export async function handleResourceRequest(
     }
     case 'delete': {
       const options = await readDeleteOptions(request, query);
-      const result = await store.delete(namespace, path.name, version, options.preconditions, writeContext(request, options.dryRun, ''));
+      const result = await store.delete(
+        namespace,
+        path.name,
+        version,
+        options.preconditions,
+        writeContext(request, options.dryRun, ''),
+      );
       const code = result.deleted ? 200 : 202;
       if (definition.returnDeletedObject === false && result.deleted) {
         return writeObject(request, response, code, {
@@ -249,7 +291,12 @@ export async function handleResourceRequest(
           apiVersion: 'v1',
           metadata: {},
           status: 'Success',
-          details: { name: path.name, group: definition.group, kind: definition.resource, uid: result.object.metadata.uid },
+          details: {
+            name: path.name,
+            group: definition.group,
+            kind: definition.resource,
+            uid: result.object.metadata.uid,
+          },
         });
       }
       return respond(request, response, route, code, result.object, false);
@@ -258,7 +305,12 @@ export async function handleResourceRequest(
       const options = await readDeleteOptions(request, query);
       const read = parseReadQuery(query);
       checkFieldSelector(read, definition);
-      const list = await store.deleteCollection(namespace, version, listParameters(read), writeContext(request, options.dryRun, ''));
+      const list = await store.deleteCollection(
+        namespace,
+        version,
+        listParameters(read),
+        writeContext(request, options.dryRun, ''),
+      );
       return respond(request, response, route, 200, list, true);
     }
     default:

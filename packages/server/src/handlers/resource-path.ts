@@ -17,7 +17,10 @@ const namespaceSubresources = new Set(['status', 'finalize']);
  * `namespaces/<ns>/` scoping. Returns undefined for anything else.
  */
 export function parseResourcePath(path: string): ResourcePath | undefined {
-  const segments = path.split('/').filter((segment) => segment !== '').map((segment) => decodeURIComponent(segment));
+  const segments = path
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map((segment) => decodeURIComponent(segment));
   let group: string;
   let version: string;
   let rest: string[];

@@ -15,7 +15,8 @@ export function addWarning(request: IncomingMessage, text: string): void {
 
 function applyWarnings(request: IncomingMessage, response: ServerResponse): void {
   const warnings = requestContext(request).warnings;
-  if (warnings.length > 0 && !response.headersSent) response.setHeader('Warning', [...new Set(warnings)].map(warningHeader));
+  if (warnings.length > 0 && !response.headersSent)
+    response.setHeader('Warning', [...new Set(warnings)].map(warningHeader));
 }
 
 /** Upstream pretty-prints for `?pretty=true|1` and for curl/wget user agents. */
@@ -27,13 +28,24 @@ function wantsPretty(request: IncomingMessage): boolean {
 }
 
 /** Writes a JSON (or YAML) body with the request's warnings. */
-export function writeObject(request: IncomingMessage, response: ServerResponse, code: number, body: unknown, format: 'json' | 'yaml' = 'json'): void {
+export function writeObject(
+  request: IncomingMessage,
+  response: ServerResponse,
+  code: number,
+  body: unknown,
+  format: 'json' | 'yaml' = 'json',
+): void {
   if (response.headersSent) {
     response.end();
     return;
   }
   applyWarnings(request, response);
-  const data = format === 'yaml' ? toYaml(body) : wantsPretty(request) ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body);
+  const data =
+    format === 'yaml'
+      ? toYaml(body)
+      : wantsPretty(request)
+        ? `${JSON.stringify(body, null, 2)}\n`
+        : JSON.stringify(body);
   const type = format === 'yaml' ? 'application/yaml' : 'application/json';
   response.writeHead(code, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(data) });
   response.end(request.method === 'HEAD' ? undefined : data);

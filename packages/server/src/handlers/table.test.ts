@@ -9,7 +9,12 @@ const object = {
   kind: 'Widget',
   metadata: { name: 'a', creationTimestamp: '2026-01-01T00:00:00Z' },
   spec: { replicas: 3, 'x.y': 'dotted', items: [{ n: 1 }, { n: 2 }] },
-  status: { conditions: [{ type: 'Ready', status: 'True' }, { type: 'Synced', status: 'False' }] },
+  status: {
+    conditions: [
+      { type: 'Ready', status: 'True' },
+      { type: 'Synced', status: 'False' },
+    ],
+  },
 };
 
 function accept(value: string): IncomingMessage {
@@ -30,26 +35,49 @@ describe('evaluateJsonPath', () => {
 
 describe('Table', () => {
   it('negotiates Table and PartialObjectMetadata from Accept', () => {
-    expect(negotiateResponseForm(accept('application/json;as=Table;v=v1;g=meta.k8s.io,application/json'))).toEqual({
+    expect(
+      negotiateResponseForm(accept('application/json;as=Table;v=v1;g=meta.k8s.io,application/json')),
+    ).toEqual({
       as: 'Table',
       version: 'v1',
     });
-    expect(negotiateResponseForm(accept('application/json;as=Table;v=v1beta1;g=meta.k8s.io'))).toEqual({ as: 'Table', version: 'v1beta1' });
-    expect(negotiateResponseForm(accept('application/json;as=Table;v=v9;g=meta.k8s.io, application/json'))).toEqual({ as: 'object' });
-    expect(() => negotiateResponseForm(accept('application/json;as=Table;v=v9;g=meta.k8s.io'))).toThrow('only the following media types');
-    expect(negotiateResponseForm(accept('application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io'))).toEqual({
+    expect(negotiateResponseForm(accept('application/json;as=Table;v=v1beta1;g=meta.k8s.io'))).toEqual({
+      as: 'Table',
+      version: 'v1beta1',
+    });
+    expect(
+      negotiateResponseForm(accept('application/json;as=Table;v=v9;g=meta.k8s.io, application/json')),
+    ).toEqual({ as: 'object' });
+    expect(() => negotiateResponseForm(accept('application/json;as=Table;v=v9;g=meta.k8s.io'))).toThrow(
+      'only the following media types',
+    );
+    expect(
+      negotiateResponseForm(accept('application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io')),
+    ).toEqual({
       as: 'PartialObjectMetadata',
       version: 'v1',
     });
   });
 
   it('builds rows from printer columns, defaulting to Name and Age', () => {
-    const base = { group: 'example.com', resource: 'widgets', kind: 'Widget', namespaced: true, versions: ['v1'] } satisfies ResourceDefinition;
+    const base = {
+      group: 'example.com',
+      resource: 'widgets',
+      kind: 'Widget',
+      namespaced: true,
+      versions: ['v1'],
+    } satisfies ResourceDefinition;
     const now = new Date('2026-01-01T00:05:00Z');
     const plain = buildTable(base, [object], { version: 'v1', includeObject: 'Metadata', now });
-    expect((plain['columnDefinitions'] as Array<{ name: string }>).map((column) => column.name)).toEqual(['Name', 'Age']);
+    expect((plain['columnDefinitions'] as Array<{ name: string }>).map((column) => column.name)).toEqual([
+      'Name',
+      'Age',
+    ]);
     expect(plain['rows']).toEqual([
-      { cells: ['a', '5m'], object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object.metadata } },
+      {
+        cells: ['a', '5m'],
+        object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object.metadata },
+      },
     ]);
     const custom = buildTable(
       {

@@ -5,7 +5,10 @@ import { humanDuration } from './human-duration.js';
 import { evaluateJsonPath } from './json-path.js';
 
 /** What a response is rendered as, from the Accept header. */
-export type ResponseForm = { as: 'object'; yaml?: boolean } | { as: 'Table'; version: string } | { as: 'PartialObjectMetadata'; version: string };
+export type ResponseForm =
+  | { as: 'object'; yaml?: boolean }
+  | { as: 'Table'; version: string }
+  | { as: 'PartialObjectMetadata'; version: string };
 
 interface MediaRange {
   type: string;
@@ -42,13 +45,15 @@ export function negotiateResponseForm(request: IncomingMessage): ResponseForm {
   for (const range of ranges) {
     const as = range.parameters['as'];
     if (range.type === 'application/yaml' && as === undefined) return { as: 'object', yaml: true };
-    const jsonLike = range.type === 'application/json' || range.type === '*/*' || range.type === 'application/*';
+    const jsonLike =
+      range.type === 'application/json' || range.type === '*/*' || range.type === 'application/*';
     if (!jsonLike) continue;
     if (as === undefined) return { as: 'object' };
     const version = range.parameters['v'] ?? '';
     if (range.parameters['g'] !== 'meta.k8s.io' || !metaVersions.includes(version)) continue;
     if (as === 'Table') return { as: 'Table', version };
-    if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') return { as: 'PartialObjectMetadata', version };
+    if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList')
+      return { as: 'PartialObjectMetadata', version };
   }
   throw StatusError.notAcceptable(
     'only the following media types are accepted: application/json, application/yaml, application/json;as=Table;v=v1;g=meta.k8s.io',
@@ -59,7 +64,8 @@ const nameColumn = {
   name: 'Name',
   type: 'string',
   format: 'name',
-  description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
+  description:
+    'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
   priority: 0,
 };
 
@@ -109,7 +115,9 @@ export type IncludeObject = 'None' | 'Metadata' | 'Object';
 export function parseIncludeObject(value: string | null): IncludeObject {
   if (value === null || value === '' || value === 'Metadata') return 'Metadata';
   if (value === 'None' || value === 'Object') return value;
-  throw StatusError.badRequest(`includeObject: Unsupported value: "${value}": supported values: "None", "Metadata", "Object"`);
+  throw StatusError.badRequest(
+    `includeObject: Unsupported value: "${value}": supported values: "None", "Metadata", "Object"`,
+  );
 }
 
 /**
@@ -119,7 +127,12 @@ export function parseIncludeObject(value: string | null): IncludeObject {
 export function buildTable(
   definition: ResourceDefinition,
   objects: KubeObject[],
-  options: { version: string; includeObject: IncludeObject; listMetadata?: Record<string, unknown>; now?: Date },
+  options: {
+    version: string;
+    includeObject: IncludeObject;
+    listMetadata?: Record<string, unknown>;
+    now?: Date;
+  },
 ): KubeObject {
   const columns = definition.printerColumns ?? [ageColumn];
   const now = options.now ?? new Date();
@@ -141,7 +154,8 @@ export function buildTable(
       const row: Record<string, unknown> = {
         cells: [object.metadata.name ?? '', ...columns.map((column) => cellValue(column, object, now))],
       };
-      if (options.includeObject === 'Metadata') row['object'] = partialObjectMetadata(object, options.version);
+      if (options.includeObject === 'Metadata')
+        row['object'] = partialObjectMetadata(object, options.version);
       if (options.includeObject === 'Object') row['object'] = object;
       return row;
     }),

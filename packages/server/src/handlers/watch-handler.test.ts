@@ -12,7 +12,12 @@ afterEach(async () => {
 
 interface Line {
   type: string;
-  object: { apiVersion?: string; kind?: string; metadata: { name?: string; resourceVersion?: string; annotations?: Record<string, string> }; spec?: unknown };
+  object: {
+    apiVersion?: string;
+    kind?: string;
+    metadata: { name?: string; resourceVersion?: string; annotations?: Record<string, string> };
+    spec?: unknown;
+  };
 }
 
 /** Opens a watch and returns a reader of its event lines. */
@@ -47,9 +52,19 @@ describe('watch', () => {
     await api.call('POST', widgetsPath(), widget('a'));
     const watch = await openWatch(`${widgetsPath('default', 'v1beta1')}?watch=true`);
     const initial = await watch.next();
-    expect(initial).toMatchObject({ type: 'ADDED', object: { apiVersion: 'example.com/v1beta1', kind: 'Widget', spec: { sizeText: '1' } } });
-    expect(await (await fetch(`${api.url}/metrics`)).text()).toContain('apiserver_registered_watchers{group="example.com",version="v1beta1",kind="Widget"} 1');
-    await api.call('PATCH', `${widgetsPath()}/a`, { spec: { size: 2 } }, { 'Content-Type': 'application/merge-patch+json' });
+    expect(initial).toMatchObject({
+      type: 'ADDED',
+      object: { apiVersion: 'example.com/v1beta1', kind: 'Widget', spec: { sizeText: '1' } },
+    });
+    expect(await (await fetch(`${api.url}/metrics`)).text()).toContain(
+      'apiserver_registered_watchers{group="example.com",version="v1beta1",kind="Widget"} 1',
+    );
+    await api.call(
+      'PATCH',
+      `${widgetsPath()}/a`,
+      { spec: { size: 2 } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    );
     expect(await watch.next()).toMatchObject({ type: 'MODIFIED', object: { spec: { sizeText: '2' } } });
     await api.call('DELETE', `${widgetsPath()}/a`);
     expect(await watch.next()).toMatchObject({ type: 'DELETED', object: { metadata: { name: 'a' } } });
@@ -58,7 +73,9 @@ describe('watch', () => {
 
   it('starts from a resourceVersion, filters by selectors and serves the legacy /watch/ path for one name', async () => {
     await api.call('POST', widgetsPath(), widget('a'));
-    const watch = await openWatch(`/apis/example.com/v1/watch/namespaces/default/widgets/b?resourceVersion=1`);
+    const watch = await openWatch(
+      `/apis/example.com/v1/watch/namespaces/default/widgets/b?resourceVersion=1`,
+    );
     await api.call('POST', widgetsPath(), widget('c'));
     await api.call('POST', widgetsPath(), widget('b'));
     expect(await watch.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'b' } } });
@@ -78,19 +95,33 @@ describe('watch', () => {
     expect(await watch.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'a' } } });
     expect(await watch.next()).toMatchObject({
       type: 'BOOKMARK',
-      object: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { resourceVersion: String(await api.storage.revision()), annotations: { 'k8s.io/initial-events-end': 'true' } } },
+      object: {
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: {
+          resourceVersion: String(await api.storage.revision()),
+          annotations: { 'k8s.io/initial-events-end': 'true' },
+        },
+      },
     });
     watch.close();
-    const invalid = await api.call('GET', `${widgetsPath()}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true`);
+    const invalid = await api.call(
+      'GET',
+      `${widgetsPath()}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true`,
+    );
     expect(invalid.status).toBe(422);
-    expect(String(invalid.body['message'])).toContain('sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    expect(String(invalid.body['message'])).toContain(
+      'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+    );
   });
 
   it('forwards progress bookmarks typed with apiVersion/kind only when allowWatchBookmarks is set', async () => {
     await api.close();
     api = await startTestServer({ progressNotifyIntervalMs: 30 });
     const revision = String(await api.storage.revision());
-    const watch = await openWatch(`${widgetsPath('default', 'v1beta1')}?watch=1&allowWatchBookmarks=true&resourceVersion=${revision}`);
+    const watch = await openWatch(
+      `${widgetsPath('default', 'v1beta1')}?watch=1&allowWatchBookmarks=true&resourceVersion=${revision}`,
+    );
     expect(await watch.next()).toMatchObject({
       type: 'BOOKMARK',
       object: { apiVersion: 'example.com/v1beta1', kind: 'Widget', metadata: { resourceVersion: revision } },
@@ -102,8 +133,13 @@ describe('watch', () => {
 
   it('renders events as one-row Tables when kubectl asks for them', async () => {
     await api.call('POST', widgetsPath(), widget('a'));
-    const watch = await openWatch(`${widgetsPath()}?watch=1`, { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
-    const event = (await watch.next()) as unknown as { type: string; object: { kind: string; rows: Array<{ cells: unknown[] }> } };
+    const watch = await openWatch(`${widgetsPath()}?watch=1`, {
+      Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+    });
+    const event = (await watch.next()) as unknown as {
+      type: string;
+      object: { kind: string; rows: Array<{ cells: unknown[] }> };
+    };
     expect(event.type).toBe('ADDED');
     expect(event.object.kind).toBe('Table');
     expect(event.object.rows[0]?.cells.slice(0, 2)).toEqual(['a', 1]);
@@ -128,7 +164,8 @@ describe('watch', () => {
     await api.call('POST', widgetsPath(), widget('a'));
     await watch.next();
     watch.close();
-    for (let attempt = 0; attempt < 50 && api.storage.activeWatches > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let attempt = 0; attempt < 50 && api.storage.activeWatches > 0; attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(api.storage.activeWatches).toBe(0);
   });
 });

@@ -1,5 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { groupVersionString, isKubeObject, parseFieldSelector, toStatus, type KubeObject } from '@kapi/apimachinery';
+import {
+  groupVersionString,
+  isKubeObject,
+  parseFieldSelector,
+  toStatus,
+  type KubeObject,
+} from '@kapi/apimachinery';
 import { requestContext } from '@kapi/filters';
 import type { StorageWatchEvent } from '@kapi/storage';
 import type { HandlerEnvironment, ResourceRoute } from './resource-handler.js';
@@ -51,7 +57,13 @@ export interface WatchTableForm {
   includeObject: IncludeObject;
 }
 
-function wireEvent(event: PreSerializedWatchEvent, route: ResourceRoute, apiVersion: string, table?: WatchTableForm, now?: () => Date): string {
+function wireEvent(
+  event: PreSerializedWatchEvent,
+  route: ResourceRoute,
+  apiVersion: string,
+  table?: WatchTableForm,
+  now?: () => Date,
+): string {
   if (!table) {
     const cached = event.serializedFor?.(apiVersion);
     if (cached !== undefined) return cached;
@@ -59,15 +71,23 @@ function wireEvent(event: PreSerializedWatchEvent, route: ResourceRoute, apiVers
   let object: unknown = event.object;
   if (event.type === 'BOOKMARK' && isKubeObject(event.object)) {
     object = table
-      ? { kind: 'Table', apiVersion: `meta.k8s.io/${table.version}`, metadata: { resourceVersion: event.object.metadata.resourceVersion }, columnDefinitions: [], rows: [] }
+      ? {
+          kind: 'Table',
+          apiVersion: `meta.k8s.io/${table.version}`,
+          metadata: { resourceVersion: event.object.metadata.resourceVersion },
+          columnDefinitions: [],
+          rows: [],
+        }
       : { ...event.object, apiVersion, kind: route.definition.kind };
   } else if (event.type !== 'ERROR' && isKubeObject(event.object)) {
     const versioned = route.store.toVersion(event.object, route.version);
-    object = table ? buildTable(route.definition, [versioned], {
+    object = table
+      ? buildTable(route.definition, [versioned], {
           version: table.version,
           includeObject: table.includeObject,
           ...(now ? { now: now() } : {}),
-        }) : versioned;
+        })
+      : versioned;
   }
   return `${JSON.stringify({ type: event.type, object })}\n`;
 }
@@ -93,7 +113,13 @@ export async function serveWatch(
   request: IncomingMessage,
   response: ServerResponse,
   route: ResourceRoute,
-  options: { namespace: string; name: string; query: ReadQuery; environment: HandlerEnvironment; table?: WatchTableForm },
+  options: {
+    namespace: string;
+    name: string;
+    query: ReadQuery;
+    environment: HandlerEnvironment;
+    table?: WatchTableForm;
+  },
 ): Promise<void> {
   const { query, environment } = options;
   const context = requestContext(request);
@@ -101,7 +127,9 @@ export async function serveWatch(
   let fieldSelector = query.fieldSelector;
   if (options.name !== '') {
     const byName = `metadata.name=${options.name}`;
-    fieldSelector = parseFieldSelector(fieldSelector && !fieldSelector.empty() ? `${fieldSelector.toString()},${byName}` : byName);
+    fieldSelector = parseFieldSelector(
+      fieldSelector && !fieldSelector.empty() ? `${fieldSelector.toString()},${byName}` : byName,
+    );
   }
   const controller = environment.watches.add();
   const gvk = { group: route.definition.group, version: route.version, kind: route.definition.kind };
@@ -117,7 +145,8 @@ export async function serveWatch(
   const abort = () => controller.abort();
   context.signal.addEventListener('abort', abort, { once: true });
   response.once('close', abort);
-  const timeoutSeconds = query.timeoutSeconds ?? (environment.watchTimeoutSeconds ?? defaultWatchTimeoutSeconds)();
+  const timeoutSeconds =
+    query.timeoutSeconds ?? (environment.watchTimeoutSeconds ?? defaultWatchTimeoutSeconds)();
   const timer = setTimeout(abort, timeoutSeconds * 1000);
   try {
     const watch = await route.store.watch(options.namespace, {

@@ -25,7 +25,11 @@ describe('applyJsonPatch', () => {
       { op: 'copy', from: '/spec/list', path: '/copied' },
       { op: 'move', from: '/keep', path: '/moved' },
     ]);
-    expect(result).toEqual({ spec: { list: ['z', 'a', 'b', 'c'], 'm~n': 3 }, copied: ['z', 'a', 'b', 'c'], moved: true });
+    expect(result).toEqual({
+      spec: { list: ['z', 'a', 'b', 'c'], 'm~n': 3 },
+      copied: ['z', 'a', 'b', 'c'],
+      moved: true,
+    });
     expect(document.spec.list).toEqual(['a', 'b']);
   });
 

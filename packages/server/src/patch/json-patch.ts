@@ -37,7 +37,8 @@ function deepEqual(left: unknown, right: unknown): boolean {
 /** Splits an RFC 6901 JSON pointer into unescaped tokens (`~1` -> `/`, `~0` -> `~`). */
 export function parseJsonPointer(pointer: string): string[] {
   if (pointer === '') return [];
-  if (!pointer.startsWith('/')) throw new PatchOperationError(`invalid JSON pointer ${JSON.stringify(pointer)}`);
+  if (!pointer.startsWith('/'))
+    throw new PatchOperationError(`invalid JSON pointer ${JSON.stringify(pointer)}`);
   return pointer
     .slice(1)
     .split('/')
@@ -60,7 +61,8 @@ function resolveParent(document: unknown, tokens: string[]): { parent: Container
   let current: unknown = document;
   for (const token of tokens.slice(0, -1)) {
     if (Array.isArray(current)) current = current[arrayIndex(current, token, false)];
-    else if (isContainer(current) && Object.prototype.hasOwnProperty.call(current, token)) current = (current as Record<string, unknown>)[token];
+    else if (isContainer(current) && Object.prototype.hasOwnProperty.call(current, token))
+      current = (current as Record<string, unknown>)[token];
     else throw new PatchOperationError(`missing path component ${token}`);
   }
   if (!isContainer(current)) throw new PatchOperationError('parent is not a container');
@@ -140,7 +142,9 @@ export function parseJsonPatch(body: unknown): JsonPatchOperation[] {
   }
   return body.map((operation) => {
     if (typeof operation !== 'object' || operation === null || Array.isArray(operation)) {
-      throw StatusError.badRequest('json: cannot unmarshal non-object into Go value of type jsonpatch.Operation');
+      throw StatusError.badRequest(
+        'json: cannot unmarshal non-object into Go value of type jsonpatch.Operation',
+      );
     }
     return operation as JsonPatchOperation;
   });
@@ -188,7 +192,8 @@ export function applyJsonPatch(document: unknown, body: unknown): unknown {
         case 'test': {
           const expected = operation.value ?? null;
           if (expected === null && !has(holder.root, tokens)) break;
-          if (!deepEqual(getValue(holder.root, tokens), expected)) throw new PatchOperationError('test failed');
+          if (!deepEqual(getValue(holder.root, tokens), expected))
+            throw new PatchOperationError('test failed');
           break;
         }
         default:

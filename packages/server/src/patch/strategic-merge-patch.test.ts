@@ -40,15 +40,33 @@ describe('applyStrategicMergePatch', () => {
       live,
       {
         metadata: { finalizers: ['b', 'a'], ownerReferences: [{ uid: '2', name: 'y' }] },
-        spec: { ports: [{ name: 'http', port: 8080 }, { name: 'grpc', port: 9 }], tags: ['z'], plain: ['q'], map: { drop: null } },
+        spec: {
+          ports: [
+            { name: 'http', port: 8080 },
+            { name: 'grpc', port: 9 },
+          ],
+          tags: ['z'],
+          plain: ['q'],
+          map: { drop: null },
+        },
         status: { conditions: [{ type: 'Ready', status: 'True' }] },
       },
       schema,
     );
     expect(result).toEqual({
-      metadata: { finalizers: ['a', 'b'], ownerReferences: [{ uid: '1', name: 'x' }, { uid: '2', name: 'y' }] },
+      metadata: {
+        finalizers: ['a', 'b'],
+        ownerReferences: [
+          { uid: '1', name: 'x' },
+          { uid: '2', name: 'y' },
+        ],
+      },
       spec: {
-        ports: [{ name: 'http', port: 8080 }, { name: 'https', port: 443 }, { name: 'grpc', port: 9 }],
+        ports: [
+          { name: 'http', port: 8080 },
+          { name: 'https', port: 443 },
+          { name: 'grpc', port: 9 },
+        ],
         tags: ['x', 'y', 'z'],
         plain: ['q'],
         map: { keep: 1 },
@@ -74,20 +92,30 @@ describe('applyStrategicMergePatch', () => {
     expect(result.spec['tags']).toEqual(['y']);
     expect(result.spec['map']).toEqual({ only: true });
 
-    const replaced = applyStrategicMergePatch(live, { spec: { ports: [{ $patch: 'replace' }, { name: 'only', port: 1 }], map: { $patch: 'delete' } } }, schema) as {
+    const replaced = applyStrategicMergePatch(
+      live,
+      { spec: { ports: [{ $patch: 'replace' }, { name: 'only', port: 1 }], map: { $patch: 'delete' } } },
+      schema,
+    ) as {
       spec: Record<string, unknown>;
     };
     expect(replaced.spec['ports']).toEqual([{ name: 'only', port: 1 }]);
     expect(replaced.spec['map']).toEqual({});
 
-    const ordered = applyStrategicMergePatch(live, { spec: { '$setElementOrder/ports': [{ name: 'https' }, { name: 'http' }] } }, schema) as {
+    const ordered = applyStrategicMergePatch(
+      live,
+      { spec: { '$setElementOrder/ports': [{ name: 'https' }, { name: 'http' }] } },
+      schema,
+    ) as {
       spec: { ports: Array<{ name: string }> };
     };
     expect(ordered.spec.ports.map((port) => port.name)).toEqual(['https', 'http']);
   });
 
   it('reports a missing merge key and bad directives as upstream', () => {
-    expect(() => applyStrategicMergePatch(live, { spec: { ports: [{ port: 1 }] } }, schema)).toThrow('does not contain declared merge key: name');
+    expect(() => applyStrategicMergePatch(live, { spec: { ports: [{ port: 1 }] } }, schema)).toThrow(
+      'does not contain declared merge key: name',
+    );
     expect(() => applyStrategicMergePatch(live, { spec: { ports: [{ $patch: 'merge' }] } }, schema)).toThrow(
       'merging lists cannot yet be specified in the patch',
     );

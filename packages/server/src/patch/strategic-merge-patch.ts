@@ -64,7 +64,12 @@ function stripDirectives(value: unknown, schema: SchemaNode | undefined, path: s
   return value;
 }
 
-function mergeMap(original: JsonRecord, patch: JsonRecord, schema: SchemaNode | undefined, path: string): JsonRecord {
+function mergeMap(
+  original: JsonRecord,
+  patch: JsonRecord,
+  schema: SchemaNode | undefined,
+  path: string,
+): JsonRecord {
   const directive = patch[DIRECTIVE];
   if (directive !== undefined) {
     if (directive === 'delete') return {};
@@ -73,7 +78,8 @@ function mergeMap(original: JsonRecord, patch: JsonRecord, schema: SchemaNode | 
       delete rest[DIRECTIVE];
       return mergeMap({}, rest, schema, path);
     }
-    if (directive !== 'merge') throw serverError(`unknown patch type: ${String(directive)} in map: ${JSON.stringify(patch)}`);
+    if (directive !== 'merge')
+      throw serverError(`unknown patch type: ${String(directive)} in map: ${JSON.stringify(patch)}`);
   }
   let result: JsonRecord = { ...original };
   const retainKeys = patch[RETAIN_KEYS];
@@ -81,7 +87,8 @@ function mergeMap(original: JsonRecord, patch: JsonRecord, schema: SchemaNode | 
     if (!Array.isArray(retainKeys)) throw StatusError.badRequest('invalid patch format of retainKeys');
     const keep = new Set(retainKeys.map(String));
     for (const key of Object.keys(patch)) {
-      if (!key.startsWith('$') && !keep.has(key)) throw StatusError.badRequest('invalid patch format of retainKeys');
+      if (!key.startsWith('$') && !keep.has(key))
+        throw StatusError.badRequest('invalid patch format of retainKeys');
     }
     result = Object.fromEntries(Object.entries(result).filter(([key]) => keep.has(key)));
   }
@@ -101,14 +108,17 @@ function mergeMap(original: JsonRecord, patch: JsonRecord, schema: SchemaNode | 
     const fieldSchema = childSchema(schema, key);
     const current = result[key];
     if (value === null) delete result[key];
-    else if (isRecord(value) && isRecord(current)) result[key] = mergeMap(current, value, fieldSchema, fieldPath);
-    else if (Array.isArray(value) && Array.isArray(current)) result[key] = mergeList(current, value, fieldSchema, fieldPath);
+    else if (isRecord(value) && isRecord(current))
+      result[key] = mergeMap(current, value, fieldSchema, fieldPath);
+    else if (Array.isArray(value) && Array.isArray(current))
+      result[key] = mergeList(current, value, fieldSchema, fieldPath);
     else result[key] = stripDirectives(value, fieldSchema, fieldPath);
   }
   for (const [field, values] of deletions) {
     if (!Array.isArray(values)) throw StatusError.badRequest('invalid patch format of primitive list');
     const current = result[field];
-    if (Array.isArray(current)) result[field] = current.filter((item) => !values.some((value) => value === item));
+    if (Array.isArray(current))
+      result[field] = current.filter((item) => !values.some((value) => value === item));
   }
   for (const [field, order] of orders) {
     if (!Array.isArray(order)) throw StatusError.badRequest('invalid patch format of setElementOrder list');
@@ -128,15 +138,27 @@ function identity(item: unknown, mergeKey: string | undefined): string {
 function applyElementOrder(items: unknown[], order: unknown[], mergeKey: string | undefined): unknown[] {
   const rank = new Map(order.map((entry, index) => [identity(entry, mergeKey), index]));
   const ordered = items.filter((item) => rank.has(identity(item, mergeKey)));
-  ordered.sort((left, right) => (rank.get(identity(left, mergeKey)) ?? 0) - (rank.get(identity(right, mergeKey)) ?? 0));
+  ordered.sort(
+    (left, right) => (rank.get(identity(left, mergeKey)) ?? 0) - (rank.get(identity(right, mergeKey)) ?? 0),
+  );
   return [...ordered, ...items.filter((item) => !rank.has(identity(item, mergeKey)))];
 }
 
-function mergeList(original: unknown[], patch: unknown[], schema: SchemaNode | undefined, path: string): unknown[] {
+function mergeList(
+  original: unknown[],
+  patch: unknown[],
+  schema: SchemaNode | undefined,
+  path: string,
+): unknown[] {
   const strategy = listStrategy(schema, path);
   const items = itemSchema(schema);
   if (patch.some((item) => Array.isArray(item))) {
-    throw StatusError.of(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
+    throw StatusError.of(
+      422,
+      'Invalid',
+      'the server rejected our request due to an error in our request',
+      {},
+    );
   }
   let base = original;
   const elements: unknown[] = [];
@@ -159,7 +181,8 @@ function mergeList(original: unknown[], patch: unknown[], schema: SchemaNode | u
   }
   let result = [...base];
   for (const item of elements) {
-    if (!isRecord(item)) throw serverError(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
+    if (!isRecord(item))
+      throw serverError(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
     if (!(mergeKey in item)) {
       throw serverError(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
     }
@@ -168,7 +191,9 @@ function mergeList(original: unknown[], patch: unknown[], schema: SchemaNode | u
       result = result.filter((existing) => !isRecord(existing) || JSON.stringify(existing[mergeKey]) !== key);
       continue;
     }
-    const index = result.findIndex((existing) => isRecord(existing) && JSON.stringify(existing[mergeKey]) === key);
+    const index = result.findIndex(
+      (existing) => isRecord(existing) && JSON.stringify(existing[mergeKey]) === key,
+    );
     const existing = index >= 0 ? result[index] : undefined;
     if (isRecord(existing)) result[index] = mergeMap(existing, item, items, path);
     else result.push(mergeMap({}, item, items, path));

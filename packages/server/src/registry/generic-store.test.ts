@@ -20,12 +20,22 @@ async function failing(method: string, path: string, body?: unknown, headers?: R
 
 describe('create', () => {
   it('creates with server-set metadata, defaults, and stores the hub version', async () => {
-    const created = await api.call('POST', widgetsPath(), widget('a', { size: 2 }, { metadata: { name: 'a', labels: { app: 'x' } } }));
+    const created = await api.call(
+      'POST',
+      widgetsPath(),
+      widget('a', { size: 2 }, { metadata: { name: 'a', labels: { app: 'x' } } }),
+    );
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       apiVersion: 'example.com/v1',
       kind: 'Widget',
-      metadata: { name: 'a', namespace: 'default', generation: 1, creationTimestamp: '2026-01-02T03:04:05Z', labels: { app: 'x' } },
+      metadata: {
+        name: 'a',
+        namespace: 'default',
+        generation: 1,
+        creationTimestamp: '2026-01-02T03:04:05Z',
+        labels: { app: 'x' },
+      },
       spec: { size: 2, color: 'blue' },
     });
     const metadata = created.body['metadata'] as Record<string, string>;
@@ -38,14 +48,24 @@ describe('create', () => {
   });
 
   it('defaults a missing apiVersion and kind from the URL', async () => {
-    const created = await api.call('POST', widgetsPath('default', 'v1beta1'), { metadata: { name: 'bare' }, spec: { sizeText: '3' } });
+    const created = await api.call('POST', widgetsPath('default', 'v1beta1'), {
+      metadata: { name: 'bare' },
+      spec: { sizeText: '3' },
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ apiVersion: 'example.com/v1beta1', kind: 'Widget', spec: { sizeText: '3' } });
+    expect(created.body).toMatchObject({
+      apiVersion: 'example.com/v1beta1',
+      kind: 'Widget',
+      spec: { sizeText: '3' },
+    });
   });
 
   it('creates through an older version and accepts YAML', async () => {
-    const yaml = 'apiVersion: example.com/v1beta1\nkind: Widget\nmetadata:\n  name: yml\nspec:\n  sizeText: "7"\n';
-    const created = await api.call('POST', widgetsPath('default', 'v1beta1'), yaml, { 'Content-Type': 'application/yaml' });
+    const yaml =
+      'apiVersion: example.com/v1beta1\nkind: Widget\nmetadata:\n  name: yml\nspec:\n  sizeText: "7"\n';
+    const created = await api.call('POST', widgetsPath('default', 'v1beta1'), yaml, {
+      'Content-Type': 'application/yaml',
+    });
     expect(created.status).toBe(201);
     expect((await api.call('GET', `${widgetsPath()}/yml`)).body).toMatchObject({ spec: { size: 7 } });
   });
@@ -69,11 +89,17 @@ describe('create', () => {
     await api.call('POST', widgetsPath(), widget('a'));
     const exists = await failing('POST', widgetsPath(), widget('a'));
     expect(exists.status).toBe(409);
-    expect(exists.body).toMatchObject({ reason: 'AlreadyExists', message: 'widgets.example.com "a" already exists' });
+    expect(exists.body).toMatchObject({
+      reason: 'AlreadyExists',
+      message: 'widgets.example.com "a" already exists',
+    });
 
     const wrongKind = await failing('POST', widgetsPath(), { ...widget('b'), kind: 'Gadget' });
     expect(wrongKind.status).toBe(400);
-    const wrongVersion = await failing('POST', widgetsPath(), { ...widget('b'), apiVersion: 'example.com/v1beta1' });
+    const wrongVersion = await failing('POST', widgetsPath(), {
+      ...widget('b'),
+      apiVersion: 'example.com/v1beta1',
+    });
     expect(wrongVersion.status).toBe(400);
     expect(wrongVersion.body['message']).toBe(
       'the API version in the data (example.com/v1beta1) does not match the expected API version (example.com/v1)',
@@ -85,7 +111,8 @@ describe('create', () => {
     expect(invalid.status).toBe(422);
     expect(invalid.body).toMatchObject({
       reason: 'Invalid',
-      message: 'Widget.example.com "b" is invalid: spec.size: Invalid value: -1: must be greater than or equal to 0',
+      message:
+        'Widget.example.com "b" is invalid: spec.size: Invalid value: -1: must be greater than or equal to 0',
       details: { causes: [{ field: 'spec.size', reason: 'FieldValueInvalid' }] },
     });
 
@@ -96,28 +123,45 @@ describe('create', () => {
     expect(malformed.status).toBe(400);
     expect(String(malformed.body['message'])).toContain('json parse error');
 
-    const wrongNamespace = await failing('POST', widgetsPath(), { ...widget('c'), metadata: { name: 'c', namespace: 'other' } });
+    const wrongNamespace = await failing('POST', widgetsPath(), {
+      ...widget('c'),
+      metadata: { name: 'c', namespace: 'other' },
+    });
     expect(wrongNamespace.status).toBe(400);
 
     const mediaType = await failing('POST', widgetsPath(), 'x', { 'Content-Type': 'text/plain' });
     expect(mediaType.status).toBe(415);
 
-    const huge = await failing('POST', widgetsPath(), widget('big', { size: 1, color: 'x'.repeat(3_200_000) }));
+    const huge = await failing(
+      'POST',
+      widgetsPath(),
+      widget('big', { size: 1, color: 'x'.repeat(3_200_000) }),
+    );
     expect(huge.status).toBe(413);
     expect(huge.body['message']).toBe('Request entity too large: limit is 3145728');
   });
 
   it('applies fieldValidation Strict, Warn and Ignore', async () => {
-    const strict = await failing('POST', `${widgetsPath()}?fieldValidation=Strict`, widget('s', { size: 1, foo: 1 }));
+    const strict = await failing(
+      'POST',
+      `${widgetsPath()}?fieldValidation=Strict`,
+      widget('s', { size: 1, foo: 1 }),
+    );
     expect(strict.status).toBe(400);
-    expect(strict.body['message']).toBe('Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.foo"');
+    expect(strict.body['message']).toBe(
+      'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.foo"',
+    );
 
     const warn = await api.call('POST', widgetsPath(), widget('w', { size: 1, foo: 1 }));
     expect(warn.status).toBe(201);
     expect(warn.headers.get('warning')).toBe('299 - "unknown field \\"spec.foo\\""');
     expect(warn.body['spec']).toEqual({ size: 1, color: 'blue' });
 
-    const ignore = await api.call('POST', `${widgetsPath()}?fieldValidation=Ignore`, widget('i', { size: 1, foo: 1 }));
+    const ignore = await api.call(
+      'POST',
+      `${widgetsPath()}?fieldValidation=Ignore`,
+      widget('i', { size: 1, foo: 1 }),
+    );
     expect(ignore.headers.get('warning')).toBeNull();
     expect(ignore.body['spec']).toEqual({ size: 1, color: 'blue' });
 
@@ -128,7 +172,11 @@ describe('create', () => {
 
 describe('get and list', () => {
   beforeEach(async () => {
-    for (const [name, labels] of [['a', { app: 'web' }], ['b', { app: 'db' }], ['c', { app: 'web' }]] as const) {
+    for (const [name, labels] of [
+      ['a', { app: 'web' }],
+      ['b', { app: 'db' }],
+      ['c', { app: 'web' }],
+    ] as const) {
       await api.call('POST', widgetsPath(), { ...widget(name), metadata: { name, labels } });
     }
     await api.call('POST', widgetsPath('other'), widget('d'));
@@ -142,7 +190,7 @@ describe('get and list', () => {
 
   it('pretty-prints for ?pretty=true and curl', async () => {
     const pretty = await fetch(`${api.url}${widgetsPath()}/a?pretty=true`);
-    expect(await pretty.text()).toMatch(/^\{\n  "apiVersion": "example.com\/v1",\n/);
+    expect(await pretty.text()).toMatch(/^\{\n {2}"apiVersion": "example.com\/v1",\n/);
     const curl = await fetch(`${api.url}${widgetsPath()}/a`, { headers: { 'User-Agent': 'curl/8.0' } });
     expect(await curl.text()).toContain('\n  "kind": "Widget"');
     const compact = await fetch(`${api.url}${widgetsPath()}/a`);
@@ -158,14 +206,23 @@ describe('get and list', () => {
 
   it('lists by namespace, across namespaces, with selectors and pages', async () => {
     const list = await api.call('GET', widgetsPath());
-    expect(list.body).toMatchObject({ kind: 'WidgetList', apiVersion: 'example.com/v1', metadata: { resourceVersion: String(await api.storage.revision()) } });
+    expect(list.body).toMatchObject({
+      kind: 'WidgetList',
+      apiVersion: 'example.com/v1',
+      metadata: { resourceVersion: String(await api.storage.revision()) },
+    });
     expect((list.body['items'] as unknown[]).length).toBe(3);
     const all = await api.call('GET', '/apis/example.com/v1/widgets');
     expect((all.body['items'] as unknown[]).length).toBe(4);
 
     const selected = await api.call('GET', `${widgetsPath()}?labelSelector=app%3Dweb`);
-    expect((selected.body['items'] as Array<{ metadata: { name: string } }>).map((item) => item.metadata.name)).toEqual(['a', 'c']);
-    const byField = await api.call('GET', `/apis/example.com/v1/widgets?fieldSelector=metadata.namespace%3Dother`);
+    expect(
+      (selected.body['items'] as Array<{ metadata: { name: string } }>).map((item) => item.metadata.name),
+    ).toEqual(['a', 'c']);
+    const byField = await api.call(
+      'GET',
+      `/apis/example.com/v1/widgets?fieldSelector=metadata.namespace%3Dother`,
+    );
     expect((byField.body['items'] as unknown[]).length).toBe(1);
 
     const page = await api.call('GET', `${widgetsPath()}?limit=2`);
@@ -173,7 +230,9 @@ describe('get and list', () => {
     const token = (page.body['metadata'] as { continue: string }).continue;
     expect(token).toBeTruthy();
     const rest = await api.call('GET', `${widgetsPath()}?limit=2&continue=${token}`);
-    expect((rest.body['items'] as Array<{ metadata: { name: string } }>).map((item) => item.metadata.name)).toEqual(['c']);
+    expect(
+      (rest.body['items'] as Array<{ metadata: { name: string } }>).map((item) => item.metadata.name),
+    ).toEqual(['c']);
 
     expect((await api.call('GET', `${widgetsPath()}?labelSelector=a%20b%20c`)).status).toBe(400);
     const unsupportedField = await api.call('GET', `${widgetsPath()}?fieldSelector=spec.size%3D1`);
@@ -194,7 +253,9 @@ describe('get and list', () => {
     const accept = { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' };
     const table = await api.call('GET', `${widgetsPath()}?labelSelector=app%3Dweb`, undefined, accept);
     expect(table.body).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
-    expect((table.body['columnDefinitions'] as Array<{ name: string }>).map((column) => column.name)).toEqual(['Name', 'Size', 'Ready', 'Age']);
+    expect((table.body['columnDefinitions'] as Array<{ name: string }>).map((column) => column.name)).toEqual(
+      ['Name', 'Size', 'Ready', 'Age'],
+    );
     const rows = table.body['rows'] as Array<{ cells: unknown[]; object: { kind: string } }>;
     expect(rows.map((row) => row.cells)).toEqual([
       ['a', 1, 'True', '0s'],
@@ -205,28 +266,45 @@ describe('get and list', () => {
       Accept: 'application/json;as=Table;v=v1beta1;g=meta.k8s.io',
     });
     expect((single.body['rows'] as Array<{ object: { kind: string } }>)[0]?.object.kind).toBe('Widget');
-    const metadata = await api.call('GET', widgetsPath(), undefined, { Accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io' });
+    const metadata = await api.call('GET', widgetsPath(), undefined, {
+      Accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io',
+    });
     expect(metadata.body['kind']).toBe('PartialObjectMetadataList');
   });
 });
 
 describe('update', () => {
   it('updates with generation bumps, keeps immutable fields, and checks resourceVersion', async () => {
-    const created = (await api.call('POST', widgetsPath(), widget('a'))).body as { metadata: Record<string, unknown> };
+    const created = (await api.call('POST', widgetsPath(), widget('a'))).body as {
+      metadata: Record<string, unknown>;
+    };
     const changed = await api.call('PUT', `${widgetsPath()}/a`, {
       ...created,
-      metadata: { ...created.metadata, uid: created.metadata['uid'], creationTimestamp: '2000-01-01T00:00:00Z', labels: { x: 'y' } },
+      metadata: {
+        ...created.metadata,
+        uid: created.metadata['uid'],
+        creationTimestamp: '2000-01-01T00:00:00Z',
+        labels: { x: 'y' },
+      },
       spec: { size: 5 },
       status: { phase: 'ignored' },
     });
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({
-      metadata: { generation: 2, creationTimestamp: '2026-01-02T03:04:05Z', labels: { x: 'y' }, uid: created.metadata['uid'] },
+      metadata: {
+        generation: 2,
+        creationTimestamp: '2026-01-02T03:04:05Z',
+        labels: { x: 'y' },
+        uid: created.metadata['uid'],
+      },
       spec: { size: 5 },
     });
     expect(changed.body['status']).toBeUndefined();
 
-    const labelsOnly = await api.call('PUT', `${widgetsPath()}/a`, { ...changed.body, metadata: { ...(changed.body['metadata'] as object), labels: { x: 'z' } } });
+    const labelsOnly = await api.call('PUT', `${widgetsPath()}/a`, {
+      ...changed.body,
+      metadata: { ...(changed.body['metadata'] as object), labels: { x: 'z' } },
+    });
     expect(labelsOnly.body).toMatchObject({ metadata: { generation: 2 } });
 
     const stale = await failing('PUT', `${widgetsPath()}/a`, created);
@@ -234,7 +312,10 @@ describe('update', () => {
     expect(stale.body['message']).toBe(
       'Operation cannot be fulfilled on widgets.example.com "a": the object has been modified; please apply your changes to the latest version and try again',
     );
-    const wrongUid = await failing('PUT', `${widgetsPath()}/a`, { ...widget('a'), metadata: { name: 'a', uid: 'nope' } });
+    const wrongUid = await failing('PUT', `${widgetsPath()}/a`, {
+      ...widget('a'),
+      metadata: { name: 'a', uid: 'nope' },
+    });
     expect(wrongUid.status).toBe(409);
     expect(String(wrongUid.body['message'])).toContain('Precondition failed: UID in precondition: nope');
     const nameMismatch = await failing('PUT', `${widgetsPath()}/a`, widget('b'));
@@ -243,7 +324,12 @@ describe('update', () => {
     expect(missing.status).toBe(404);
     const dry = await failing('PUT', `${widgetsPath()}/a?dryRun=All`, { ...widget('a'), spec: { size: 9 } });
     expect(dry.status).toBe(200);
-    expect(dry.body).toMatchObject({ spec: { size: 9 }, metadata: { resourceVersion: (labelsOnly.body['metadata'] as { resourceVersion: string }).resourceVersion } });
+    expect(dry.body).toMatchObject({
+      spec: { size: 9 },
+      metadata: {
+        resourceVersion: (labelsOnly.body['metadata'] as { resourceVersion: string }).resourceVersion,
+      },
+    });
   });
 
   it('keeps the resourceVersion when a PUT changes nothing', async () => {
@@ -255,10 +341,22 @@ describe('update', () => {
 
   it('separates the status subresource from the main resource', async () => {
     const created = (await api.call('POST', widgetsPath(), widget('a'))).body;
-    const status = await api.call('PUT', `${widgetsPath()}/a/status`, { ...created, spec: { size: 100 }, status: { phase: 'Running' } });
+    const status = await api.call('PUT', `${widgetsPath()}/a/status`, {
+      ...created,
+      spec: { size: 100 },
+      status: { phase: 'Running' },
+    });
     expect(status.status).toBe(200);
-    expect(status.body).toMatchObject({ spec: { size: 1 }, status: { phase: 'Running' }, metadata: { generation: 1 } });
-    const main = await api.call('PUT', `${widgetsPath()}/a`, { ...status.body, spec: { size: 2 }, status: { phase: 'Lost' } });
+    expect(status.body).toMatchObject({
+      spec: { size: 1 },
+      status: { phase: 'Running' },
+      metadata: { generation: 1 },
+    });
+    const main = await api.call('PUT', `${widgetsPath()}/a`, {
+      ...status.body,
+      spec: { size: 2 },
+      status: { phase: 'Lost' },
+    });
     expect(main.body).toMatchObject({ spec: { size: 2 }, status: { phase: 'Running' } });
     const gotStatus = await api.call('GET', `${widgetsPath()}/a/status`);
     expect(gotStatus.body).toMatchObject({ status: { phase: 'Running' } });
@@ -266,7 +364,9 @@ describe('update', () => {
 
   it('creates on update when the strategy allows it, and requires resourceVersion when unconditional updates are off', async () => {
     await api.close();
-    api = await startTestServer({ definition: { strategy: { allowCreateOnUpdate: true, allowUnconditionalUpdate: false } } });
+    api = await startTestServer({
+      definition: { strategy: { allowCreateOnUpdate: true, allowUnconditionalUpdate: false } },
+    });
     const created = await api.call('PUT', `${widgetsPath()}/n`, widget('n'));
     expect(created.status).toBe(201);
     const unconditional = await failing('PUT', `${widgetsPath()}/n`, widget('n', { size: 3 }));
@@ -279,14 +379,18 @@ describe('update', () => {
 
 describe('delete', () => {
   it('deletes with preconditions, returning the object', async () => {
-    const created = (await api.call('POST', widgetsPath(), widget('a'))).body as { metadata: { uid: string } };
+    const created = (await api.call('POST', widgetsPath(), widget('a'))).body as {
+      metadata: { uid: string };
+    };
     const wrong = await failing('DELETE', `${widgetsPath()}/a`, { preconditions: { uid: 'other' } });
     expect(wrong.status).toBe(409);
     const dry = await failing('DELETE', `${widgetsPath()}/a?dryRun=All`);
     expect(dry.status).toBe(200);
     const badPolicy = await failing('DELETE', `${widgetsPath()}/a?propagationPolicy=Sometimes`);
     expect(badPolicy.status).toBe(422);
-    const deleted = await api.call('DELETE', `${widgetsPath()}/a?propagationPolicy=Background`, { preconditions: { uid: created.metadata.uid } });
+    const deleted = await api.call('DELETE', `${widgetsPath()}/a?propagationPolicy=Background`, {
+      preconditions: { uid: created.metadata.uid },
+    });
     expect(deleted.status).toBe(200);
     expect(deleted.body).toMatchObject({ kind: 'Widget', metadata: { name: 'a' } });
     expect(await api.storage.keys()).toEqual([]);
@@ -294,19 +398,36 @@ describe('delete', () => {
   });
 
   it('marks objects with finalizers and removes them when the finalizers are emptied', async () => {
-    await api.call('POST', widgetsPath(), { ...widget('f'), metadata: { name: 'f', finalizers: ['example.com/hold'] } });
+    await api.call('POST', widgetsPath(), {
+      ...widget('f'),
+      metadata: { name: 'f', finalizers: ['example.com/hold'] },
+    });
     const marked = await api.call('DELETE', `${widgetsPath()}/f`);
     expect(marked.status).toBe(202);
-    expect(marked.body).toMatchObject({ metadata: { deletionTimestamp: '2026-01-02T03:04:05Z', deletionGracePeriodSeconds: 0 } });
+    expect(marked.body).toMatchObject({
+      metadata: { deletionTimestamp: '2026-01-02T03:04:05Z', deletionGracePeriodSeconds: 0 },
+    });
     expect(await api.storage.keys()).toHaveLength(1);
     const again = await api.call('DELETE', `${widgetsPath()}/f`);
     expect(again.status).toBe(202);
     const before = await api.storage.revision();
-    const added = await api.call('PATCH', `${widgetsPath()}/f`, { metadata: { finalizers: ['example.com/hold', 'more'] } }, { 'Content-Type': 'application/merge-patch+json' });
+    const added = await api.call(
+      'PATCH',
+      `${widgetsPath()}/f`,
+      { metadata: { finalizers: ['example.com/hold', 'more'] } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    );
     expect(added.status).toBe(422);
-    expect(String(added.body['message'])).toContain('no new finalizers can be added if the object is being deleted, found new finalizers []string{"more"}');
+    expect(String(added.body['message'])).toContain(
+      'no new finalizers can be added if the object is being deleted, found new finalizers []string{"more"}',
+    );
     expect(await api.storage.revision()).toBe(before);
-    const released = await api.call('PATCH', `${widgetsPath()}/f`, { metadata: { finalizers: null } }, { 'Content-Type': 'application/merge-patch+json' });
+    const released = await api.call(
+      'PATCH',
+      `${widgetsPath()}/f`,
+      { metadata: { finalizers: null } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    );
     expect(released.status).toBe(200);
     expect(await api.storage.keys()).toEqual([]);
   });
@@ -314,12 +435,22 @@ describe('delete', () => {
   it('returns a Status when the resource does not return deleted objects, and deletes collections', async () => {
     await api.close();
     api = await startTestServer({ definition: { returnDeletedObject: false } });
-    for (const name of ['a', 'b', 'c']) await api.call('POST', widgetsPath(), { ...widget(name), metadata: { name, labels: { keep: String(name === 'c') } } });
+    for (const name of ['a', 'b', 'c'])
+      await api.call('POST', widgetsPath(), {
+        ...widget(name),
+        metadata: { name, labels: { keep: String(name === 'c') } },
+      });
     const status = await api.call('DELETE', `${widgetsPath()}/a`);
-    expect(status.body).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'a', group: 'example.com', kind: 'widgets' } });
+    expect(status.body).toMatchObject({
+      kind: 'Status',
+      status: 'Success',
+      details: { name: 'a', group: 'example.com', kind: 'widgets' },
+    });
     const collection = await api.call('DELETE', `${widgetsPath()}?labelSelector=keep%3Dfalse`);
     expect(collection.status).toBe(200);
-    expect((collection.body['items'] as Array<{ metadata: { name: string } }>).map((item) => item.metadata.name)).toEqual(['b']);
+    expect(
+      (collection.body['items'] as Array<{ metadata: { name: string } }>).map((item) => item.metadata.name),
+    ).toEqual(['b']);
     expect(await api.storage.keys()).toEqual(['/registry/widgets/default/c']);
   });
 });

@@ -138,12 +138,19 @@ export class GenericStore {
   /** Lists objects as a `<Kind>List` in `version`. */
   async list(namespace: string, version: string, parameters: ListParameters): Promise<KubeObject> {
     try {
-      const result = await this.storage.getList(listKey(this.prefix, this.definition.namespaced ? namespace : ''), {
-        ...(parameters.resourceVersion !== undefined ? { resourceVersion: parameters.resourceVersion } : {}),
-        ...(parameters.resourceVersionMatch ? { resourceVersionMatch: parameters.resourceVersionMatch } : {}),
-        predicate: this.predicate(parameters),
-        recursive: true,
-      });
+      const result = await this.storage.getList(
+        listKey(this.prefix, this.definition.namespaced ? namespace : ''),
+        {
+          ...(parameters.resourceVersion !== undefined
+            ? { resourceVersion: parameters.resourceVersion }
+            : {}),
+          ...(parameters.resourceVersionMatch
+            ? { resourceVersionMatch: parameters.resourceVersionMatch }
+            : {}),
+          predicate: this.predicate(parameters),
+          recursive: true,
+        },
+      );
       const metadata: Record<string, unknown> = { resourceVersion: result.resourceVersion };
       if (result.continue) metadata['continue'] = result.continue;
       if (result.remainingItemCount !== undefined) metadata['remainingItemCount'] = result.remainingItemCount;
@@ -171,15 +178,24 @@ export class GenericStore {
   /** Starts a storage watch (hub objects) over the namespace, or everything. */
   async watch(
     namespace: string,
-    parameters: ListParameters & { allowWatchBookmarks?: boolean; sendInitialEvents?: boolean; signal?: AbortSignal },
+    parameters: ListParameters & {
+      allowWatchBookmarks?: boolean;
+      sendInitialEvents?: boolean;
+      signal?: AbortSignal;
+    },
   ): Promise<Watch> {
     try {
       return await this.storage.watch(listKey(this.prefix, this.definition.namespaced ? namespace : ''), {
         ...(parameters.resourceVersion !== undefined ? { resourceVersion: parameters.resourceVersion } : {}),
         ...(parameters.resourceVersionMatch ? { resourceVersionMatch: parameters.resourceVersionMatch } : {}),
-        ...(parameters.sendInitialEvents !== undefined ? { sendInitialEvents: parameters.sendInitialEvents } : {}),
+        ...(parameters.sendInitialEvents !== undefined
+          ? { sendInitialEvents: parameters.sendInitialEvents }
+          : {}),
         ...(parameters.signal ? { signal: parameters.signal } : {}),
-        predicate: { ...this.predicate(parameters), ...(parameters.allowWatchBookmarks ? { allowWatchBookmarks: true } : {}) },
+        predicate: {
+          ...this.predicate(parameters),
+          ...(parameters.allowWatchBookmarks ? { allowWatchBookmarks: true } : {}),
+        },
         progressNotify: Boolean(parameters.allowWatchBookmarks),
         recursive: true,
       });
@@ -189,13 +205,20 @@ export class GenericStore {
   }
 
   /** Validates a request-version object, converts it to the hub and runs the create strategy. */
-  private async prepareCreate(object: KubeObject, namespace: string, context: WriteContext): Promise<KubeObject> {
+  private async prepareCreate(
+    object: KubeObject,
+    namespace: string,
+    context: WriteContext,
+  ): Promise<KubeObject> {
     const defaulted = this.defaulted(copyObject(object));
     const metadata = defaulted.metadata;
     if (this.definition.namespaced) metadata.namespace = namespace;
     else delete metadata.namespace;
     const name = metadata.name ?? '';
-    const errors = [...validateObjectMeta(metadata, this.metaValidation()), ...this.scheme.validate(defaulted)];
+    const errors = [
+      ...validateObjectMeta(metadata, this.metaValidation()),
+      ...this.scheme.validate(defaulted),
+    ];
     if (errors.length > 0) throw this.invalid(name, errors);
     const hub = this.scheme.toHub(defaulted);
     const scope = this.scope(namespace, name, context);
@@ -216,7 +239,12 @@ export class GenericStore {
   }
 
   /** Creates an object given in `version`; returns it in `version`. */
-  async create(namespace: string, object: KubeObject, version: string, context: WriteContext): Promise<KubeObject> {
+  async create(
+    namespace: string,
+    object: KubeObject,
+    version: string,
+    context: WriteContext,
+  ): Promise<KubeObject> {
     const generate = !object.metadata.name && Boolean(object.metadata.generateName);
     for (let attempt = 1; ; attempt += 1) {
       const candidate = copyObject(object);
@@ -232,7 +260,13 @@ export class GenericStore {
         }
         return this.toVersion(await this.storage.create(key, hub), version);
       } catch (error) {
-        if (generate && StorageError.isInstance(error) && error.code === 'KeyExists' && attempt < GENERATE_NAME_ATTEMPTS) continue;
+        if (
+          generate &&
+          StorageError.isInstance(error) &&
+          error.code === 'KeyExists' &&
+          attempt < GENERATE_NAME_ATTEMPTS
+        )
+          continue;
         throw this.toStatusError(error, name);
       }
     }
@@ -270,7 +304,8 @@ export class GenericStore {
       if (context.dryRun) {
         const current = await this.storage.get(key, { ignoreNotFound: true });
         const result = await tryUpdate(current ?? { metadata: {} }, current !== undefined);
-        if (current?.metadata.resourceVersion) result.metadata.resourceVersion = current.metadata.resourceVersion;
+        if (current?.metadata.resourceVersion)
+          result.metadata.resourceVersion = current.metadata.resourceVersion;
         return { object: this.toVersion(result, version), created };
       }
       const stored = await this.storage.guaranteedUpdate(key, {
@@ -301,20 +336,33 @@ export class GenericStore {
     const defaulted = this.defaulted(requested);
     const metadata = defaulted.metadata;
     if ((metadata.name ?? '') !== name) {
-      throw StatusError.badRequest(`the name of the object (${metadata.name ?? ''}) does not match the name on the URL (${name})`);
+      throw StatusError.badRequest(
+        `the name of the object (${metadata.name ?? ''}) does not match the name on the URL (${name})`,
+      );
     }
     const currentVersion = current.metadata.resourceVersion ?? '';
     if (metadata.resourceVersion) {
-      if (metadata.resourceVersion !== currentVersion) throw StatusError.conflictModified(this.groupResource, name);
+      if (metadata.resourceVersion !== currentVersion)
+        throw StatusError.conflictModified(this.groupResource, name);
     } else if (!isPatch && this.definition.strategy?.allowUnconditionalUpdate === false) {
       throw this.invalid(name, [
-        { field: 'metadata.resourceVersion', type: 'FieldValueInvalid', value: 0, detail: 'must be specified for an update' },
+        {
+          field: 'metadata.resourceVersion',
+          type: 'FieldValueInvalid',
+          value: 0,
+          detail: 'must be specified for an update',
+        },
       ]);
     }
     if (this.definition.namespaced) metadata.namespace = namespace;
     const errors: FieldError[] = [];
     if (isPatch && metadata.uid && metadata.uid !== current.metadata.uid) {
-      errors.push({ field: 'metadata.uid', type: 'FieldValueInvalid', value: metadata.uid, detail: 'field is immutable' });
+      errors.push({
+        field: 'metadata.uid',
+        type: 'FieldValueInvalid',
+        value: metadata.uid,
+        detail: 'field is immutable',
+      });
     }
     errors.push(...validateObjectMeta(metadata, this.metaValidation()), ...this.scheme.validate(defaulted));
     if (errors.length > 0) throw this.invalid(name, errors);
@@ -388,7 +436,10 @@ export class GenericStore {
         `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
       );
     }
-    if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== current.metadata.resourceVersion) {
+    if (
+      preconditions.resourceVersion !== undefined &&
+      preconditions.resourceVersion !== current.metadata.resourceVersion
+    ) {
       throw StorageError.invalidObject(
         key,
         0,
@@ -398,13 +449,24 @@ export class GenericStore {
   }
 
   /** Deletes every selected object; returns the list of what was deleted (or marked). */
-  async deleteCollection(namespace: string, version: string, parameters: ListParameters, context: WriteContext): Promise<KubeObject> {
+  async deleteCollection(
+    namespace: string,
+    version: string,
+    parameters: ListParameters,
+    context: WriteContext,
+  ): Promise<KubeObject> {
     const list = await this.list(namespace, version, { ...parameters, limit: 0 });
     const items = (list['items'] as KubeObject[]) ?? [];
     const results: KubeObject[] = [];
     for (const item of items) {
       try {
-        const result = await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', version, {}, context);
+        const result = await this.delete(
+          item.metadata.namespace ?? '',
+          item.metadata.name ?? '',
+          version,
+          {},
+          context,
+        );
         results.push(result.object);
       } catch (error) {
         if (StatusError.isInstance(error) && error.code === 404) continue;

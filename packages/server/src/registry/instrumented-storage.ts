@@ -1,7 +1,12 @@
 import type { Interface } from '@kapi/storage';
 import type { ServerMetrics } from '../metrics/index.js';
 
-async function timed<T>(metrics: ServerMetrics, operation: string, resource: string, run: () => Promise<T>): Promise<T> {
+async function timed<T>(
+  metrics: ServerMetrics,
+  operation: string,
+  resource: string,
+  run: () => Promise<T>,
+): Promise<T> {
   const started = process.hrtime.bigint();
   try {
     return await run();
@@ -16,11 +21,13 @@ async function timed<T>(metrics: ServerMetrics, operation: string, resource: str
  */
 export function instrumentStorage(storage: Interface, metrics: ServerMetrics, resource: string): Interface {
   return {
-    create: (key, object, options) => timed(metrics, 'create', resource, () => storage.create(key, object, options)),
+    create: (key, object, options) =>
+      timed(metrics, 'create', resource, () => storage.create(key, object, options)),
     get: (key, options) => timed(metrics, 'get', resource, () => storage.get(key, options)),
     getList: (key, options) => timed(metrics, 'list', resource, () => storage.getList(key, options)),
     watch: (key, options) => timed(metrics, 'watch', resource, () => storage.watch(key, options)),
-    guaranteedUpdate: (key, options) => timed(metrics, 'update', resource, () => storage.guaranteedUpdate(key, options)),
+    guaranteedUpdate: (key, options) =>
+      timed(metrics, 'update', resource, () => storage.guaranteedUpdate(key, options)),
     delete: (key, options) => timed(metrics, 'delete', resource, () => storage.delete(key, options)),
     count: (key) => timed(metrics, 'count', resource, () => storage.count(key)),
   };

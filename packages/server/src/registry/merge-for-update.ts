@@ -26,10 +26,12 @@ export function mergeForUpdate(
   next.creationTimestamp = previous.creationTimestamp ?? '';
   if (previous.deletionTimestamp) next.deletionTimestamp = previous.deletionTimestamp;
   else delete next.deletionTimestamp;
-  if (previous.deletionGracePeriodSeconds !== undefined) next.deletionGracePeriodSeconds = previous.deletionGracePeriodSeconds;
+  if (previous.deletionGracePeriodSeconds !== undefined)
+    next.deletionGracePeriodSeconds = previous.deletionGracePeriodSeconds;
   else delete next.deletionGracePeriodSeconds;
   next.generation = (previous.generation ?? 1) + (specChanged(current, hub) ? 1 : 0);
-  if (next.managedFields === undefined && previous.managedFields !== undefined) next.managedFields = previous.managedFields;
+  if (next.managedFields === undefined && previous.managedFields !== undefined)
+    next.managedFields = previous.managedFields;
   delete next.resourceVersion;
   return hub;
 }

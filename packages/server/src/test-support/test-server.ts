@@ -57,13 +57,21 @@ export interface TestServer {
   url: string;
   storage: TestStorage;
   /** `fetch` relative to the server with a JSON body. */
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }>;
   close(): Promise<void>;
 }
 
 /** Starts a server on 127.0.0.1:0 serving `widgets.example.com` over an in-memory Store. */
 export async function startTestServer(
-  options: Partial<GenericAPIServerOptions> & { definition?: Partial<ResourceDefinition>; progressNotifyIntervalMs?: number } = {},
+  options: Partial<GenericAPIServerOptions> & {
+    definition?: Partial<ResourceDefinition>;
+    progressNotifyIntervalMs?: number;
+  } = {},
 ): Promise<TestServer> {
   const { definition, progressNotifyIntervalMs, ...rest } = options;
   const storage = new TestStorage(progressNotifyIntervalMs === undefined ? {} : { progressNotifyIntervalMs });
@@ -89,14 +97,22 @@ export async function startTestServer(
       }
       const response = await fetch(`${url}${path}`, init);
       const text = await response.text();
-      return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: response.headers };
+      return {
+        status: response.status,
+        body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+        headers: response.headers,
+      };
     },
     close: () => server.shutdown(),
   };
 }
 
 /** A v1 widget body. */
-export function widget(name: string, spec: Record<string, unknown> = { size: 1 }, extra: Partial<KubeObject> = {}): KubeObject {
+export function widget(
+  name: string,
+  spec: Record<string, unknown> = { size: 1 },
+  extra: Partial<KubeObject> = {},
+): KubeObject {
   return { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name }, spec, ...extra };
 }
 

@@ -23,7 +23,14 @@ function sizeValidator(size: (object: KubeObject) => number | undefined) {
   return (object: KubeObject): FieldError[] => {
     const value = size(object);
     if (value !== undefined && (Number.isNaN(value) || value < 0)) {
-      return [{ field: 'spec.size', type: 'FieldValueInvalid', value, detail: 'must be greater than or equal to 0' }];
+      return [
+        {
+          field: 'spec.size',
+          type: 'FieldValueInvalid',
+          value,
+          detail: 'must be greater than or equal to 0',
+        },
+      ];
     }
     return [];
   };
@@ -48,7 +55,11 @@ export function widgetScheme(): Scheme {
       group: GROUP,
       version: 'v1',
       kind: 'Widget',
-      spec: Type.Object({ size: Type.Optional(Type.Integer()), color: Type.Optional(Type.String({ default: 'blue' })), ports: Type.Optional(ports) }),
+      spec: Type.Object({
+        size: Type.Optional(Type.Integer()),
+        color: Type.Optional(Type.String({ default: 'blue' })),
+        ports: Type.Optional(ports),
+      }),
       status,
     }),
     validator: sizeValidator((object) => spec(object)?.['size'] as number | undefined),
@@ -61,7 +72,11 @@ export function widgetScheme(): Scheme {
       group: GROUP,
       version: 'v1beta1',
       kind: 'Widget',
-      spec: Type.Object({ sizeText: Type.Optional(Type.String()), color: Type.Optional(Type.String({ default: 'blue' })), ports: Type.Optional(ports) }),
+      spec: Type.Object({
+        sizeText: Type.Optional(Type.String()),
+        color: Type.Optional(Type.String({ default: 'blue' })),
+        ports: Type.Optional(ports),
+      }),
       status,
     }),
     validator: sizeValidator((object) => {
