@@ -1,3 +1,4 @@
+import type { KubeObject } from '@kapi/apimachinery';
 import type { StorageWatchEvent, Watch } from '@kapi/storage';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Cacher } from './cacher.js';
@@ -134,6 +135,34 @@ describe('Cacher filling', () => {
       code: 410,
       message: `too old resource version: ${revisionOf(written[0]!)} (${revisionOf(written[2]!)})`,
     });
+  });
+
+  it('lets a client resume on a restarted cache from the final bookmark of the stopped one, while only other resources changed', async () => {
+    const { store } = newMemoryStore(0);
+    const clock = new FakeClock();
+    const first = newCacher(new InstrumentedStorage(store), clock, { stopCatchUpTimeoutMs: 1000 });
+    await first.start();
+    const a = await store.create(keyOf('a'), configMap('a'));
+    const client = collect(
+      await first.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(a)), predicate: { allowWatchBookmarks: true } }),
+    );
+    let elsewhere = a;
+    for (let index = 0; index < 3; index++) elsewhere = await store.create(`/registry/secrets/default/s${index}`, configMap(`s${index}`));
+    await first.stop();
+    await client.ended;
+    const bookmark = client.events.at(-1);
+    expect(bookmark?.type).toBe('BOOKMARK');
+    expect(revisionOf(bookmark?.object as KubeObject)).toBe(revisionOf(elsewhere));
+
+    const second = newCacher(new InstrumentedStorage(store), clock, { loadHistory: false });
+    await second.start();
+    const resumed = collect(await second.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(elsewhere)) }));
+    const b = await store.create(keyOf('b'), configMap('b'));
+    await vi.waitFor(() => expect(resumed.events).toEqual([{ type: 'ADDED', object: b }]));
+    // Without the bookmark, the client's last revision would be older than the new cache's window.
+    const stale = collect(await second.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(a)) }));
+    await stale.ended;
+    expect(stale.events[0]?.object).toMatchObject({ code: 410 });
   });
 
   it('gives up a history replay that no progress notification completes, starting with an empty history', async () => {
