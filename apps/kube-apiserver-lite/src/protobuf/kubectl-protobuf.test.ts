@@ -125,6 +125,9 @@ async function runKubectl(args: string[]): Promise<{ captured: CapturedRequest |
           captured.decoded = decoded;
           const reply: Record<string, unknown> = { ...decoded, metadata: { ...decoded.metadata, uid: 'uid-1', resourceVersion: '1' } };
           if (decoded.kind === 'SelfSubjectAccessReview') reply['status'] = { allowed: true };
+          if (decoded.kind === 'SelfSubjectRulesReview') {
+            reply['status'] = { resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], nonResourceRules: [], incomplete: false };
+          }
           sendJson(response, 201, reply);
         } catch (error) {
           captured.decodeError = String(error);
@@ -300,6 +303,30 @@ describe('decoding protobuf bodies sent by real kubectl', () => {
       status: { allowed: false },
     });
     expect(output.trim()).toBe('yes');
+  });
+
+  it('auth can-i for a non-resource URL', async () => {
+    const { captured } = await captureKubectl(['auth', 'can-i', 'get', '/logs']);
+    expect(captured.decoded).toEqual({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      metadata: {},
+      spec: { nonResourceAttributes: { path: '/logs', verb: 'get' } },
+      status: { allowed: false },
+    });
+  });
+
+  it('auth can-i --list (SelfSubjectRulesReview)', async () => {
+    const { captured, output } = await captureKubectl(['auth', 'can-i', '--list', '--namespace=team-a']);
+    expect(captured.path).toBe('/apis/authorization.k8s.io/v1/selfsubjectrulesreviews');
+    expect(captured.decoded).toEqual({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectRulesReview',
+      metadata: {},
+      spec: { namespace: 'team-a' },
+      status: { incomplete: false },
+    });
+    expect(output).toMatch(/pods\s+\[\]\s+\[\]\s+\[get\]/);
   });
 
   it('autoscale deployment (autoscaling/v1 HorizontalPodAutoscaler)', async () => {
