@@ -43,6 +43,17 @@ describe('GenericAPIServer', () => {
     }
   });
 
+  it('serves cluster-scoped resources without a namespace segment', async () => {
+    const api = await start({ definition: { resource: 'gizmos', namespaced: false, versions: ['v1'] } });
+    const created = await api.call('POST', '/apis/example.com/v1/gizmos', widget('g'));
+    expect(created.status).toBe(201);
+    expect((created.body['metadata'] as Record<string, unknown>)['namespace']).toBeUndefined();
+    expect(await api.storage.keys()).toEqual(['/registry/gizmos/g']);
+    expect((await api.call('GET', '/apis/example.com/v1/gizmos/g')).status).toBe(200);
+    expect((await api.call('GET', '/apis/example.com/v1/namespaces/default/gizmos/g')).status).toBe(404);
+    expect((await api.call('DELETE', '/apis/example.com/v1/gizmos/g')).status).toBe(200);
+  });
+
   it('refuses verbs the resource does not serve with 405', async () => {
     const api = await start({ definition: { verbs: ['get', 'list'] } });
     const result = await api.call('POST', widgetsPath(), widget('a'));

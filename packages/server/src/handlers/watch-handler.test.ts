@@ -146,6 +146,26 @@ describe('watch', () => {
     watch.close();
   });
 
+  it('reports a compacted resourceVersion as 410 Expired', async () => {
+    await api.call('POST', widgetsPath(), widget('a'));
+    await api.call(
+      'PATCH',
+      `${widgetsPath()}/a`,
+      { spec: { size: 2 } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    );
+    const revision = await api.storage.revision();
+    await api.storage.backend.compact(revision);
+    const response = await fetch(`${api.url}${widgetsPath()}?watch=1&resourceVersion=1`);
+    const text = await response.text();
+    const status =
+      response.status === 200
+        ? (JSON.parse(text.split('\n')[0] ?? '') as { type: string; object: unknown }).object
+        : JSON.parse(text);
+    expect(status).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
+    expect(api.storage.activeWatches).toBe(0);
+  });
+
   it('ends the stream at timeoutSeconds and on shutdown, stopping the storage watch', async () => {
     const timed = await openWatch(`${widgetsPath()}?watch=1&timeoutSeconds=1`);
     expect(await timed.next()).toBeUndefined();

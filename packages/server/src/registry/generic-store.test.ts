@@ -116,6 +116,15 @@ describe('create', () => {
       details: { causes: [{ field: 'spec.size', reason: 'FieldValueInvalid' }] },
     });
 
+    const withVersion = await failing('POST', widgetsPath(), {
+      ...widget('v'),
+      metadata: { name: 'v', resourceVersion: '5' },
+    });
+    expect(withVersion.status).toBe(500);
+    expect(withVersion.body['message']).toBe(
+      'Internal error occurred: resourceVersion should not be set on objects to be created',
+    );
+
     const noName = await failing('POST', widgetsPath(), widget(''));
     expect(noName.status).toBe(422);
 

@@ -245,6 +245,10 @@ export class GenericStore {
     version: string,
     context: WriteContext,
   ): Promise<KubeObject> {
+    if (object.metadata.resourceVersion) {
+      // etcd3 store's ErrResourceVersionSetOnCreate, which upstream reports as an internal error.
+      throw StatusError.internal('resourceVersion should not be set on objects to be created');
+    }
     const generate = !object.metadata.name && Boolean(object.metadata.generateName);
     for (let attempt = 1; ; attempt += 1) {
       const candidate = copyObject(object);
