@@ -52,28 +52,37 @@ export const extraValueDescriptor: ProtobufMessageDescriptor = message(
 );
 
 /** authorization/v1 SubjectAccessReviewSpec. */
-export const subjectAccessReviewSpecDescriptor: ProtobufMessageDescriptor = message('SubjectAccessReviewSpec', {
-  1: field('resourceAttributes', resourceAttributesDescriptor),
-  2: field('nonResourceAttributes', nonResourceAttributesDescriptor),
-  3: field('user', 'string'),
-  4: repeatedField('groups', 'string'),
-  5: mapField('extra', extraValueDescriptor),
-  6: field('uid', 'string'),
-});
+export const subjectAccessReviewSpecDescriptor: ProtobufMessageDescriptor = message(
+  'SubjectAccessReviewSpec',
+  {
+    1: field('resourceAttributes', resourceAttributesDescriptor),
+    2: field('nonResourceAttributes', nonResourceAttributesDescriptor),
+    3: field('user', 'string'),
+    4: repeatedField('groups', 'string'),
+    5: mapField('extra', extraValueDescriptor),
+    6: field('uid', 'string'),
+  },
+);
 
 /** authorization/v1 SelfSubjectAccessReviewSpec. */
-export const selfSubjectAccessReviewSpecDescriptor: ProtobufMessageDescriptor = message('SelfSubjectAccessReviewSpec', {
-  1: field('resourceAttributes', resourceAttributesDescriptor),
-  2: field('nonResourceAttributes', nonResourceAttributesDescriptor),
-});
+export const selfSubjectAccessReviewSpecDescriptor: ProtobufMessageDescriptor = message(
+  'SelfSubjectAccessReviewSpec',
+  {
+    1: field('resourceAttributes', resourceAttributesDescriptor),
+    2: field('nonResourceAttributes', nonResourceAttributesDescriptor),
+  },
+);
 
 /** authorization/v1 SubjectAccessReviewStatus. */
-export const subjectAccessReviewStatusDescriptor: ProtobufMessageDescriptor = message('SubjectAccessReviewStatus', {
-  1: field('allowed', 'bool', keep),
-  4: field('denied', 'bool'),
-  2: field('reason', 'string'),
-  3: field('evaluationError', 'string'),
-});
+export const subjectAccessReviewStatusDescriptor: ProtobufMessageDescriptor = message(
+  'SubjectAccessReviewStatus',
+  {
+    1: field('allowed', 'bool', keep),
+    4: field('denied', 'bool'),
+    2: field('reason', 'string'),
+    3: field('evaluationError', 'string'),
+  },
+);
 
 const resourceRule = message('ResourceRule', {
   1: repeatedField('verbs', 'string'),
@@ -88,19 +97,25 @@ const nonResourceRule = message('NonResourceRule', {
 });
 
 /** authorization/v1 SubjectRulesReviewStatus. */
-export const subjectRulesReviewStatusDescriptor: ProtobufMessageDescriptor = message('SubjectRulesReviewStatus', {
-  1: repeatedField('resourceRules', resourceRule),
-  2: repeatedField('nonResourceRules', nonResourceRule),
-  3: field('incomplete', 'bool', keep),
-  4: field('evaluationError', 'string'),
-});
+export const subjectRulesReviewStatusDescriptor: ProtobufMessageDescriptor = message(
+  'SubjectRulesReviewStatus',
+  {
+    1: repeatedField('resourceRules', resourceRule),
+    2: repeatedField('nonResourceRules', nonResourceRule),
+    3: field('incomplete', 'bool', keep),
+    4: field('evaluationError', 'string'),
+  },
+);
 
 /** authorization/v1 SelfSubjectAccessReview. */
-export const selfSubjectAccessReviewDescriptor: ProtobufMessageDescriptor = message('SelfSubjectAccessReview', {
-  1: field('metadata', objectMetaDescriptor),
-  2: field('spec', selfSubjectAccessReviewSpecDescriptor),
-  3: field('status', subjectAccessReviewStatusDescriptor),
-});
+export const selfSubjectAccessReviewDescriptor: ProtobufMessageDescriptor = message(
+  'SelfSubjectAccessReview',
+  {
+    1: field('metadata', objectMetaDescriptor),
+    2: field('spec', selfSubjectAccessReviewSpecDescriptor),
+    3: field('status', subjectAccessReviewStatusDescriptor),
+  },
+);
 
 /** authorization/v1 SelfSubjectRulesReview. */
 export const selfSubjectRulesReviewDescriptor: ProtobufMessageDescriptor = message('SelfSubjectRulesReview', {

@@ -2,15 +2,22 @@
  * Protobuf descriptors of autoscaling/v1 and autoscaling/v2 HorizontalPodAutoscaler.
  * Field numbers from k8s.io/api/autoscaling/v1/generated.proto and autoscaling/v2/generated.proto.
  */
-import { labelSelectorDescriptor, objectMetaDescriptor, type ProtobufMessageDescriptor } from '@kapi/apimachinery';
+import {
+  labelSelectorDescriptor,
+  objectMetaDescriptor,
+  type ProtobufMessageDescriptor,
+} from '@kapi/apimachinery';
 import { field, keep, message, repeatedField } from './descriptor-helpers.js';
 
 /** autoscaling CrossVersionObjectReference (same numbers in v1 and v2). */
-export const crossVersionObjectReferenceDescriptor: ProtobufMessageDescriptor = message('CrossVersionObjectReference', {
-  1: field('kind', 'string', keep),
-  2: field('name', 'string', keep),
-  3: field('apiVersion', 'string'),
-});
+export const crossVersionObjectReferenceDescriptor: ProtobufMessageDescriptor = message(
+  'CrossVersionObjectReference',
+  {
+    1: field('kind', 'string', keep),
+    2: field('name', 'string', keep),
+    3: field('apiVersion', 'string'),
+  },
+);
 
 /** autoscaling/v1 HorizontalPodAutoscalerSpec. */
 export const hpaV1SpecDescriptor: ProtobufMessageDescriptor = message('HorizontalPodAutoscalerSpec', {

@@ -18,37 +18,73 @@ function varint(value: number): Bytes {
   } while (remaining > 0n);
   return out;
 }
-const int = (fieldNumber: number, value: number | boolean): Bytes => [...varint(fieldNumber << 3), ...varint(Number(value))];
+const int = (fieldNumber: number, value: number | boolean): Bytes => [
+  ...varint(fieldNumber << 3),
+  ...varint(Number(value)),
+];
 const nested = (fieldNumber: number, ...parts: Bytes[]): Bytes => {
   const payload = parts.flat();
   return [...varint((fieldNumber << 3) | 2), ...varint(payload.length), ...payload];
 };
-const text = (fieldNumber: number, value: string): Bytes => nested(fieldNumber, [...new TextEncoder().encode(value)]);
-const entry = (fieldNumber: number, key: string, value: Bytes): Bytes => nested(fieldNumber, text(1, key), value);
-const time = (fieldNumber: number, seconds: number, nanos = 0): Bytes => nested(fieldNumber, int(1, seconds), nanos ? int(2, nanos) : []);
+const text = (fieldNumber: number, value: string): Bytes =>
+  nested(fieldNumber, [...new TextEncoder().encode(value)]);
+const entry = (fieldNumber: number, key: string, value: Bytes): Bytes =>
+  nested(fieldNumber, text(1, key), value);
+const time = (fieldNumber: number, seconds: number, nanos = 0): Bytes =>
+  nested(fieldNumber, int(1, seconds), nanos ? int(2, nanos) : []);
 const quantity = (fieldNumber: number, value: string): Bytes => nested(fieldNumber, text(1, value));
 
 /** `k8s\0` + runtime.Unknown { typeMeta, raw, contentEncoding, contentType }. */
 function envelope(apiVersion: string, kind: string, ...raw: Bytes[]): Uint8Array {
-  return Uint8Array.from([0x6b, 0x38, 0x73, 0x00, ...nested(1, text(1, apiVersion), text(2, kind)), ...nested(2, ...raw), ...text(3, ''), ...text(4, '')]);
+  return Uint8Array.from([
+    0x6b,
+    0x38,
+    0x73,
+    0x00,
+    ...nested(1, text(1, apiVersion), text(2, kind)),
+    ...nested(2, ...raw),
+    ...text(3, ''),
+    ...text(4, ''),
+  ]);
 }
 
 /** ObjectMeta as gogo-protobuf writes it: every non-pointer field present, zero or not. */
 function objectMeta(name: string, namespace = ''): Bytes {
-  return nested(1, text(1, name), text(2, ''), text(3, namespace), text(4, ''), text(5, ''), text(6, ''), int(7, 0), nested(8));
+  return nested(
+    1,
+    text(1, name),
+    text(2, ''),
+    text(3, namespace),
+    text(4, ''),
+    text(5, ''),
+    text(6, ''),
+    int(7, 0),
+    nested(8),
+  );
 }
 
 describe('built-in protobuf registry', () => {
   it('knows every kind the app serves', () => {
     const registry = createBuiltInProtobufRegistry();
     for (const [apiVersion, kind] of [
-      ['v1', 'ConfigMap'], ['v1', 'Secret'], ['v1', 'Namespace'], ['v1', 'ServiceAccount'], ['v1', 'Event'],
-      ['rbac.authorization.k8s.io/v1', 'Role'], ['rbac.authorization.k8s.io/v1', 'ClusterRole'],
-      ['rbac.authorization.k8s.io/v1', 'RoleBinding'], ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding'],
-      ['coordination.k8s.io/v1', 'Lease'], ['autoscaling/v1', 'HorizontalPodAutoscaler'], ['autoscaling/v2', 'HorizontalPodAutoscaler'],
-      ['authorization.k8s.io/v1', 'SelfSubjectAccessReview'], ['authorization.k8s.io/v1', 'SelfSubjectRulesReview'],
-      ['authorization.k8s.io/v1', 'SubjectAccessReview'], ['authorization.k8s.io/v1', 'LocalSubjectAccessReview'],
-      ['v1', 'DeleteOptions'], ['coordination.k8s.io/v1', 'DeleteOptions'],
+      ['v1', 'ConfigMap'],
+      ['v1', 'Secret'],
+      ['v1', 'Namespace'],
+      ['v1', 'ServiceAccount'],
+      ['v1', 'Event'],
+      ['rbac.authorization.k8s.io/v1', 'Role'],
+      ['rbac.authorization.k8s.io/v1', 'ClusterRole'],
+      ['rbac.authorization.k8s.io/v1', 'RoleBinding'],
+      ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding'],
+      ['coordination.k8s.io/v1', 'Lease'],
+      ['autoscaling/v1', 'HorizontalPodAutoscaler'],
+      ['autoscaling/v2', 'HorizontalPodAutoscaler'],
+      ['authorization.k8s.io/v1', 'SelfSubjectAccessReview'],
+      ['authorization.k8s.io/v1', 'SelfSubjectRulesReview'],
+      ['authorization.k8s.io/v1', 'SubjectAccessReview'],
+      ['authorization.k8s.io/v1', 'LocalSubjectAccessReview'],
+      ['v1', 'DeleteOptions'],
+      ['coordination.k8s.io/v1', 'DeleteOptions'],
     ] as const) {
       expect(registry.has(apiVersion, kind), `${apiVersion} ${kind}`).toBe(true);
     }
@@ -60,7 +96,14 @@ describe('built-in protobuf registry', () => {
       'coordination.k8s.io/v1',
       'Lease',
       objectMeta('kube-scheduler', 'kube-system'),
-      nested(2, text(1, 'node-1_abc'), int(2, 15), time(3, 1_700_000_000, 123_456_000), time(4, 1_700_000_010, 5_000), int(5, 0)),
+      nested(
+        2,
+        text(1, 'node-1_abc'),
+        int(2, 15),
+        time(3, 1_700_000_000, 123_456_000),
+        time(4, 1_700_000_010, 5_000),
+        int(5, 0),
+      ),
     );
     expect(builtInProtobufRegistry.decode(body)).toEqual({
       apiVersion: 'coordination.k8s.io/v1',
@@ -77,7 +120,16 @@ describe('built-in protobuf registry', () => {
   });
 
   it('decodes a core/v1 Event', () => {
-    const involvedObject = nested(2, text(1, 'Pod'), text(2, 'default'), text(3, 'web-1'), text(4, 'uid-1'), text(5, 'v1'), text(6, ''), text(7, ''));
+    const involvedObject = nested(
+      2,
+      text(1, 'Pod'),
+      text(2, 'default'),
+      text(3, 'web-1'),
+      text(4, 'uid-1'),
+      text(5, 'v1'),
+      text(6, ''),
+      text(7, ''),
+    );
     const body = envelope(
       'v1',
       'Event',
@@ -126,13 +178,30 @@ describe('built-in protobuf registry', () => {
         int(2, 1),
         int(3, 10),
         nested(4, text(1, 'Resource'), nested(4, text(1, 'cpu'), target('Utilization', int(4, 70)))),
-        nested(4, text(1, 'Pods'), nested(3, nested(1, text(1, 'qps')), target('AverageValue', quantity(3, '100m')))),
+        nested(
+          4,
+          text(1, 'Pods'),
+          nested(3, nested(1, text(1, 'qps')), target('AverageValue', quantity(3, '100m'))),
+        ),
         nested(
           4,
           text(1, 'External'),
-          nested(5, nested(1, text(1, 'queue'), nested(2, entry(1, 'queue', text(2, 'jobs')))), target('Value', quantity(2, '30'))),
+          nested(
+            5,
+            nested(1, text(1, 'queue'), nested(2, entry(1, 'queue', text(2, 'jobs')))),
+            target('Value', quantity(2, '30')),
+          ),
         ),
-        nested(5, nested(2, int(3, 300), text(1, 'Min'), nested(2, text(1, 'Percent'), int(2, 10), int(3, 60)), quantity(4, '50m'))),
+        nested(
+          5,
+          nested(
+            2,
+            int(3, 300),
+            text(1, 'Min'),
+            nested(2, text(1, 'Percent'), int(2, 10), int(3, 60)),
+            quantity(4, '50m'),
+          ),
+        ),
       ),
       nested(
         3,
@@ -141,7 +210,14 @@ describe('built-in protobuf registry', () => {
         int(3, 2),
         int(4, 4),
         nested(5, text(1, 'Resource'), nested(4, text(1, 'cpu'), nested(2, quantity(2, '250m'), int(3, 85)))),
-        nested(6, text(1, 'AbleToScale'), text(2, 'True'), time(3, 1_700_000_000), text(4, 'ReadyForNewScale'), text(5, '')),
+        nested(
+          6,
+          text(1, 'AbleToScale'),
+          text(2, 'True'),
+          time(3, 1_700_000_000),
+          text(4, 'ReadyForNewScale'),
+          text(5, ''),
+        ),
       ),
     );
     expect(builtInProtobufRegistry.decode(body)).toEqual({
@@ -153,11 +229,20 @@ describe('built-in protobuf registry', () => {
         minReplicas: 1,
         maxReplicas: 10,
         metrics: [
-          { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
-          { type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '100m' } } },
+          {
+            type: 'Resource',
+            resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } },
+          },
+          {
+            type: 'Pods',
+            pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '100m' } },
+          },
           {
             type: 'External',
-            external: { metric: { name: 'queue', selector: { matchLabels: { queue: 'jobs' } } }, target: { type: 'Value', value: '30' } },
+            external: {
+              metric: { name: 'queue', selector: { matchLabels: { queue: 'jobs' } } },
+              target: { type: 'Value', value: '30' },
+            },
           },
         ],
         behavior: {
@@ -174,8 +259,20 @@ describe('built-in protobuf registry', () => {
         lastScaleTime: '2023-11-14T22:13:20Z',
         currentReplicas: 2,
         desiredReplicas: 4,
-        currentMetrics: [{ type: 'Resource', resource: { name: 'cpu', current: { averageValue: '250m', averageUtilization: 85 } } }],
-        conditions: [{ type: 'AbleToScale', status: 'True', lastTransitionTime: '2023-11-14T22:13:20Z', reason: 'ReadyForNewScale' }],
+        currentMetrics: [
+          {
+            type: 'Resource',
+            resource: { name: 'cpu', current: { averageValue: '250m', averageUtilization: 85 } },
+          },
+        ],
+        conditions: [
+          {
+            type: 'AbleToScale',
+            status: 'True',
+            lastTransitionTime: '2023-11-14T22:13:20Z',
+            reason: 'ReadyForNewScale',
+          },
+        ],
       },
     });
   });
@@ -187,7 +284,16 @@ describe('built-in protobuf registry', () => {
       objectMeta(''),
       nested(
         2,
-        nested(1, text(1, 'team-a'), text(2, 'list'), text(3, 'apps'), text(4, 'v1'), text(5, 'deployments'), text(6, ''), text(7, '')),
+        nested(
+          1,
+          text(1, 'team-a'),
+          text(2, 'list'),
+          text(3, 'apps'),
+          text(4, 'v1'),
+          text(5, 'deployments'),
+          text(6, ''),
+          text(7, ''),
+        ),
         text(3, 'alice'),
         text(4, 'devs'),
         text(4, 'system:authenticated'),
@@ -201,7 +307,13 @@ describe('built-in protobuf registry', () => {
       kind: 'SubjectAccessReview',
       metadata: {},
       spec: {
-        resourceAttributes: { namespace: 'team-a', verb: 'list', group: 'apps', version: 'v1', resource: 'deployments' },
+        resourceAttributes: {
+          namespace: 'team-a',
+          verb: 'list',
+          group: 'apps',
+          version: 'v1',
+          resource: 'deployments',
+        },
         user: 'alice',
         groups: ['devs', 'system:authenticated'],
         extra: { scopes: ['read', 'write'] },
@@ -212,7 +324,13 @@ describe('built-in protobuf registry', () => {
   });
 
   it('decodes DeleteOptions sent to a group version', () => {
-    const body = envelope('rbac.authorization.k8s.io/v1', 'DeleteOptions', int(1, 30), nested(2, text(2, '42')), text(4, 'Background'));
+    const body = envelope(
+      'rbac.authorization.k8s.io/v1',
+      'DeleteOptions',
+      int(1, 30),
+      nested(2, text(2, '42')),
+      text(4, 'Background'),
+    );
     expect(builtInProtobufRegistry.decode(body)).toEqual({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'DeleteOptions',

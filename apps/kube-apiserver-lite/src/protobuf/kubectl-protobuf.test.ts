@@ -26,7 +26,13 @@ interface CapturedRequest {
 const registry = createBuiltInProtobufRegistry();
 
 const groupVersion = (group: string, version: string) => ({ groupVersion: `${group}/${version}`, version });
-const resource = (name: string, kind: string) => ({ name, singularName: kind.toLowerCase(), namespaced: true, kind, verbs: ['create', 'get'] });
+const resource = (name: string, kind: string) => ({
+  name,
+  singularName: kind.toLowerCase(),
+  namespaced: true,
+  kind,
+  verbs: ['create', 'get'],
+});
 
 /** Minimal discovery and one Deployment, so kubectl can map resources and `kubectl autoscale` finds its target. */
 const documents: Record<string, unknown> = {
@@ -43,13 +49,25 @@ const documents: Record<string, unknown> = {
       },
     ],
   },
-  '/api/v1': { kind: 'APIResourceList', groupVersion: 'v1', resources: [resource('pods', 'Pod'), resource('configmaps', 'ConfigMap')] },
+  '/api/v1': {
+    kind: 'APIResourceList',
+    groupVersion: 'v1',
+    resources: [resource('pods', 'Pod'), resource('configmaps', 'ConfigMap')],
+  },
   '/apis/apps/v1': {
     kind: 'APIResourceList',
     groupVersion: 'apps/v1',
     resources: [
       resource('deployments', 'Deployment'),
-      { name: 'deployments/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get'] },
+      {
+        name: 'deployments/scale',
+        singularName: '',
+        namespaced: true,
+        group: 'autoscaling',
+        version: 'v1',
+        kind: 'Scale',
+        verbs: ['get'],
+      },
     ],
   },
   '/apis/autoscaling/v1': {
@@ -69,13 +87,20 @@ const documents: Record<string, unknown> = {
     spec: {
       replicas: 1,
       selector: { matchLabels: { app: 'web' } },
-      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+      template: {
+        metadata: { labels: { app: 'web' } },
+        spec: { containers: [{ name: 'web', image: 'nginx' }] },
+      },
     },
   },
 };
 
 function findKubectl(): string | undefined {
-  const candidates = [process.env['KUBECTL'], ...(process.env['PATH'] ?? '').split(delimiter).map((dir) => join(dir, 'kubectl')), '/usr/bin/kubectl'];
+  const candidates = [
+    process.env['KUBECTL'],
+    ...(process.env['PATH'] ?? '').split(delimiter).map((dir) => join(dir, 'kubectl')),
+    '/usr/bin/kubectl',
+  ];
   return candidates.find((candidate): candidate is string => {
     if (!candidate) return false;
     try {
@@ -93,7 +118,9 @@ let kubectlPath = '';
 beforeAll(() => {
   const found = findKubectl();
   if (!found) {
-    throw new Error('kubectl was not found (looked at $KUBECTL, $PATH and /usr/bin/kubectl): install it with scripts/ensure-deps.sh --with-test-tools');
+    throw new Error(
+      'kubectl was not found (looked at $KUBECTL, $PATH and /usr/bin/kubectl): install it with scripts/ensure-deps.sh --with-test-tools',
+    );
   }
   kubectlPath = found;
   workDir = mkdtempSync(join(tmpdir(), 'kapi-kubectl-protobuf-'));
@@ -111,7 +138,9 @@ function sendJson(response: ServerResponse, code: number, value: unknown): void 
 }
 
 /** Runs kubectl against a capture server; returns its output and the first POST it made, if any. */
-async function runKubectl(args: string[]): Promise<{ captured: CapturedRequest | undefined; output: string }> {
+async function runKubectl(
+  args: string[],
+): Promise<{ captured: CapturedRequest | undefined; output: string }> {
   let captured: CapturedRequest | undefined;
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -119,25 +148,50 @@ async function runKubectl(args: string[]): Promise<{ captured: CapturedRequest |
     request.on('end', () => {
       const path = (request.url ?? '/').split('?')[0] ?? '/';
       if (request.method === 'POST' && !captured) {
-        captured = { method: 'POST', path, contentType: request.headers['content-type'] ?? '', body: Buffer.concat(chunks) };
+        captured = {
+          method: 'POST',
+          path,
+          contentType: request.headers['content-type'] ?? '',
+          body: Buffer.concat(chunks),
+        };
         try {
           const decoded = registry.decode(captured.body);
           captured.decoded = decoded;
-          const reply: Record<string, unknown> = { ...decoded, metadata: { ...decoded.metadata, uid: 'uid-1', resourceVersion: '1' } };
+          const reply: Record<string, unknown> = {
+            ...decoded,
+            metadata: { ...decoded.metadata, uid: 'uid-1', resourceVersion: '1' },
+          };
           if (decoded.kind === 'SelfSubjectAccessReview') reply['status'] = { allowed: true };
           if (decoded.kind === 'SelfSubjectRulesReview') {
-            reply['status'] = { resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], nonResourceRules: [], incomplete: false };
+            reply['status'] = {
+              resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }],
+              nonResourceRules: [],
+              incomplete: false,
+            };
           }
           sendJson(response, 201, reply);
         } catch (error) {
           captured.decodeError = String(error);
-          sendJson(response, 500, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: String(error), code: 500 });
+          sendJson(response, 500, {
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            message: String(error),
+            code: 500,
+          });
         }
         return;
       }
       const document = documents[path];
       if (request.method === 'GET' && document) return sendJson(response, 200, document);
-      sendJson(response, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', message: 'not found', code: 404 });
+      sendJson(response, 404, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        reason: 'NotFound',
+        message: 'not found',
+        code: 404,
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -202,7 +256,12 @@ function base64(text: string | Buffer): string {
 describe('decoding protobuf bodies sent by real kubectl', () => {
   it('create configmap (data from literals and files, binaryData from non-UTF-8 files)', async () => {
     const { captured, output } = await captureKubectl([
-      'create', 'configmap', 'settings', '--from-literal=a=b', '--from-file=greeting.txt', '--from-file=blob.bin',
+      'create',
+      'configmap',
+      'settings',
+      '--from-literal=a=b',
+      '--from-file=greeting.txt',
+      '--from-file=blob.bin',
     ]);
     expect(isProtobufMediaType(captured.contentType)).toBe(true);
     expect(captured.body.subarray(0, 4)).toEqual(Buffer.from('k8s\0', 'binary'));
@@ -218,7 +277,14 @@ describe('decoding protobuf bodies sent by real kubectl', () => {
   });
 
   it('create secret generic (data as base64, type)', async () => {
-    const { captured } = await captureKubectl(['create', 'secret', 'generic', 'token', '--from-literal=user=admin', '--from-literal=empty=']);
+    const { captured } = await captureKubectl([
+      'create',
+      'secret',
+      'generic',
+      'token',
+      '--from-literal=user=admin',
+      '--from-literal=empty=',
+    ]);
     expect(captured.path).toBe('/api/v1/namespaces/default/secrets');
     expect(captured.decoded).toEqual({
       apiVersion: 'v1',
@@ -231,18 +297,34 @@ describe('decoding protobuf bodies sent by real kubectl', () => {
   it('create namespace (empty spec and status are kept, as in JSON)', async () => {
     const { captured, output } = await captureKubectl(['create', 'namespace', 'team-a']);
     expect(captured.path).toBe('/api/v1/namespaces');
-    expect(captured.decoded).toEqual({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' }, spec: {}, status: {} });
+    expect(captured.decoded).toEqual({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'team-a' },
+      spec: {},
+      status: {},
+    });
     expect(output).toContain('namespace/team-a created');
   });
 
   it('create serviceaccount', async () => {
     const { captured } = await captureKubectl(['create', 'serviceaccount', 'robot']);
     expect(captured.path).toBe('/api/v1/namespaces/default/serviceaccounts');
-    expect(captured.decoded).toEqual({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } });
+    expect(captured.decoded).toEqual({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'robot' },
+    });
   });
 
   it('create clusterrole (policy rules)', async () => {
-    const { captured, output } = await captureKubectl(['create', 'clusterrole', 'pod-reader', '--verb=get,list', '--resource=pods']);
+    const { captured, output } = await captureKubectl([
+      'create',
+      'clusterrole',
+      'pod-reader',
+      '--verb=get,list',
+      '--resource=pods',
+    ]);
     expect(captured.path).toBe('/apis/rbac.authorization.k8s.io/v1/clusterroles');
     expect(captured.decoded).toEqual({
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -254,7 +336,14 @@ describe('decoding protobuf bodies sent by real kubectl', () => {
   });
 
   it('create role with resource names', async () => {
-    const { captured } = await captureKubectl(['create', 'role', 'cm-reader', '--verb=get', '--resource=configmaps', '--resource-name=settings']);
+    const { captured } = await captureKubectl([
+      'create',
+      'role',
+      'cm-reader',
+      '--verb=get',
+      '--resource=configmaps',
+      '--resource-name=settings',
+    ]);
     expect(captured.path).toBe('/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles');
     expect(captured.decoded).toEqual({
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -265,7 +354,13 @@ describe('decoding protobuf bodies sent by real kubectl', () => {
   });
 
   it('create rolebinding (subjects and roleRef)', async () => {
-    const { captured } = await captureKubectl(['create', 'rolebinding', 'bob-view', '--clusterrole=view', '--user=bob']);
+    const { captured } = await captureKubectl([
+      'create',
+      'rolebinding',
+      'bob-view',
+      '--clusterrole=view',
+      '--user=bob',
+    ]);
     expect(captured.path).toBe('/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings');
     expect(captured.decoded).toEqual({
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -278,7 +373,12 @@ describe('decoding protobuf bodies sent by real kubectl', () => {
 
   it('create clusterrolebinding (group and service account subjects)', async () => {
     const { captured } = await captureKubectl([
-      'create', 'clusterrolebinding', 'readers', '--clusterrole=view', '--group=devs', '--serviceaccount=default:robot',
+      'create',
+      'clusterrolebinding',
+      'readers',
+      '--clusterrole=view',
+      '--group=devs',
+      '--serviceaccount=default:robot',
     ]);
     expect(captured.decoded).toEqual({
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -330,7 +430,14 @@ describe('decoding protobuf bodies sent by real kubectl', () => {
   });
 
   it('autoscale deployment (autoscaling/v1 HorizontalPodAutoscaler)', async () => {
-    const { captured, output } = await captureKubectl(['autoscale', 'deployment', 'web', '--min=2', '--max=5', '--cpu-percent=80']);
+    const { captured, output } = await captureKubectl([
+      'autoscale',
+      'deployment',
+      'web',
+      '--min=2',
+      '--max=5',
+      '--cpu-percent=80',
+    ]);
     expect(captured.path).toBe('/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers');
     expect(captured.decoded).toEqual({
       apiVersion: 'autoscaling/v1',
@@ -348,14 +455,36 @@ describe('decoding protobuf bodies sent by real kubectl', () => {
   });
 
   it.each([
-    ['create', 'configmap', 'settings', '--from-literal=a=b', '--from-file=greeting.txt', '--from-file=blob.bin'],
+    [
+      'create',
+      'configmap',
+      'settings',
+      '--from-literal=a=b',
+      '--from-file=greeting.txt',
+      '--from-file=blob.bin',
+    ],
     ['create', 'secret', 'generic', 'token', '--from-literal=user=admin', '--type=Opaque'],
     ['create', 'namespace', 'team-a'],
     ['create', 'serviceaccount', 'robot'],
     ['create', 'clusterrole', 'aggregate', '--aggregation-rule=rbac.example.com/aggregate=true'],
-    ['create', 'clusterrole', 'urls', '--verb=get', '--non-resource-url=/healthz', '--non-resource-url=/logs/*'],
+    [
+      'create',
+      'clusterrole',
+      'urls',
+      '--verb=get',
+      '--non-resource-url=/healthz',
+      '--non-resource-url=/logs/*',
+    ],
     ['create', 'role', 'cm-reader', '--verb=get', '--resource=configmaps', '--resource-name=settings'],
-    ['create', 'rolebinding', 'bob-edit', '--role=editor', '--user=bob', '--group=ops', '--serviceaccount=kube-system:robot'],
+    [
+      'create',
+      'rolebinding',
+      'bob-edit',
+      '--role=editor',
+      '--user=bob',
+      '--group=ops',
+      '--serviceaccount=kube-system:robot',
+    ],
     ['autoscale', 'deployment', 'web', '--max=3', '--name=web-hpa'],
   ])('decodes exactly what kubectl would send as JSON: %s %s %s', async (...args: string[]) => {
     const { captured } = await captureKubectl(args);

@@ -2,7 +2,11 @@
  * Protobuf descriptors of rbac.authorization.k8s.io/v1.
  * Field numbers from k8s.io/api/rbac/v1/generated.proto.
  */
-import { labelSelectorDescriptor, objectMetaDescriptor, type ProtobufMessageDescriptor } from '@kapi/apimachinery';
+import {
+  labelSelectorDescriptor,
+  objectMetaDescriptor,
+  type ProtobufMessageDescriptor,
+} from '@kapi/apimachinery';
 import { field, keep, message, repeatedField } from './descriptor-helpers.js';
 
 /** rbac/v1 PolicyRule. */

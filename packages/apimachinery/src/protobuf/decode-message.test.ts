@@ -40,7 +40,13 @@ describe('decodeProtobufMessage', () => {
   });
 
   it('drops zero values like omitempty unless the field keeps them', () => {
-    const bytes = toBytes(stringField(1, ''), varintField(2, false), varintField(3, 0), varintField(6, false), stringField(7, ''));
+    const bytes = toBytes(
+      stringField(1, ''),
+      varintField(2, false),
+      varintField(3, 0),
+      varintField(6, false),
+      stringField(7, ''),
+    );
     expect(decodeProtobufMessage(bytes, scalars)).toEqual({ pointerFlag: false, required: '' });
   });
 
@@ -49,14 +55,18 @@ describe('decodeProtobufMessage', () => {
       stringField(1, 'first'),
       stringField(99, 'unknown'),
       varintField(98, 5),
-      tag(97, WireType.fixed32), [1, 2, 3, 4],
+      tag(97, WireType.fixed32),
+      [1, 2, 3, 4],
       stringField(1, 'second'),
     );
     expect(decodeProtobufMessage(bytes, scalars)).toEqual({ text: 'second' });
   });
 
   it('decodes repeated fields, packed and unpacked', () => {
-    const descriptor = message('Lists', { 1: repeatedField('names', 'string'), 2: repeatedField('numbers', 'int32') });
+    const descriptor = message('Lists', {
+      1: repeatedField('names', 'string'),
+      2: repeatedField('numbers', 'int32'),
+    });
     const packed = bytesField(2, [...varint(1), ...varint(300), ...varint(-2)]);
     const bytes = toBytes(stringField(1, 'a'), stringField(1, ''), varintField(2, 9), packed);
     expect(decodeProtobufMessage(bytes, descriptor)).toEqual({ names: ['a', ''], numbers: [9, 1, 300, -2] });
@@ -87,7 +97,11 @@ describe('decodeProtobufMessage', () => {
       bytesField(3, stringField(1, 'x')),
       bytesField(3, stringField(2, 'y')),
     );
-    expect(decodeProtobufMessage(bytes, tree)).toEqual({ name: 'root', children: [{ name: 'leaf' }], inner: { a: 'x', b: 'y' } });
+    expect(decodeProtobufMessage(bytes, tree)).toEqual({
+      name: 'root',
+      children: [{ name: 'leaf' }],
+      inner: { a: 'x', b: 'y' },
+    });
   });
 
   it('keeps empty nested messages (Go always emits struct fields)', () => {
@@ -157,7 +171,13 @@ describe('decodeProtobufMessage', () => {
       bytesField(8, []),
       varintField(10, 0),
       mapEntry(11, 'app', stringField(2, 'web')),
-      bytesField(13, [...stringField(5, 'v1'), ...stringField(1, 'ConfigMap'), ...stringField(3, 'owner'), ...stringField(4, 'u-1'), ...varintField(6, true)]),
+      bytesField(13, [
+        ...stringField(5, 'v1'),
+        ...stringField(1, 'ConfigMap'),
+        ...stringField(3, 'owner'),
+        ...stringField(4, 'u-1'),
+        ...varintField(6, true),
+      ]),
       stringField(14, 'example.com/finalizer'),
       bytesField(17, [
         ...stringField(1, 'kubectl'),
@@ -191,14 +211,20 @@ describe('decodeProtobufMessage', () => {
 
   it('rejects wire types that do not match the descriptor and bad embedded JSON', () => {
     expect(() => decodeProtobufMessage(toBytes(varintField(1, 5)), scalars)).toThrow(ProtobufWireError);
-    expect(() => decodeProtobufMessage(toBytes(varintField(1, 5)), scalars)).toThrow(/Scalars\.text: wire type 0/);
+    expect(() => decodeProtobufMessage(toBytes(varintField(1, 5)), scalars)).toThrow(
+      /Scalars\.text: wire type 0/,
+    );
     expect(() => decodeProtobufMessage(toBytes(stringField(2, 'x')), scalars)).toThrow(/Scalars\.flag/);
     const raw = message('Raw', { 1: field('object', 'rawExtension') });
-    expect(() => decodeProtobufMessage(toBytes(bytesField(1, stringField(1, '{nope'))), raw)).toThrow(/not JSON/);
+    expect(() => decodeProtobufMessage(toBytes(bytesField(1, stringField(1, '{nope'))), raw)).toThrow(
+      /not JSON/,
+    );
   });
 
   it('rejects truncated nested messages', () => {
     const bytes = toBytes(bytesField(13, stringField(5, 'v1')));
-    expect(() => decodeProtobufMessage(bytes.subarray(0, bytes.length - 1), objectMetaDescriptor)).toThrow(ProtobufWireError);
+    expect(() => decodeProtobufMessage(bytes.subarray(0, bytes.length - 1), objectMetaDescriptor)).toThrow(
+      ProtobufWireError,
+    );
   });
 });

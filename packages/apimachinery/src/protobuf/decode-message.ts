@@ -1,4 +1,9 @@
-import type { ProtobufFieldDescriptor, ProtobufFieldType, ProtobufMessageDescriptor, ProtobufScalarType } from './message-descriptor.js';
+import type {
+  ProtobufFieldDescriptor,
+  ProtobufFieldType,
+  ProtobufMessageDescriptor,
+  ProtobufScalarType,
+} from './message-descriptor.js';
 import { ProtobufWireError, WireReader, WireType, utf8 } from './wire-reader.js';
 
 /** Nesting deeper than this is treated as malformed input (Kubernetes objects are shallow). */
@@ -10,11 +15,18 @@ const MAX_DEPTH = 64;
  * a singular field seen twice keeps the last value (nested messages are merged).
  * Throws `ProtobufWireError` for malformed input.
  */
-export function decodeProtobufMessage(bytes: Uint8Array, descriptor: ProtobufMessageDescriptor): Record<string, unknown> {
+export function decodeProtobufMessage(
+  bytes: Uint8Array,
+  descriptor: ProtobufMessageDescriptor,
+): Record<string, unknown> {
   return decodeFields(bytes, descriptor, 0);
 }
 
-function decodeFields(bytes: Uint8Array, descriptor: ProtobufMessageDescriptor, depth: number): Record<string, unknown> {
+function decodeFields(
+  bytes: Uint8Array,
+  descriptor: ProtobufMessageDescriptor,
+  depth: number,
+): Record<string, unknown> {
   if (depth > MAX_DEPTH) throw new ProtobufWireError(`message nesting deeper than ${MAX_DEPTH}`);
   const result: Record<string, unknown> = {};
   const reader = new WireReader(bytes);
@@ -162,7 +174,8 @@ function decodeIntOrString(bytes: Uint8Array): number | string {
     const tag = reader.readTag();
     if (tag.fieldNumber === 1 && tag.wireType === WireType.varint) kind = reader.readSignedVarint();
     else if (tag.fieldNumber === 2 && tag.wireType === WireType.varint) intValue = reader.readSignedVarint();
-    else if (tag.fieldNumber === 3 && tag.wireType === WireType.lengthDelimited) stringValue = reader.readString();
+    else if (tag.fieldNumber === 3 && tag.wireType === WireType.lengthDelimited)
+      stringValue = reader.readString();
     else reader.skip(tag.wireType);
   }
   return kind === 1 ? stringValue : intValue;
@@ -181,12 +194,17 @@ function decodeQuantity(bytes: Uint8Array): string {
 }
 
 /** runtime.RawExtension / metav1.FieldsV1 {raw = 1}: JSON bytes, returned parsed; no bytes is null. */
-function decodeRawExtension(bytes: Uint8Array, field: ProtobufFieldDescriptor, parent: ProtobufMessageDescriptor): unknown {
+function decodeRawExtension(
+  bytes: Uint8Array,
+  field: ProtobufFieldDescriptor,
+  parent: ProtobufMessageDescriptor,
+): unknown {
   const reader = new WireReader(bytes);
   let raw: Uint8Array | undefined;
   while (!reader.done) {
     const tag = reader.readTag();
-    if (tag.fieldNumber === 1 && tag.wireType === WireType.lengthDelimited) raw = reader.readLengthDelimited();
+    if (tag.fieldNumber === 1 && tag.wireType === WireType.lengthDelimited)
+      raw = reader.readLengthDelimited();
     else reader.skip(tag.wireType);
   }
   if (!raw || raw.length === 0) return null;
@@ -197,7 +215,12 @@ function decodeRawExtension(bytes: Uint8Array, field: ProtobufFieldDescriptor, p
   }
 }
 
-function expectWireType(actual: number, expected: number, field: ProtobufFieldDescriptor, parent: ProtobufMessageDescriptor): void {
+function expectWireType(
+  actual: number,
+  expected: number,
+  field: ProtobufFieldDescriptor,
+  parent: ProtobufMessageDescriptor,
+): void {
   if (actual !== expected) {
     throw new ProtobufWireError(
       `${parent.name}.${field.name}: wire type ${actual} does not match the expected wire type ${expected}`,
@@ -223,7 +246,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /** The value a map entry gets when its value field is absent (Go's zero value, rendered as JSON). */
 function zeroValue(type: ProtobufFieldType, depth: number): unknown {
-  if (typeof type !== 'string') return decodeFields(new Uint8Array(0), typeof type === 'function' ? type() : type, depth + 1);
+  if (typeof type !== 'string')
+    return decodeFields(new Uint8Array(0), typeof type === 'function' ? type() : type, depth + 1);
   const zeros: Record<ProtobufScalarType, unknown> = {
     string: '',
     bytes: '',

@@ -1,5 +1,16 @@
-export type { ProtobufScalarType, ProtobufFieldType, ProtobufFieldDescriptor, ProtobufMessageDescriptor, ProtobufFieldOptions } from './message-descriptor.js';
-export { protobufField, protobufRepeatedField, protobufMapField, protobufMessage } from './message-descriptor.js';
+export type {
+  ProtobufScalarType,
+  ProtobufFieldType,
+  ProtobufFieldDescriptor,
+  ProtobufMessageDescriptor,
+  ProtobufFieldOptions,
+} from './message-descriptor.js';
+export {
+  protobufField,
+  protobufRepeatedField,
+  protobufMapField,
+  protobufMessage,
+} from './message-descriptor.js';
 export type { ProtobufFieldTag } from './wire-reader.js';
 export { WireReader, WireType, ProtobufWireError } from './wire-reader.js';
 export { decodeProtobufMessage, formatProtobufTimestamp } from './decode-message.js';

@@ -39,7 +39,13 @@ export function hasKubernetesMagic(bytes: Uint8Array): boolean {
  */
 export function decodeKubernetesEnvelope(bytes: Uint8Array): KubernetesEnvelope | undefined {
   if (!hasKubernetesMagic(bytes)) return undefined;
-  const envelope: KubernetesEnvelope = { apiVersion: '', kind: '', raw: new Uint8Array(0), contentEncoding: '', contentType: '' };
+  const envelope: KubernetesEnvelope = {
+    apiVersion: '',
+    kind: '',
+    raw: new Uint8Array(0),
+    contentEncoding: '',
+    contentType: '',
+  };
   const reader = new WireReader(bytes.subarray(KUBERNETES_PROTOBUF_MAGIC.length));
   while (!reader.done) {
     const { fieldNumber, wireType } = reader.readTag();
@@ -52,8 +58,10 @@ export function decodeKubernetesEnvelope(bytes: Uint8Array): KubernetesEnvelope 
       const typeMeta = new WireReader(value);
       while (!typeMeta.done) {
         const tag = typeMeta.readTag();
-        if (tag.fieldNumber === 1 && tag.wireType === WireType.lengthDelimited) envelope.apiVersion = typeMeta.readString();
-        else if (tag.fieldNumber === 2 && tag.wireType === WireType.lengthDelimited) envelope.kind = typeMeta.readString();
+        if (tag.fieldNumber === 1 && tag.wireType === WireType.lengthDelimited)
+          envelope.apiVersion = typeMeta.readString();
+        else if (tag.fieldNumber === 2 && tag.wireType === WireType.lengthDelimited)
+          envelope.kind = typeMeta.readString();
         else typeMeta.skip(tag.wireType);
       }
     } else if (fieldNumber === 2) {

@@ -26,7 +26,8 @@ export type ProtobufScalarType =
   | 'rawExtension';
 
 /** A field's value kind: a scalar, a nested message, or a thunk for a nested message (recursive types). */
-export type ProtobufFieldType = ProtobufScalarType | ProtobufMessageDescriptor | (() => ProtobufMessageDescriptor);
+export type ProtobufFieldType =
+  ProtobufScalarType | ProtobufMessageDescriptor | (() => ProtobufMessageDescriptor);
 
 /** How one field number maps to JSON. */
 export interface ProtobufFieldDescriptor {
@@ -66,7 +67,11 @@ export interface ProtobufFieldOptions {
 }
 
 /** A singular field. */
-export function protobufField(name: string, type: ProtobufFieldType, options: ProtobufFieldOptions = {}): ProtobufFieldDescriptor {
+export function protobufField(
+  name: string,
+  type: ProtobufFieldType,
+  options: ProtobufFieldOptions = {},
+): ProtobufFieldDescriptor {
   return options.keepZero ? { name, type, keepZero: true } : { name, type };
 }
 

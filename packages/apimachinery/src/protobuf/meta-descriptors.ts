@@ -61,11 +61,14 @@ export const listMetaDescriptor: ProtobufMessageDescriptor = protobufMessage('Li
 });
 
 /** metav1.LabelSelectorRequirement. */
-export const labelSelectorRequirementDescriptor: ProtobufMessageDescriptor = protobufMessage('LabelSelectorRequirement', {
-  1: field('key', 'string', keep),
-  2: field('operator', 'string', keep),
-  3: repeatedField('values', 'string'),
-});
+export const labelSelectorRequirementDescriptor: ProtobufMessageDescriptor = protobufMessage(
+  'LabelSelectorRequirement',
+  {
+    1: field('key', 'string', keep),
+    2: field('operator', 'string', keep),
+    3: repeatedField('values', 'string'),
+  },
+);
 
 /** metav1.LabelSelector. */
 export const labelSelectorDescriptor: ProtobufMessageDescriptor = protobufMessage('LabelSelector', {

@@ -38,7 +38,12 @@ describe('decodeKubernetesEnvelope', () => {
     const bytes = envelope('v1', 'ConfigMap', stringField(1, 'raw'));
     expect(hasKubernetesMagic(bytes)).toBe(true);
     const decoded = decodeKubernetesEnvelope(bytes);
-    expect(decoded).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', contentEncoding: '', contentType: '' });
+    expect(decoded).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      contentEncoding: '',
+      contentType: '',
+    });
     expect([...(decoded?.raw ?? [])]).toEqual(stringField(1, 'raw'));
   });
 
@@ -52,7 +57,10 @@ describe('ProtobufRegistry', () => {
   const registry = new ProtobufRegistry().register('v1', 'ConfigMap', configMap);
 
   it('decodes a registered kind, taking apiVersion and kind from the envelope', () => {
-    const raw = [...bytesField(1, [...stringField(1, 'settings'), ...stringField(3, 'default')]), ...mapEntry(2, 'a', stringField(2, 'b'))];
+    const raw = [
+      ...bytesField(1, [...stringField(1, 'settings'), ...stringField(3, 'default')]),
+      ...mapEntry(2, 'a', stringField(2, 'b')),
+    ];
     expect(registry.decode(envelope('v1', 'ConfigMap', raw))).toEqual({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -62,7 +70,12 @@ describe('ProtobufRegistry', () => {
   });
 
   it('decodes DeleteOptions under any apiVersion', () => {
-    const raw = [...varintField(1, 0), ...bytesField(2, stringField(1, 'uid-1')), ...stringField(4, 'Foreground'), ...stringField(5, 'All')];
+    const raw = [
+      ...varintField(1, 0),
+      ...bytesField(2, stringField(1, 'uid-1')),
+      ...stringField(4, 'Foreground'),
+      ...stringField(5, 'All'),
+    ];
     expect(registry.decode(envelope('rbac.authorization.k8s.io/v1', 'DeleteOptions', raw))).toEqual({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'DeleteOptions',
@@ -81,20 +94,29 @@ describe('ProtobufRegistry', () => {
       bytesField(2, new TextEncoder().encode('{"metadata":{"name":"j"},"data":{"x":"y"}}')),
       stringField(4, 'application/json'),
     );
-    expect(registry.decode(bytes)).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'j' }, data: { x: 'y' } });
+    expect(registry.decode(bytes)).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'j' },
+      data: { x: 'y' },
+    });
   });
 
   it('rejects a body without the magic prefix with a 400', () => {
     const error = decodeError(() => registry.decode(new TextEncoder().encode('{}')));
     expect(error.code).toBe(400);
     expect(error.reason).toBe('BadRequest');
-    expect(error.message).toBe('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
+    expect(error.message).toBe(
+      'provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]',
+    );
   });
 
   it('rejects unregistered kinds with a 400 naming the kind and version', () => {
     const error = decodeError(() => registry.decode(envelope('apps/v1', 'Deployment', [])));
     expect(error.code).toBe(400);
-    expect(error.message).toBe('no kind "Deployment" is registered for version "apps/v1" in the protobuf decoder');
+    expect(error.message).toBe(
+      'no kind "Deployment" is registered for version "apps/v1" in the protobuf decoder',
+    );
   });
 
   it('rejects an envelope without a kind', () => {
@@ -113,7 +135,13 @@ describe('ProtobufRegistry', () => {
   });
 
   it('rejects content encodings it cannot undo', () => {
-    const bytes = toBytes([0x6b, 0x38, 0x73, 0x00], bytesField(1, [...stringField(1, 'v1'), ...stringField(2, 'ConfigMap')]), stringField(3, 'gzip'));
-    expect(decodeError(() => registry.decode(bytes)).message).toBe('unsupported protobuf content encoding "gzip"');
+    const bytes = toBytes(
+      [0x6b, 0x38, 0x73, 0x00],
+      bytesField(1, [...stringField(1, 'v1'), ...stringField(2, 'ConfigMap')]),
+      stringField(3, 'gzip'),
+    );
+    expect(decodeError(() => registry.decode(bytes)).message).toBe(
+      'unsupported protobuf content encoding "gzip"',
+    );
   });
 });

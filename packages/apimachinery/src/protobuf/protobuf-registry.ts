@@ -26,7 +26,8 @@ export class ProtobufRegistry {
   private readonly anyVersionDescriptors = new Map<string, ProtobufMessageDescriptor>();
 
   constructor(options: ProtobufRegistryOptions = {}) {
-    if (options.includeMetaKinds ?? true) this.registerForAllVersions('DeleteOptions', deleteOptionsDescriptor);
+    if (options.includeMetaKinds ?? true)
+      this.registerForAllVersions('DeleteOptions', deleteOptionsDescriptor);
   }
 
   /** Registers the message of `kind` in `apiVersion` (`v1`, `rbac.authorization.k8s.io/v1`). */

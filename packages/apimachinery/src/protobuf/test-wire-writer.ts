@@ -52,5 +52,11 @@ export function toBytes(...parts: Chunks[]): Uint8Array {
 /** Wraps a message in the Kubernetes envelope (`k8s\0` + runtime.Unknown). */
 export function envelope(apiVersion: string, kind: string, raw: Chunks): Uint8Array {
   const typeMeta = [...stringField(1, apiVersion), ...stringField(2, kind)];
-  return toBytes([0x6b, 0x38, 0x73, 0x00], bytesField(1, typeMeta), bytesField(2, raw), bytesField(3, []), bytesField(4, []));
+  return toBytes(
+    [0x6b, 0x38, 0x73, 0x00],
+    bytesField(1, typeMeta),
+    bytesField(2, raw),
+    bytesField(3, []),
+    bytesField(4, []),
+  );
 }

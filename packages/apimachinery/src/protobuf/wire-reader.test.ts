@@ -31,10 +31,13 @@ describe('WireReader', () => {
 
   it('skips every supported wire type', () => {
     const bytes = toBytes(
-      tag(1, WireType.varint), varint(99999),
-      tag(2, WireType.fixed64), [1, 2, 3, 4, 5, 6, 7, 8],
+      tag(1, WireType.varint),
+      varint(99999),
+      tag(2, WireType.fixed64),
+      [1, 2, 3, 4, 5, 6, 7, 8],
       bytesField(3, [1, 2, 3]),
-      tag(4, WireType.fixed32), [1, 2, 3, 4],
+      tag(4, WireType.fixed32),
+      [1, 2, 3, 4],
       stringField(5, 'end'),
     );
     const reader = new WireReader(bytes);
@@ -46,9 +49,11 @@ describe('WireReader', () => {
   it('rejects truncated and malformed input', () => {
     expect(() => new WireReader(Uint8Array.of(0x80)).readVarint()).toThrow(ProtobufWireError);
     expect(() => new WireReader(toBytes(varint(10), [1, 2])).readLengthDelimited()).toThrow(/exceeds/);
-    expect(() => new WireReader(Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01)).readVarint()).toThrow(
-      /longer than 10 bytes/,
-    );
+    expect(() =>
+      new WireReader(
+        Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01),
+      ).readVarint(),
+    ).toThrow(/longer than 10 bytes/);
     expect(() => new WireReader(Uint8Array.of(0x00)).readTag()).toThrow(/field number 0/);
     expect(() => new WireReader(Uint8Array.of()).skip(3)).toThrow(/unsupported wire type 3/);
   });

@@ -79,7 +79,9 @@ export class WireReader {
   readLengthDelimited(): Uint8Array {
     const length = this.readVarint();
     if (length > BigInt(this.bytes.length - this.position)) {
-      throw new ProtobufWireError(`length ${length} exceeds the ${this.bytes.length - this.position} remaining bytes`);
+      throw new ProtobufWireError(
+        `length ${length} exceeds the ${this.bytes.length - this.position} remaining bytes`,
+      );
     }
     return this.take(Number(length));
   }
