@@ -39,18 +39,27 @@ export class CacheWatcher implements Watch {
   private readonly initialEvents: Iterator<StorageWatchEvent>;
   private initialDone = false;
   private terminated = false;
-  /** True once the watcher was closed because its consumer could not keep up. */
-  overflowed = false;
+  private fellBehind = false;
 
   constructor(private readonly options: CacheWatcherOptions) {
     this.initialEvents = this.initial();
-    // One slot beyond the queue capacity is kept for the final bookmark sent on shutdown.
-    this.channel = new WatchChannel({ capacity: options.queueCapacity + 1, onStop: options.onStop });
     const signal = options.signal;
-    if (signal) {
-      if (signal.aborted) this.stop();
-      else signal.addEventListener('abort', () => this.stop(), { once: true });
-    }
+    const onAbort = (): void => this.stop();
+    // One slot beyond the queue capacity is kept for the final bookmark sent on shutdown.
+    this.channel = new WatchChannel({
+      capacity: options.queueCapacity + 1,
+      onStop: () => {
+        signal?.removeEventListener('abort', onAbort);
+        options.onStop();
+      },
+    });
+    if (signal?.aborted) this.stop();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  }
+
+  /** True once the watcher was closed because its consumer could not keep up. */
+  get overflowed(): boolean {
+    return this.fellBehind;
   }
 
   get done(): Promise<void> {
@@ -81,7 +90,7 @@ export class CacheWatcher implements Watch {
     const converted = this.convert(event);
     if (!converted) return;
     if (this.channel.pending >= this.options.queueCapacity) {
-      this.overflowed = true;
+      this.fellBehind = true;
       this.stop();
       return;
     }

@@ -9,7 +9,6 @@ function history(options: { min?: number; max?: number } = {}) {
     freshDurationMs: 75_000,
     minCapacity: options.min ?? 4,
     maxCapacity: options.max ?? 16,
-    now: () => clock.now,
   });
   const add = (revision: number) => {
     const object: KubeObject = { metadata: { name: `o${revision}`, resourceVersion: String(revision) } };

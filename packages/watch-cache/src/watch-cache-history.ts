@@ -14,8 +14,6 @@ export interface WatchCacheHistoryOptions {
   freshDurationMs: number;
   minCapacity: number;
   maxCapacity: number;
-  /** Current time in milliseconds. */
-  now: () => number;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import type { StorageWatchEvent } from '@kapi/storage';
 import { CacheStore, type Indexers } from './cache-store.js';
-import type { Clock } from './clock.js';
+import type { Clock, TimerHandle } from './clock.js';
 import { WatchCacheEvent } from './watch-cache-event.js';
 import { WatchCacheHistory, type WatchCacheHistoryOptions } from './watch-cache-history.js';
 
@@ -11,7 +11,7 @@ export interface WatchCacheOptions {
   /** The storage key of an object. */
   keyOf: (object: KubeObject) => string;
   indexers?: Indexers;
-  history: Omit<WatchCacheHistoryOptions, 'now'>;
+  history: WatchCacheHistoryOptions;
   /** Receives every live change once it is applied (not the changes replayed into the history). */
   onEvent: (event: WatchCacheEvent) => void;
   /** Receives every progress notification of the backend, once applied (the revision may not have moved). */
@@ -24,7 +24,7 @@ interface FreshnessWaiter {
   revision: number;
   resolve: () => void;
   reject: (error: unknown) => void;
-  timer: unknown;
+  timer: TimerHandle;
 }
 
 /** Parses a resourceVersion carried by an object (absent or malformed: 0). */
@@ -47,7 +47,7 @@ export class WatchCache {
 
   constructor(private readonly options: WatchCacheOptions) {
     this.store = new CacheStore(options.indexers);
-    this.history = new WatchCacheHistory({ ...options.history, now: () => options.clock.now() });
+    this.history = new WatchCacheHistory(options.history);
   }
 
   /** The revision the cache is synced to. */
