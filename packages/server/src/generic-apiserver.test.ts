@@ -100,6 +100,15 @@ describe('GenericAPIServer', () => {
         'gadgets',
         'widgets',
       ]);
+      expect(outer.storageVersionInfos()[1]).toEqual({
+        groupResource: { group: 'example.com', resource: 'widgets' },
+        kind: 'Widget',
+        encodingVersion: { group: 'example.com', version: 'v1' },
+        decodableVersions: [
+          { group: 'example.com', version: 'v1' },
+          { group: 'example.com', version: 'v1beta1' },
+        ],
+      });
     } finally {
       await outer.shutdown();
     }

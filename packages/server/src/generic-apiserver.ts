@@ -6,7 +6,12 @@ import {
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { StatusError, storageVersionHash, type GroupResource } from '@kapi/apimachinery';
+import {
+  StatusError,
+  storageVersionHash,
+  type GroupResource,
+  type StorageVersionInfo,
+} from '@kapi/apimachinery';
 import {
   buildHandlerChain,
   loopbackAuthenticator,
@@ -245,7 +250,6 @@ export class GenericAPIServer {
       group: definition.group,
       kind: definition.kind,
       encodingVersion: storageVersion,
-      decodableVersions: definition.versions,
     });
     const storage = this.options.storage({ groupResource, prefix, codec, definition });
     this.storages.push(storage);
@@ -283,6 +287,25 @@ export class GenericAPIServer {
   /** This server's resources followed by its delegates'. */
   installedResources(): InstalledResource[] {
     return [...this.installed, ...(this.delegate?.installedResources() ?? [])];
+  }
+
+  /**
+   * What each persisted resource of this server (and its delegates) encodes and decodes, for the
+   * StorageVersion API (KEP-2339): the storage version, and the served versions as decodable.
+   */
+  storageVersionInfos(): StorageVersionInfo[] {
+    return this.installedResources().map(({ definition }) => {
+      const encoding = definition.storageVersion ?? definition.versions[0] ?? '';
+      const decodable = definition.versions.includes(encoding)
+        ? definition.versions
+        : [encoding, ...definition.versions];
+      return {
+        groupResource: { group: definition.group, resource: definition.resource },
+        kind: definition.kind,
+        encodingVersion: { group: definition.group, version: encoding },
+        decodableVersions: decodable.map((version) => ({ group: definition.group, version })),
+      };
+    });
   }
 
   /** Registers a hook run once the server listens; `/readyz` waits for it (`poststarthook/<name>`). */

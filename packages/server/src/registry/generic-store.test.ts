@@ -68,6 +68,16 @@ describe('create', () => {
     });
     expect(created.status).toBe(201);
     expect((await api.call('GET', `${widgetsPath()}/yml`)).body).toMatchObject({ spec: { size: 7 } });
+    const stored = await api.storage.backend.get('/registry/widgets/default/yml');
+    const raw = JSON.parse(Buffer.from(stored.entry?.value ?? new Uint8Array()).toString('utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(raw).toMatchObject({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      spec: { size: 7, color: 'blue' },
+    });
   });
 
   it('generates names, drops status on create and supports dryRun', async () => {
