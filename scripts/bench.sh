@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the benchmark scenarios (each beside its control); prints tables and writes bench/results/*.json.
 set -euo pipefail
+export TURBO_TELEMETRY_DISABLED=1
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/ensure-deps.sh --with-test-tools

@@ -2,6 +2,7 @@
 # Installs, builds and starts kube-apiserver-lite on the embedded durable store (SQLite) in ./.kapi.
 # Extra arguments are passed to the server (see --help).
 set -euo pipefail
+export TURBO_TELEMETRY_DISABLED=1
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/ensure-deps.sh

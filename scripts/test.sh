@@ -2,6 +2,7 @@
 # The whole test suite on a fresh clone: installs what is missing, type-checks, builds, runs every test
 # (unit, conformance on memory/SQLite/real etcd, e2e with kubectl and @kubernetes/client-node).
 set -euo pipefail
+export TURBO_TELEMETRY_DISABLED=1
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/ensure-deps.sh --with-test-tools
