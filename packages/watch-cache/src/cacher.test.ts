@@ -185,6 +185,30 @@ describe('Cacher reads', () => {
   });
 });
 
+describe('Cacher paging', () => {
+  it('serves the first NotOlderThan page from the cache with a continue token the storage follows', async () => {
+    const { cacher, storage } = setup();
+    await cacher.start();
+    const a = await cacher.create(keyOf('a'), configMap('a'));
+    const b = await cacher.create(keyOf('b'), configMap('b'));
+    const c = await cacher.create(keyOf('c'), configMap('c'));
+    const lists = storage.lists;
+    const first = await cacher.getList(`${prefix}/`, {
+      recursive: true,
+      resourceVersion: String(revisionOf(c)),
+      resourceVersionMatch: 'NotOlderThan',
+      predicate: { limit: 2 },
+    });
+    expect(first.items).toEqual([a, b]);
+    expect(first.remainingItemCount).toBe(1);
+    expect(storage.lists).toBe(lists);
+    const second = await cacher.getList(`${prefix}/`, { recursive: true, predicate: { limit: 2, continue: first.continue as string } });
+    expect(second.items).toEqual([c]);
+    expect(second.continue).toBeUndefined();
+    expect(second.resourceVersion).toBe(first.resourceVersion);
+  });
+});
+
 describe('Cacher bookmarks', () => {
   it('sends bookmark-enabled watchers a BOOKMARK every minute and 2 s before their deadline', async () => {
     const { cacher, clock } = setup();

@@ -2,6 +2,7 @@ import { StatusError, toStatus, type KubeObject } from '@kapi/apimachinery';
 import {
   StorageError,
   WatchChannel,
+  encodeContinueToken,
   isCompactor,
   isProgressRequester,
   isRevisionReader,
@@ -21,7 +22,7 @@ import {
   type Watch,
 } from '@kapi/storage';
 import { CacheReflector } from './cache-reflector.js';
-import { inScope, type KeyScope } from './cache-store.js';
+import { directoryOf, inScope, type KeyScope } from './cache-store.js';
 import { CacheWatchers, bookmarkEvent } from './cache-watchers.js';
 import { resolveCacherOptions, type CacherOptions, type CacherWatchOptions, type ResolvedCacherOptions } from './cacher-options.js';
 import { ConditionalProgressRequester, waitForConsistentRevision, type ConsistentReadStorage } from './consistent-read.js';
@@ -225,7 +226,24 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     const filter = this.matcher.filterFor(options.predicate);
     const candidates = this.cache.store.list(scope, this.indexFor(options.predicate));
     const items = filter ? candidates.filter(filter) : candidates;
-    return { items, resourceVersion: String(this.cache.resourceVersion) };
+    const revision = this.cache.resourceVersion;
+    if (route.wait === 'revision' && route.limit > 0 && items.length > route.limit && scope.recursive) {
+      return this.page(scope, items, route.limit, revision, filter === undefined);
+    }
+    return { items, resourceVersion: String(revision) };
+  }
+
+  /** The first `limit` items, with a continue token for the rest (read by the storage at `revision`). */
+  private page(scope: KeyScope, items: KubeObject[], limit: number, revision: number, unfiltered: boolean): ListResult {
+    const first = items.slice(0, limit);
+    const lastKey = this.options.keyFunc(first[first.length - 1] as KubeObject);
+    const result: ListResult = {
+      items: first,
+      resourceVersion: String(revision),
+      continue: encodeContinueToken(`${lastKey}\u0000`, directoryOf(scope.key), revision),
+    };
+    if (unfiltered) result.remainingItemCount = items.length - limit;
+    return result;
   }
 
   /**

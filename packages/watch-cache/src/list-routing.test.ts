@@ -4,11 +4,12 @@ import { routeList } from './list-routing.js';
 describe('routeList', () => {
   it('serves RV=0 (ignoring limit) and NotOlderThan from the cache, consistent reads when possible', () => {
     expect(routeList({ resourceVersion: '0', predicate: { limit: 5 } }, true)).toEqual({ target: 'cache', wait: 'none' });
-    expect(routeList({ resourceVersion: '7' }, true)).toEqual({ target: 'cache', wait: 'revision', revision: 7 });
-    expect(routeList({ resourceVersion: '7', resourceVersionMatch: 'NotOlderThan' }, true)).toEqual({
+    expect(routeList({ resourceVersion: '7' }, true)).toEqual({ target: 'cache', wait: 'revision', revision: 7, limit: 0 });
+    expect(routeList({ resourceVersion: '7', resourceVersionMatch: 'NotOlderThan', predicate: { limit: 2 } }, true)).toEqual({
       target: 'cache',
       wait: 'revision',
       revision: 7,
+      limit: 2,
     });
     expect(routeList({}, true)).toEqual({ target: 'cache', wait: 'consistent' });
   });

@@ -5,8 +5,8 @@ export type ListRoute =
   | { target: 'storage' }
   /** From the cache as it is (`RV="0"`); `limit` is ignored. */
   | { target: 'cache'; wait: 'none' }
-  /** From the cache once it has reached `revision` (NotOlderThan). */
-  | { target: 'cache'; wait: 'revision'; revision: number }
+  /** From the cache once it has reached `revision` (NotOlderThan), paged by `limit` when set. */
+  | { target: 'cache'; wait: 'revision'; revision: number; limit: number }
   /** From the cache once it has reached the backend's current revision (consistent read). */
   | { target: 'cache'; wait: 'consistent' };
 
@@ -18,10 +18,10 @@ export function parseResourceVersion(text: string): number | undefined {
 }
 
 /**
- * Decides where a LIST is served. Served by the storage: `Exact`, continue tokens, `RV=N` with a
- * limit (legacy exact, and NotOlderThan pages: the cache does not mint continue tokens), `RV=""` with a
- * limit or when consistent reads from the cache are not possible, and malformed requests (so the
- * storage reports them with its wording).
+ * Decides where a LIST is served. Served by the storage: `Exact`, continue tokens (the pages after the
+ * first are exact reads), `RV=N` with a limit but no match (legacy exact), `RV=""` with a limit or when
+ * consistent reads from the cache are not possible, and malformed requests (so the storage reports them
+ * with its wording).
  */
 export function routeList(options: ListOptions | undefined, consistentReadsFromCache: boolean): ListRoute {
   const storage: ListRoute = { target: 'storage' };
@@ -36,6 +36,6 @@ export function routeList(options: ListOptions | undefined, consistentReadsFromC
   const revision = parseResourceVersion(text);
   if (revision === undefined) return storage;
   if (revision === 0) return { target: 'cache', wait: 'none' };
-  if (limit > 0) return storage;
-  return { target: 'cache', wait: 'revision', revision };
+  if (limit > 0 && match !== 'NotOlderThan') return storage;
+  return { target: 'cache', wait: 'revision', revision, limit: Math.max(0, limit) };
 }
