@@ -1,6 +1,7 @@
 import { generateLoopbackToken, type Authenticator, type Authorizer, type Filter } from '@kapi/filters';
 import { HealthRegistry } from './health/index.js';
 import { ServerMetrics } from './metrics/index.js';
+import type { ProtobufBodyDecoder } from './handlers/request-body.js';
 import type { SchemeLike } from './scheme-like.js';
 import type { StorageFactory } from './storage-factory.js';
 import { versionInfo, type VersionInfo } from './version.js';
@@ -50,6 +51,11 @@ export interface GenericAPIServerOptions {
   metrics?: ServerMetrics;
   /** Health checks and post-start hooks; default a new registry (the delegate's when there is one). */
   health?: HealthRegistry;
+  /**
+   * Decoder of `application/vnd.kubernetes.protobuf` request bodies (apimachinery's `ProtobufRegistry`
+   * with the built-in kinds); without it such bodies get 415. Responses are always JSON/YAML.
+   */
+  protobuf?: ProtobufBodyDecoder;
   /** Injectable clock for object timestamps. */
   now?: () => Date;
 }

@@ -2,7 +2,7 @@ import { request as httpsRequest } from 'node:https';
 import forge from 'node-forge';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alwaysAllowAuthorizer, requestContext, writeStatus, type Filter } from '@kapi/filters';
-import { StatusError } from '@kapi/apimachinery';
+import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import { GenericAPIServerConfig } from './generic-apiserver-config.js';
 import { ServerMetrics } from './metrics/index.js';
 import {
@@ -41,6 +41,29 @@ describe('GenericAPIServer', () => {
         message: 'the server could not find the requested resource',
       });
     }
+  });
+
+  it('decodes protobuf bodies with the configured decoder, and refuses them with 415 without one', async () => {
+    const protobufType = { 'Content-Type': 'application/vnd.kubernetes.protobuf' };
+    // A stand-in decoder: the tests only check the routing of protobuf bodies (ProtobufRegistry has its own tests).
+    const protobuf = {
+      decode: (bytes: Uint8Array) =>
+        JSON.parse(Buffer.from(bytes).subarray(4).toString('utf8')) as KubeObject,
+    };
+    const frame = (value: unknown) => `k8s\u0000${JSON.stringify(value)}`;
+    const api = await start({ protobuf });
+    expect((await api.call('POST', widgetsPath(), frame(widget('p')), protobufType)).status).toBe(201);
+    const deleted = await api.call(
+      'DELETE',
+      `${widgetsPath()}/p`,
+      frame({ kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'nope' } }),
+      protobufType,
+    );
+    expect(deleted.status).toBe(409);
+    const plain = await start();
+    const refused = await plain.call('POST', widgetsPath(), frame(widget('p')), protobufType);
+    expect(refused.status).toBe(415);
+    expect(await plain.storage.keys()).toEqual([]);
   });
 
   it('serves cluster-scoped resources without a namespace segment', async () => {

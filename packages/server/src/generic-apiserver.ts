@@ -205,6 +205,7 @@ export class GenericAPIServer {
           watches: this.watches,
           metrics: this.metrics,
           ...(this.options.now ? { now: this.options.now } : {}),
+          ...(this.options.protobuf ? { protobuf: this.options.protobuf } : {}),
           ...(this.options.watchTimeoutSeconds
             ? { watchTimeoutSeconds: this.options.watchTimeoutSeconds }
             : {}),

@@ -27,6 +27,7 @@ export type { ResourceRoute, HandlerEnvironment } from './handlers/resource-hand
 export { parseResourcePath } from './handlers/resource-path.js';
 export type { ResourcePath } from './handlers/resource-path.js';
 export { MAX_REQUEST_BODY_BYTES, readBody, decodeObjectBody, mediaType } from './handlers/request-body.js';
+export type { ProtobufBodyDecoder } from './handlers/request-body.js';
 export { parseReadQuery, parseWriteQuery } from './handlers/query-options.js';
 export type { FieldValidation, ReadQuery, WriteQuery } from './handlers/query-options.js';
 export {

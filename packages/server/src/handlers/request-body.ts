@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { StatusError } from '@kapi/apimachinery';
+import { PROTOBUF_MEDIA_TYPE, StatusError, type KubeObject } from '@kapi/apimachinery';
 import { parse as parseYaml } from 'yaml';
 
 /** Largest request body the server reads (upstream `MaxRequestBodyBytes`, 3 MiB). */
@@ -30,17 +30,27 @@ export async function readBody(request: IncomingMessage, limit = MAX_REQUEST_BOD
   return Buffer.concat(chunks);
 }
 
+/**
+ * Decodes `application/vnd.kubernetes.protobuf` bodies (e.g. apimachinery's `ProtobufRegistry`),
+ * throwing a StatusError (400) on bytes it cannot decode.
+ */
+export interface ProtobufBodyDecoder {
+  decode(bytes: Uint8Array): KubeObject;
+}
+
 const objectMediaTypes = ['application/json', 'application/yaml'];
 
 /**
- * Decodes a create/update body (JSON or YAML). An unknown media type is 415; unparsable bytes are 400
- * with the parser's error.
+ * Decodes a create/update/delete-options body: JSON, YAML, and Kubernetes protobuf when a decoder is
+ * given. An unknown media type is 415; unparsable bytes are 400 with the parser's error.
  */
-export function decodeObjectBody(type: string, body: Buffer): unknown {
+export function decodeObjectBody(type: string, body: Buffer, protobuf?: ProtobufBodyDecoder): unknown {
   const effective = type === '' || type === '*/*' ? 'application/json' : type;
+  if (effective === PROTOBUF_MEDIA_TYPE && protobuf) return protobuf.decode(body);
   if (!objectMediaTypes.includes(effective)) {
+    const accepted = protobuf ? [...objectMediaTypes, PROTOBUF_MEDIA_TYPE] : objectMediaTypes;
     throw StatusError.unsupportedMediaType(
-      `the body of the request was in an unknown format - accepted media types include: ${objectMediaTypes.join(', ')}`,
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
     );
   }
   const text = body.toString('utf8');

@@ -8,7 +8,7 @@ import type { GenericStore, WriteContext } from '../registry/generic-store.js';
 import { decodeRequestObject, type Endpoint } from './decode-object.js';
 import { handlePatch } from './patch-handler.js';
 import { parseReadQuery, parseWriteQuery, type ReadQuery } from './query-options.js';
-import { decodeObjectBody, mediaType, parseJson, readBody } from './request-body.js';
+import { decodeObjectBody, mediaType, readBody, type ProtobufBodyDecoder } from './request-body.js';
 import type { ResourcePath } from './resource-path.js';
 import { writeObject } from './response-writer.js';
 import { buildTable, negotiateResponseForm, parseIncludeObject, partialObjectMetadata } from './table.js';
@@ -28,6 +28,8 @@ export interface HandlerEnvironment {
   metrics?: ServerMetrics;
   /** Clock for Table ages. */
   now?: () => Date;
+  /** Decoder of protobuf request bodies (kubectl sends them for built-in kinds). */
+  protobuf?: ProtobufBodyDecoder;
 }
 
 const allVerbs: Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
@@ -128,10 +130,11 @@ async function readObject(
   request: IncomingMessage,
   route: ResourceRoute,
   fieldValidation: 'Ignore' | 'Warn' | 'Strict',
+  protobuf: ProtobufBodyDecoder | undefined,
 ): Promise<KubeObject> {
   const type = mediaType(request);
   const body = await readBody(request);
-  return decodeRequestObject(request, decodeObjectBody(type, body), route, fieldValidation);
+  return decodeRequestObject(request, decodeObjectBody(type, body, protobuf), route, fieldValidation);
 }
 
 interface DeleteBody {
@@ -139,13 +142,17 @@ interface DeleteBody {
   dryRun: boolean;
 }
 
-async function readDeleteOptions(request: IncomingMessage, query: URLSearchParams): Promise<DeleteBody> {
+async function readDeleteOptions(
+  request: IncomingMessage,
+  query: URLSearchParams,
+  protobuf: ProtobufBodyDecoder | undefined,
+): Promise<DeleteBody> {
   const write = parseWriteQuery(query, 'DeleteOptions');
   const body = await readBody(request);
   const result: DeleteBody = { preconditions: {}, dryRun: write.dryRun };
   let propagationPolicy = query.get('propagationPolicy');
   if (body.length > 0) {
-    const options = parseJson(body.toString('utf8'), "couldn't get version/kind; json parse error: ");
+    const options = decodeObjectBody(mediaType(request), body, protobuf);
     if (typeof options === 'object' && options !== null) {
       const record = options as Record<string, unknown>;
       const preconditions = record['preconditions'];
@@ -227,7 +234,7 @@ export async function handleResourceRequest(
     }
     case 'create': {
       const write = parseWriteQuery(query, 'CreateOptions');
-      const object = await readObject(request, route, write.fieldValidation);
+      const object = await readObject(request, route, write.fieldValidation, environment.protobuf);
       const bodyNamespace = object.metadata.namespace;
       if (definition.namespaced && bodyNamespace && bodyNamespace !== namespace) {
         throw StatusError.badRequest(
@@ -244,7 +251,7 @@ export async function handleResourceRequest(
     }
     case 'update': {
       const write = parseWriteQuery(query, 'UpdateOptions');
-      const object = await readObject(request, route, write.fieldValidation);
+      const object = await readObject(request, route, write.fieldValidation, environment.protobuf);
       if (object.metadata.name !== path.name) {
         throw StatusError.badRequest(
           `the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${path.name})`,
@@ -276,7 +283,7 @@ export async function handleResourceRequest(
       return respond(request, response, route, 200, patched, false);
     }
     case 'delete': {
-      const options = await readDeleteOptions(request, query);
+      const options = await readDeleteOptions(request, query, environment.protobuf);
       const result = await store.delete(
         namespace,
         path.name,
@@ -302,7 +309,7 @@ export async function handleResourceRequest(
       return respond(request, response, route, code, result.object, false);
     }
     case 'deletecollection': {
-      const options = await readDeleteOptions(request, query);
+      const options = await readDeleteOptions(request, query, environment.protobuf);
       const read = parseReadQuery(query);
       checkFieldSelector(read, definition);
       const list = await store.deleteCollection(

@@ -1,7 +1,6 @@
 import type { KubeObject } from '@kapi/apimachinery';
 import { Store, type Codec, type Interface, type Watch } from '@kapi/storage';
-// @kapi/storage-memory is not a dependency of @kapi/server (package.json is not ours to edit): use its source.
-import { MemoryBackend } from '../../../storage-memory/src/index.js';
+import { MemoryBackend } from '@kapi/storage-memory';
 import { GenericAPIServerConfig, type GenericAPIServerOptions } from '../generic-apiserver-config.js';
 import type { GenericAPIServer } from '../generic-apiserver.js';
 import { ServerMetrics } from '../metrics/index.js';
