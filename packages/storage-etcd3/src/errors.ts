@@ -4,6 +4,9 @@ import { ClientClosedError, GRPCDeadlineExceededError, GRPCUnavailableError } fr
 
 const COMPACTED = 'required revision has been compacted';
 const FUTURE = 'is a future revision';
+const TOO_LARGE = 'request is too large';
+/** etcd's gRPC server refuses messages over --max-request-bytes + 512 KiB before etcd sees them. */
+const OVER_GRPC_LIMIT = 'received message larger than max';
 
 /** True when an etcd error says the requested revision was compacted. */
 export function isCompactedError(error: unknown): boolean {
@@ -26,7 +29,8 @@ export interface ErrorContext {
 /**
  * Maps an etcd3 client error to the storage layer's errors: compaction and future-revision errors to
  * {@link RevisionCompactedError} / {@link FutureRevisionError}, connectivity and deadline failures to
- * `StorageError` Unreachable / Timeout. Anything else is returned as is.
+ * `StorageError` Unreachable / Timeout, etcd's request size limit to RequestTooLarge. Anything else is
+ * returned as is.
  */
 export async function translateError(error: unknown, context: ErrorContext): Promise<unknown> {
   if (isCompactedError(error)) {
@@ -43,6 +47,17 @@ export async function translateError(error: unknown, context: ErrorContext): Pro
     isBrokenCircuitError(error)
   ) {
     return StorageError.unreachable(context.key, `etcd is unreachable: ${error.message}`, error);
+  }
+  if (
+    error instanceof Error &&
+    (error.message.includes(TOO_LARGE) || error.message.includes(OVER_GRPC_LIMIT))
+  ) {
+    return new StorageError(
+      'RequestTooLarge',
+      context.key,
+      0,
+      `request is too large for etcd (${error.message})`,
+    );
   }
   if (error instanceof GRPCDeadlineExceededError) {
     return StorageError.timeout(context.key, `etcd request timed out: ${error.message}`);

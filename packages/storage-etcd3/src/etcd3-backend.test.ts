@@ -1,4 +1,4 @@
-import { FutureRevisionError, RevisionCompactedError, type KVEvent } from '@kapi/storage';
+import { FutureRevisionError, RevisionCompactedError, StorageError, type KVEvent } from '@kapi/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Etcd3Backend } from './etcd3-backend.js';
 import { startEtcd, type EtcdInstance } from './testing/index.js';
@@ -230,6 +230,17 @@ describe('Etcd3Backend KV', () => {
     expect(decode(deleted.previous?.value)).toBe('short');
     expect((await backend.get(`${prefix}ttl`)).entry).toBeUndefined();
   }, 15_000);
+
+  it('maps etcd rejecting an oversized request (over --max-request-bytes) to RequestTooLarge', async () => {
+    // 1.8 MiB: etcd's own limit ("request is too large"); 2.5 MiB: its gRPC server's limit.
+    for (const size of [1.8 * 1024 * 1024, 2.5 * 1024 * 1024]) {
+      const error = await backend
+        .create(`${fresh()}big`, new Uint8Array(size))
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(StorageError);
+      expect(StorageError.isInstance(error) && error.code).toBe('RequestTooLarge');
+    }
+  });
 
   it('reads and writes under a key prefix', async () => {
     const prefixed = await Etcd3Backend.connect({ endpoints: [etcd.endpoint], prefix: '/tenant-a' });
