@@ -341,6 +341,11 @@ describe('update', () => {
     expect(nameMismatch.status).toBe(400);
     const missing = await failing('PUT', `${widgetsPath()}/zz`, widget('zz'));
     expect(missing.status).toBe(404);
+    const dryWrongUid = await failing('PUT', `${widgetsPath()}/a?dryRun=All`, {
+      ...widget('a'),
+      metadata: { name: 'a', uid: 'nope' },
+    });
+    expect(dryWrongUid.status).toBe(409);
     const dry = await failing('PUT', `${widgetsPath()}/a?dryRun=All`, { ...widget('a'), spec: { size: 9 } });
     expect(dry.status).toBe(200);
     expect(dry.body).toMatchObject({

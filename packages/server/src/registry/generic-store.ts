@@ -307,6 +307,7 @@ export class GenericStore {
     try {
       if (context.dryRun) {
         const current = await this.storage.get(key, { ignoreNotFound: true });
+        if (current) this.checkPreconditions(key, current, preconditions);
         const result = await tryUpdate(current ?? { metadata: {} }, current !== undefined);
         if (current?.metadata.resourceVersion)
           result.metadata.resourceVersion = current.metadata.resourceVersion;
