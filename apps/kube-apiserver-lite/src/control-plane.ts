@@ -243,10 +243,16 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       return Promise.resolve();
     });
     const storageVersions = () => new ResourceClient<StorageVersion>(rest(), storageVersionRef);
-    const voted = voting ? startVoting(voting, manager, { leases, storageVersions, identity, installed, controllers }) : undefined;
-    if (voted) server.addPostStartHook('start-storage-version-voter', () => voted.ready);
+    // The voter starts inside its hook (the loopback client exists only once the server listens).
+    let voted: Promise<void> | undefined;
+    const vote = () => {
+      if (!voting) return Promise.resolve();
+      voted ??= startVoting(voting, manager, { leases, storageVersions, identity, installed, controllers }).ready;
+      return voted;
+    };
+    if (voting) server.addPostStartHook('start-storage-version-voter', vote);
     server.addPostStartHook(STORAGE_VERSION_UPDATER_HOOK, async ({ signal }) => {
-      await voted?.ready;
+      await vote();
       await runStorageVersionUpdater({ manager, leases: leases(), storageVersions: storageVersions(), serverID: identity, signal });
     });
     server.addPostStartHook('start-storage-version-garbage-collector', () => {

@@ -61,27 +61,33 @@ export interface RequestContext {
 }
 
 const contexts = new WeakMap<IncomingMessage, RequestContext>();
+const controllers = new WeakMap<IncomingMessage, AbortController>();
+const boundResponses = new WeakSet<IncomingMessage>();
 
-/** The context of a request, created on first use. */
-export function requestContext(request: IncomingMessage): RequestContext {
+/**
+ * The context of a request, created on first use. Pass the response (the outermost filters do) so the
+ * context's signal aborts when the response closes: finished, or the client went away. No listener is
+ * added to the (keep-alive) socket, so nothing accumulates across requests on one connection.
+ */
+export function requestContext(request: IncomingMessage, response?: ServerResponse): RequestContext {
   let context = contexts.get(request);
   if (!context) {
     const abort = new AbortController();
-    request.once('close', () => {
-      if (!request.complete || request.destroyed) abort.abort();
-    });
-    request.socket?.once('close', () => abort.abort());
+    controllers.set(request, abort);
     context = { signal: abort.signal, receivedAt: Date.now(), longRunning: false, warnings: [] };
-    Object.defineProperty(context, 'abort', { value: () => abort.abort(), enumerable: false });
     contexts.set(request, context);
+  }
+  if (response && !boundResponses.has(request)) {
+    boundResponses.add(request);
+    response.once('close', () => controllers.get(request)?.abort());
   }
   return context;
 }
 
 /** Aborts the request's context signal (used by the timeout filter and shutdown). */
 export function abortRequest(request: IncomingMessage): void {
-  const context = requestContext(request) as RequestContext & { abort?: () => void };
-  context.abort?.();
+  requestContext(request);
+  controllers.get(request)?.abort();
 }
 
 /** Writes a JSON body with the given status code. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { writeStatus, type Filter } from './handler.js';
+import { writeStatus, type Filter, requestContext } from './handler.js';
 
 /** Options of {@link withPanicRecovery}. */
 export interface PanicRecoveryOptions {
@@ -14,6 +14,7 @@ export interface PanicRecoveryOptions {
  */
 export function withPanicRecovery(options: PanicRecoveryOptions = {}): Filter {
   return (next) => async (request, response) => {
+    requestContext(request, response);
     try {
       await next(request, response);
     } catch (error) {

@@ -15,7 +15,7 @@ export interface RequestInfoOptions {
 export function withRequestInfo(options: RequestInfoOptions = {}): Filter {
   const longRunning = options.longRunning ?? isLongRunningRequest;
   return (next) => (request, response) => {
-    const context = requestContext(request);
+    const context = requestContext(request, response);
     let info: RequestInfo;
     try {
       info = parseRequestInfo(request.method ?? 'GET', request.url ?? '/');
