@@ -66,6 +66,21 @@ describe('GenericAPIServer', () => {
     expect(await plain.storage.keys()).toEqual([]);
   });
 
+  it('uninstalls a resource: routes and discovery go, watches end, storage closes, reinstall works', async () => {
+    const api = await start();
+    await api.call('POST', widgetsPath(), widget('a'));
+    const watch = await fetch(`${api.url}${widgetsPath()}?watch=1`);
+    const reader = watch.body!.getReader();
+    await reader.read();
+    await api.server.uninstallResource('example.com', 'widgets');
+    for (;;) if ((await reader.read()).done) break;
+    expect(api.storage.closedStores).toBe(1);
+    expect((await api.call('GET', widgetsPath())).status).toBe(404);
+    expect(api.server.installedResources()).toEqual([]);
+    api.server.installResource(widgetDefinition());
+    expect((await api.call('GET', `${widgetsPath()}/a`)).status).toBe(200);
+  });
+
   it('serves cluster-scoped resources without a namespace segment', async () => {
     const api = await start({ definition: { resource: 'gizmos', namespaced: false, versions: ['v1'] } });
     const created = await api.call('POST', '/apis/example.com/v1/gizmos', widget('g'));

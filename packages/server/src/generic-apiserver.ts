@@ -81,8 +81,8 @@ export class GenericAPIServer {
   readonly routes: Handler;
   private readonly resources = new Map<string, ResourceRoute>();
   private readonly installed: InstalledResource[] = [];
-  private readonly storages: Interface[] = [];
-  private readonly watches = new WatchRegistry();
+  /** Per installed resource (`<group>/<resource>`): its storage and its open watches. */
+  private readonly backends = new Map<string, { storage: Interface; watches: WatchRegistry }>();
   private readonly platformHandlers: PathHandler[];
   private readonly hookAbort = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
@@ -202,7 +202,9 @@ export class GenericAPIServer {
     ) {
       try {
         await handleResourceRequest(request, response, route, path, {
-          watches: this.watches,
+          watches:
+            this.backends.get(`${route.definition.group}/${route.definition.resource}`)?.watches ??
+            new WatchRegistry(),
           metrics: this.metrics,
           ...(this.options.now ? { now: this.options.now } : {}),
           ...(this.options.protobuf ? { protobuf: this.options.protobuf } : {}),
@@ -252,8 +254,12 @@ export class GenericAPIServer {
       kind: definition.kind,
       encodingVersion: storageVersion,
     });
+    const backendKey = `${definition.group}/${definition.resource}`;
+    if (this.backends.has(backendKey)) {
+      throw new Error(`resource ${definition.resource}.${definition.group} is already installed`);
+    }
     const storage = this.options.storage({ groupResource, prefix, codec, definition });
-    this.storages.push(storage);
+    this.backends.set(backendKey, { storage, watches: new WatchRegistry() });
     const resourceName =
       definition.group === '' ? definition.resource : `${definition.resource}.${definition.group}`;
     const storeOptions = {
@@ -278,6 +284,26 @@ export class GenericAPIServer {
       storageVersionHash: storageVersionHash(definition.group, storageVersion, definition.kind),
     });
     return store;
+  }
+
+  /**
+   * Stops serving a resource (e.g. a deleted CRD): its routes and discovery entry go away, its open
+   * watches end and its storage is closed. Stored objects are left in place.
+   */
+  async uninstallResource(group: string, resource: string): Promise<void> {
+    const backend = this.backends.get(`${group}/${resource}`);
+    if (!backend) return;
+    this.backends.delete(`${group}/${resource}`);
+    for (const [key, route] of this.resources) {
+      if (route.definition.group === group && route.definition.resource === resource)
+        this.resources.delete(key);
+    }
+    const index = this.installed.findIndex(
+      (entry) => entry.definition.group === group && entry.definition.resource === resource,
+    );
+    if (index >= 0) this.installed.splice(index, 1);
+    backend.watches.closeAll();
+    if (isCloser(backend.storage)) await backend.storage.close();
   }
 
   /** Installs several resources (e.g. every resource of one API group). */
@@ -369,7 +395,7 @@ export class GenericAPIServer {
     this.shuttingDown = true;
     this.health.setShuttingDown();
     this.hookAbort.abort();
-    this.watches.closeAll();
+    for (const backend of this.backends.values()) backend.watches.closeAll();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...this.inFlight]),
@@ -386,7 +412,7 @@ export class GenericAPIServer {
         setImmediate(() => server.closeAllConnections());
       });
     }
-    for (const storage of this.storages) if (isCloser(storage)) await storage.close();
+    for (const { storage } of this.backends.values()) if (isCloser(storage)) await storage.close();
     await this.delegate?.shutdown();
   }
 }
