@@ -16,7 +16,7 @@ import {
 } from '@kapi/storage';
 import { runStorageConformance } from '@kapi/storage/testing';
 import { Cacher } from './cacher.js';
-import { MemoryBackend } from './test-support/memory-store.js';
+import { MemoryBackend } from '@kapi/storage-memory';
 
 /**
  * The suite writes objects under keys that are not derived from the objects (`<prefix>pods/ns/c` for an

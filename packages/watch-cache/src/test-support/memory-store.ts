@@ -13,8 +13,7 @@ import {
   type RevisionReader,
   type Watch,
 } from '@kapi/storage';
-// @kapi/storage-memory is not a declared dependency of this package (test-only use; see the README).
-import { MemoryBackend } from '../../../storage-memory/src/index.js';
+import { MemoryBackend } from '@kapi/storage-memory';
 
 export { MemoryBackend, Store };
 
