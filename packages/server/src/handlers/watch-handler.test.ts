@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Interface, StorageWatchEvent, Watch } from '@kapi/storage';
 import { startTestServer, widget, widgetsPath, type TestServer } from '../test-support/test-server.js';
 
 let api: TestServer;
@@ -164,6 +165,49 @@ describe('watch', () => {
         : JSON.parse(text);
     expect(status).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
     expect(api.storage.activeWatches).toBe(0);
+  });
+
+  it('serializes an event object shared by several watchers once per apiVersion', async () => {
+    const shared: StorageWatchEvent = {
+      type: 'ADDED',
+      object: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 's', resourceVersion: '5' } },
+    };
+    const unused = () => Promise.reject(new Error('not used'));
+    // A stand-in for a watch cache: every watcher gets the very same event object.
+    const cacheLike: Interface = {
+      create: unused,
+      get: unused,
+      getList: unused,
+      guaranteedUpdate: unused,
+      delete: unused,
+      count: unused,
+      watch: async (): Promise<Watch> => ({
+        stop() {},
+        done: Promise.resolve(),
+        async *[Symbol.asyncIterator]() {
+          yield shared;
+        },
+      }),
+    };
+    await api.close();
+    api = await startTestServer({ storage: () => cacheLike });
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      for (let index = 0; index < 3; index += 1) {
+        const response = await fetch(`${api.url}${widgetsPath('default', 'v1beta1')}?watch=1`);
+        expect(JSON.parse((await response.text()).trim())).toMatchObject({
+          type: 'ADDED',
+          object: { apiVersion: 'example.com/v1beta1', metadata: { name: 's' } },
+        });
+      }
+      const serializations = stringify.mock.calls.filter(([value]) => {
+        const object = (value as { object?: { metadata?: { name?: string } } } | undefined)?.object;
+        return object?.metadata?.name === 's';
+      });
+      expect(serializations).toHaveLength(1);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 
   it('ends the stream at timeoutSeconds and on shutdown, stopping the storage watch', async () => {

@@ -67,7 +67,40 @@ function wireEvent(
   if (!table) {
     const cached = event.serializedFor?.(apiVersion);
     if (cached !== undefined) return cached;
+    return sharedSerialization(event.object, `${event.type}|${apiVersion}`, () =>
+      serialize(event, route, apiVersion),
+    );
   }
+  return serialize(event, route, apiVersion, table, now);
+}
+
+/**
+ * Lines already written for an event object, per event type and apiVersion. A watch cache hands the
+ * same (read-only) object to every watcher, so each line is serialized once, not once per watcher.
+ */
+const serializations = new WeakMap<object, Map<string, string>>();
+
+function sharedSerialization(object: object, key: string, encode: () => string): string {
+  let byKey = serializations.get(object);
+  if (!byKey) {
+    byKey = new Map();
+    serializations.set(object, byKey);
+  }
+  let line = byKey.get(key);
+  if (line === undefined) {
+    line = encode();
+    byKey.set(key, line);
+  }
+  return line;
+}
+
+function serialize(
+  event: PreSerializedWatchEvent,
+  route: ResourceRoute,
+  apiVersion: string,
+  table?: WatchTableForm,
+  now?: () => Date,
+): string {
   let object: unknown = event.object;
   if (event.type === 'BOOKMARK' && isKubeObject(event.object)) {
     object = table
