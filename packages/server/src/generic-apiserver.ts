@@ -32,7 +32,7 @@ import { createDiscoveryHandler, type InstalledResource } from './discovery/inde
 import type { PathHandler } from './discovery/http-response.js';
 import type { CompletedOptions } from './generic-apiserver-config.js';
 import { handleResourceRequest, type ResourceRoute } from './handlers/resource-handler.js';
-import { parseResourcePath } from './handlers/resource-path.js';
+import { parseResourcePath, requestTarget } from './handlers/resource-path.js';
 import { writeError } from './handlers/response-writer.js';
 import { WatchRegistry } from './handlers/watch-handler.js';
 import { HealthRegistry, type PostStartHook } from './health/index.js';
@@ -191,8 +191,7 @@ export class GenericAPIServer {
 
   private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     for (const handler of this.platformHandlers) if (handler(request, response)) return;
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const path = parseResourcePath(url.pathname);
+    const path = parseResourcePath(requestTarget(request.url).path);
     const route = path && this.resources.get(`${path.group}/${path.version}/${path.resource}`);
     if (
       path &&

@@ -9,7 +9,7 @@ import { decodeRequestObject, type Endpoint } from './decode-object.js';
 import { handlePatch } from './patch-handler.js';
 import { parseReadQuery, parseWriteQuery, type ReadQuery } from './query-options.js';
 import { decodeObjectBody, mediaType, readBody, type ProtobufBodyDecoder } from './request-body.js';
-import type { ResourcePath } from './resource-path.js';
+import { requestTarget, type ResourcePath } from './resource-path.js';
 import { writeObject } from './response-writer.js';
 import { buildTable, negotiateResponseForm, parseIncludeObject, partialObjectMetadata } from './table.js';
 import { serveWatch, type WatchRegistry } from './watch-handler.js';
@@ -101,9 +101,7 @@ function respond(
   if (form.as === 'object') return writeObject(request, response, code, body, form.yaml ? 'yaml' : 'json');
   const items = isList ? ((body['items'] as KubeObject[]) ?? []) : [body];
   if (form.as === 'Table') {
-    const includeObject = parseIncludeObject(
-      new URL(request.url ?? '/', 'http://x').searchParams.get('includeObject'),
-    );
+    const includeObject = parseIncludeObject(requestTarget(request.url).query.get('includeObject'));
     const listMetadata = isList ? (body.metadata as Record<string, unknown>) : {};
     return writeObject(
       request,
@@ -189,8 +187,7 @@ export async function handleResourceRequest(
   path: ResourcePath,
   environment: HandlerEnvironment,
 ): Promise<void> {
-  const url = new URL(request.url ?? '/', 'http://localhost');
-  const query = url.searchParams;
+  const query = requestTarget(request.url).query;
   const verb = resourceVerb(request.method ?? 'GET', path, query);
   const { definition, store, version } = route;
   const groupResource = { group: definition.group, resource: definition.resource };

@@ -1,3 +1,13 @@
+import { splitRequestTarget } from '@kapi/filters';
+
+/**
+ * The decoded path and the query of a request target, as @kapi/filters reads them: no `..`
+ * normalisation and no host parsing of `//` (unlike `new URL`).
+ */
+export function requestTarget(url: string | undefined): { path: string; query: URLSearchParams } {
+  return splitRequestTarget(url ?? '/');
+}
+
 /** A parsed resource URL (k8s.io/apiserver RequestInfo, for the paths the REST handlers serve). */
 export interface ResourcePath {
   group: string;
@@ -13,14 +23,14 @@ export interface ResourcePath {
 const namespaceSubresources = new Set(['status', 'finalize']);
 
 /**
- * Parses `/api/v1/...` and `/apis/<group>/<version>/...` paths, with the optional `watch/` segment and
- * `namespaces/<ns>/` scoping. Returns undefined for anything else.
+ * Parses an already decoded `/api/v1/...` or `/apis/<group>/<version>/...` path (see
+ * {@link requestTarget}), with the optional `watch/` segment and `namespaces/<ns>/` scoping, splitting
+ * it exactly as @kapi/filters' RequestInfo does (so authorization and routing see the same namespace
+ * and name). Returns undefined for anything else.
  */
 export function parseResourcePath(path: string): ResourcePath | undefined {
-  const segments = path
-    .split('/')
-    .filter((segment) => segment !== '')
-    .map((segment) => decodeURIComponent(segment));
+  const trimmed = path.replace(/^\/+|\/+$/g, '');
+  const segments = trimmed === '' ? [] : trimmed.split('/');
   let group: string;
   let version: string;
   let rest: string[];

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestContext, writeStatus } from '@kapi/filters';
+import { requestContext, splitRequestTarget, writeStatus } from '@kapi/filters';
 import { stringify as toYaml } from 'yaml';
 
 /** Formats one `Warning` header value: `299 - "<text>"` with `"` and `\` escaped. */
@@ -21,7 +21,7 @@ function applyWarnings(request: IncomingMessage, response: ServerResponse): void
 
 /** Upstream pretty-prints for `?pretty=true|1` and for curl/wget user agents. */
 function wantsPretty(request: IncomingMessage): boolean {
-  const query = new URL(request.url ?? '/', 'http://localhost').searchParams.get('pretty');
+  const query = splitRequestTarget(request.url ?? '/').query.get('pretty');
   if (query !== null) return query === 'true' || query === '1';
   const agent = request.headers['user-agent'] ?? '';
   return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('kube-openapi');
