@@ -45,6 +45,8 @@ export interface GenericAPIServerOptions {
   loopbackToken?: string;
   /** How long shutdown waits for in-flight requests (default 60000 ms). */
   shutdownTimeoutMs?: number;
+  /** How long shutdown keeps serving after readyz starts failing (`--shutdown-delay-duration`); default 0. */
+  shutdownDelayMs?: number;
   /** Default watch timeout in seconds when the client sends none (default `1800*(1+rand)`). */
   watchTimeoutSeconds?: () => number;
   /** Request and storage metrics; default a new registry (shared with the delegate when there is one). */
@@ -69,6 +71,7 @@ export interface CompletedOptions extends GenericAPIServerOptions {
   corsAllowedOrigins: string[];
   loopbackToken: string;
   shutdownTimeoutMs: number;
+  shutdownDelayMs: number;
   versionInfo: VersionInfo;
 }
 
@@ -98,6 +101,7 @@ export class GenericAPIServerConfig {
       corsAllowedOrigins: options.corsAllowedOrigins ?? [],
       loopbackToken: options.loopbackToken ?? generateLoopbackToken(),
       shutdownTimeoutMs: options.shutdownTimeoutMs ?? 60_000,
+      shutdownDelayMs: options.shutdownDelayMs ?? 0,
       versionInfo: versionInfo(options.version),
     });
   }

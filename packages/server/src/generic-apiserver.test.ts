@@ -288,6 +288,16 @@ describe('GenericAPIServer', () => {
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  it('keeps serving during the shutdown delay while readyz fails', async () => {
+    const api = await start({ shutdownDelayMs: 300 });
+    const shutdown = api.server.shutdown();
+    expect((await fetch(`${api.url}/readyz`)).status).toBe(500);
+    const during = await api.call('GET', widgetsPath());
+    expect(during.status).toBe(200);
+    expect(during.headers.get('cache-control')).toBe('no-cache, private');
+    await shutdown;
+  });
+
   it('shuts down gracefully: readyz fails, new requests get 429, in-flight requests finish', async () => {
     let unblock!: () => void;
     const blocked = new Promise<void>((resolve) => (unblock = resolve));

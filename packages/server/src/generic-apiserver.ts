@@ -87,6 +87,7 @@ export class GenericAPIServer {
   private readonly hookAbort = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
   private server: Server | undefined;
+  private shutdownStarted = false;
   private shuttingDown = false;
   private loopback: LoopbackClientConfig | undefined;
 
@@ -386,13 +387,18 @@ export class GenericAPIServer {
   }
 
   /**
-   * Graceful shutdown: readyz fails, new requests get 429 with Retry-After, watches end cleanly,
+   * Graceful shutdown: readyz fails (and requests are still served for `shutdownDelayMs`), then new
+   * requests get 429 with Retry-After, watches end cleanly,
    * in-flight requests drain (up to `shutdownTimeoutMs`), then the listener and the storage close.
    */
   async shutdown(): Promise<void> {
-    if (this.shuttingDown) return;
-    this.shuttingDown = true;
+    if (this.shutdownStarted) return;
+    this.shutdownStarted = true;
     this.health.setShuttingDown();
+    // --shutdown-delay-duration: keep serving while load balancers notice readyz failing.
+    if (this.options.shutdownDelayMs > 0)
+      await new Promise((resolve) => setTimeout(resolve, this.options.shutdownDelayMs));
+    this.shuttingDown = true;
     this.hookAbort.abort();
     for (const backend of this.backends.values()) backend.watches.closeAll();
     let timer: NodeJS.Timeout | undefined;

@@ -47,7 +47,11 @@ export function writeObject(
         ? `${JSON.stringify(body, null, 2)}\n`
         : JSON.stringify(body);
   const type = format === 'yaml' ? 'application/yaml' : 'application/json';
-  response.writeHead(code, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(data) });
+  response.writeHead(code, {
+    'Content-Type': type,
+    'Content-Length': Buffer.byteLength(data),
+    'Cache-Control': 'no-cache, private',
+  });
   response.end(request.method === 'HEAD' ? undefined : data);
 }
 
