@@ -38,6 +38,7 @@ export {
 } from './handlers/table.js';
 export type { IncludeObject, ResponseForm } from './handlers/table.js';
 export { evaluateJsonPath } from './handlers/json-path.js';
+export { humanDuration } from './handlers/human-duration.js';
 export { WatchRegistry, serveWatch, defaultWatchTimeoutSeconds } from './handlers/watch-handler.js';
 export type { PreSerializedWatchEvent } from './handlers/watch-handler.js';
 export { warningHeader } from './handlers/response-writer.js';

@@ -121,4 +121,18 @@ describe('applyStrategicMergePatch', () => {
     );
     expect(() => applyStrategicMergePatch(live, [1], schema)).toThrow('invalid JSON document');
   });
+
+  it('keeps only $retainKeys and rejects patch keys outside them', () => {
+    const live = { spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } } } };
+    expect(
+      applyStrategicMergePatch(
+        live,
+        { spec: { strategy: { $retainKeys: ['type'], type: 'Recreate' } } },
+        schema,
+      ),
+    ).toEqual({ spec: { strategy: { type: 'Recreate' } } });
+    expect(() =>
+      applyStrategicMergePatch(live, { spec: { strategy: { $retainKeys: ['type'], other: 1 } } }, schema),
+    ).toThrow('invalid patch format of retainKeys');
+  });
 });
