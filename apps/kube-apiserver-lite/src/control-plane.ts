@@ -51,6 +51,7 @@ import { NamespaceController, NamespaceLookup, namespaceLifecycleAdmission, name
 import type { ServerOptions } from './options.js';
 import { RBACCache } from './rbac-cache.js';
 import { builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
+import { createObservability } from './observability.js';
 import { openStorageBackend } from './storage-backend.js';
 import { setUpVoting, type VotingSetup } from './storage-version-voting.js';
 
@@ -136,7 +137,10 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   };
   for (const mode of options.authorizationModes) authorizers.push(mode === 'RBAC' ? rbacAuthorizer : alwaysAllowAuthorizer);
 
-  const manager = options.storageVersionAPI ? new StorageVersionManager() : undefined;
+  const observability = createObservability();
+  const manager = options.storageVersionAPI
+    ? new StorageVersionManager({ onUpdate: (gr, outcome) => observability.storageVersionUpdate(gr, outcome) })
+    : undefined;
   const innermostFilters: Filter[] = manager ? [withStorageVersionPrecondition(manager)] : [];
 
   const server = new GenericAPIServerConfig({
@@ -151,6 +155,8 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     requestTimeoutMs: options.requestTimeoutSeconds * 1000,
     corsAllowedOrigins: options.corsAllowedOrigins,
     loopbackToken,
+    metrics: observability.metrics,
+    health: observability.health,
   })
     .complete()
     .new();
@@ -287,6 +293,8 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     contextName: 'kapi',
   });
 
+  observability.start(manager);
+  controllers.push(() => observability.stop());
   let stopped = false;
   return {
     url: publicUrl,

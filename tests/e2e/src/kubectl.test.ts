@@ -109,4 +109,19 @@ describe('kubectl against kube-apiserver-lite (SQLite)', () => {
     const table = await kubectl(server, ['get', 'hpa', '-n', 'default']);
     expect(table).toMatch(/^NAME\s+REFERENCE\s+MINPODS\s+MAXPODS\s+REPLICAS\s+AGE/);
   });
+
+  it('shows storage versions, identity leases and their metrics', async () => {
+    const storageVersions = await kubectl(server, ['get', 'storageversions']);
+    expect(storageVersions.split('\n')[0]).toMatch(/^NAME\s+COMMONENCODINGVERSION\s+STORAGEVERSIONS\s+AGE/);
+    expect(storageVersions).toMatch(/autoscaling\.horizontalpodautoscalers\s+autoscaling\/v2\s+autoscaling\/v2/);
+    expect(storageVersions).toMatch(/core\.configmaps\s+v1\s+v1/);
+    const leases = await kubectl(server, ['get', 'leases', '-n', 'kube-system', '-l', 'apiserver.kubernetes.io/identity=kube-apiserver']);
+    expect(leases).toMatch(/^NAME\s+HOLDER\s+AGE/);
+    expect(leases).toMatch(/apiserver-[a-z2-7]{26}\s+apiserver-[a-z2-7]{26}_[0-9a-f-]{36}/);
+    const metrics = await kubectl(server, ['get', '--raw', '/metrics']);
+    expect(metrics).toMatch(/apiserver_storage_version_updates_total\{resource="horizontalpodautoscalers.autoscaling",outcome="success"\} [1-9]/);
+    expect(metrics).toContain('apiserver_storage_version_registration_complete 1');
+    expect(metrics).toMatch(/kapi_health_check\{name="poststarthook\/built-in-resources-storage-version-updater",type="readyz"\} 1/);
+    expect(metrics).toMatch(/apiserver_request_total\{[^}]*resource="configmaps"/);
+  });
 });

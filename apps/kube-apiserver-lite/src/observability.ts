@@ -1,0 +1,51 @@
+import { Counter, Gauge } from 'prom-client';
+import { HealthRegistry, ServerMetrics } from '@kapi/server';
+import type { StorageVersionManager } from '@kapi/storageversion';
+
+/** The server's metrics and health registries, wired so every health-check result is a gauge. */
+export interface Observability {
+  metrics: ServerMetrics;
+  health: HealthRegistry;
+  /** Counts StorageVersion updates by resource and outcome (success, conflict, error). */
+  storageVersionUpdate(groupResource: { group: string; resource: string }, outcome: string): void;
+  /** Re-runs the health checks periodically so the gauges stay current without /readyz traffic. */
+  start(manager?: StorageVersionManager): void;
+  stop(): void;
+}
+
+/** Builds the metrics/health pair kube-apiserver-lite hands to its generic apiserver. */
+export function createObservability(): Observability {
+  const metrics = new ServerMetrics();
+  const health = new HealthRegistry({ onResult: (name, endpoint, healthy) => metrics.observeHealthCheck(name, endpoint, healthy) });
+  const updates = new Counter({
+    name: 'apiserver_storage_version_updates_total',
+    help: 'StorageVersion updates of this apiserver by resource and outcome (success, conflict, error).',
+    labelNames: ['resource', 'outcome'],
+    registers: [metrics.registry],
+  });
+  const complete = new Gauge({
+    name: 'apiserver_storage_version_registration_complete',
+    help: '1 once this apiserver published the storage versions of all its resources (the write barrier is open).',
+    registers: [metrics.registry],
+  });
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    metrics,
+    health,
+    storageVersionUpdate(gr, outcome) {
+      updates.inc({ resource: gr.group ? `${gr.resource}.${gr.group}` : gr.resource, outcome });
+    },
+    start(manager) {
+      const refresh = () => {
+        complete.set(manager?.completed() ? 1 : 0);
+        for (const endpoint of ['livez', 'readyz'] as const) void health.run(endpoint).catch(() => undefined);
+      };
+      refresh();
+      timer = setInterval(refresh, 10_000);
+      timer.unref();
+    },
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}
