@@ -161,6 +161,9 @@ describe('GenericAPIServer', () => {
       gitVersion: expect.stringMatching(/^v1\./),
     });
     expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`${api.url}/metrics`)).text()).toContain(
+      'kapi_health_check{name="ping",type="healthz"} 1',
+    );
     await api.call('GET', widgetsPath());
     const metrics = await (await fetch(`${api.url}/metrics`)).text();
     expect(metrics).toMatch(/apiserver_request_total\{[^}]*verb="LIST"[^}]*resource="widgets"[^}]*\} 1/);

@@ -95,8 +95,14 @@ export class GenericAPIServer {
     readonly options: CompletedOptions,
     readonly delegate?: GenericAPIServer,
   ) {
-    this.health = options.health ?? delegate?.health ?? new HealthRegistry();
-    this.metrics = options.metrics ?? delegate?.metrics ?? new ServerMetrics();
+    const metrics = options.metrics ?? delegate?.metrics ?? new ServerMetrics();
+    this.metrics = metrics;
+    this.health =
+      options.health ??
+      delegate?.health ??
+      new HealthRegistry({
+        onResult: (name, type, healthy) => metrics.observeHealthCheck(name, type, healthy),
+      });
     this.platformHandlers = [
       this.health.handler(),
       this.metrics.handler(),
