@@ -8,6 +8,8 @@ cd "$root"
 bash scripts/ensure-deps.sh --with-test-tools
 echo "[kapi test] typecheck"
 pnpm exec tsc -p tsconfig.json
+echo "[kapi test] lint"
+pnpm exec eslint .
 echo "[kapi test] build"
 pnpm exec turbo run build --output-logs=errors-only
 echo "[kapi test] vitest"
