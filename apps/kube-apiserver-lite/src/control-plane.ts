@@ -52,6 +52,7 @@ import type { ServerOptions } from './options.js';
 import { RBACCache } from './rbac-cache.js';
 import { builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
 import { createObservability } from './observability.js';
+import { builtInProtobufRegistry } from './protobuf/index.js';
 import { openStorageBackend } from './storage-backend.js';
 import { setUpVoting, type VotingSetup } from './storage-version-voting.js';
 
@@ -157,6 +158,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     loopbackToken,
     metrics: observability.metrics,
     health: observability.health,
+    protobuf: builtInProtobufRegistry,
   })
     .complete()
     .new();

@@ -13,7 +13,10 @@ export interface PrinterColumn {
   description?: string;
   /** 0 is shown by default, >0 only with `-o wide`. */
   priority?: number;
-  /** Simple JSONPath into the object, e.g. `.spec.replicas` or `.metadata.creationTimestamp`. */
+  /**
+   * Simple JSONPath into the object, e.g. `.spec.replicas` or `.metadata.creationTimestamp`. Under an
+   * `integer` column a map or list is shown as its size; `date` cells are rendered as ages.
+   */
   jsonPath: string;
 }
 

@@ -94,3 +94,22 @@ describe('Table', () => {
     expect(custom['rows']).toEqual([{ cells: ['a', 3, 'True', null], object }]);
   });
 });
+
+describe('integer columns over maps and lists', () => {
+  it('show the size, as ConfigMap DATA does', () => {
+    const definition: ResourceDefinition = {
+      group: '',
+      resource: 'configmaps',
+      kind: 'ConfigMap',
+      namespaced: true,
+      versions: ['v1'],
+      printerColumns: [
+        { name: 'Data', type: 'integer', jsonPath: '.data' },
+        { name: 'Secrets', type: 'integer', jsonPath: '.secrets' },
+      ],
+    };
+    const objects = [{ metadata: { name: 'a' }, data: { x: '1', y: '2' }, secrets: [{ name: 's' }] }];
+    const table = buildTable(definition, objects, { version: 'v1', includeObject: 'None' }) as { rows: Array<{ cells: unknown[] }> };
+    expect(table.rows[0]?.cells).toEqual(['a', 2, 1]);
+  });
+});

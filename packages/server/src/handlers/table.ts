@@ -94,6 +94,9 @@ function cellValue(column: PrinterColumn, object: KubeObject, now: Date): unknow
   switch (column.type) {
     case 'integer':
     case 'number':
+      // A map or list under an integer column is shown as its size (e.g. ConfigMap DATA, ServiceAccount SECRETS).
+      if (Array.isArray(first)) return first.length;
+      if (typeof first === 'object' && first !== null) return Object.keys(first).length;
       return typeof first === 'number' ? first : null;
     case 'boolean':
       return typeof first === 'boolean' ? first : null;
