@@ -50,7 +50,7 @@ import { createBootstrapRbac, createSystemNamespaces } from './bootstrap.js';
 import { NamespaceController, NamespaceLookup, namespaceLifecycleAdmission, namespaceStrategy } from './namespace-lifecycle.js';
 import type { ServerOptions } from './options.js';
 import { RBACCache } from './rbac-cache.js';
-import { builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
+import { authorizationResources, builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
 import { createObservability } from './observability.js';
 import { builtInProtobufRegistry } from './protobuf/index.js';
 import { openStorageBackend } from './storage-backend.js';
@@ -137,6 +137,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     authorize: (attributes) => (rbacCache ? new RBACAuthorizer(rbacCache).authorize(attributes) : Promise.resolve({ decision: 'noOpinion' })),
   };
   for (const mode of options.authorizationModes) authorizers.push(mode === 'RBAC' ? rbacAuthorizer : alwaysAllowAuthorizer);
+  const authorizer = unionAuthorizer(...authorizers);
 
   const observability = createObservability();
   const manager = options.storageVersionAPI
@@ -149,7 +150,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     storage: storageFactory,
     keyPrefix: options.etcdPrefix,
     authentication: withAuthentication({ authenticators, anonymous: options.anonymousAuth }),
-    authorization: withAuthorization({ authorizer: unionAuthorizer(...authorizers) }),
+    authorization: withAuthorization({ authorizer }),
     innermostFilters,
     maxRequestsInFlight: options.maxRequestsInFlight,
     maxMutatingRequestsInFlight: options.maxMutatingRequestsInFlight,
@@ -175,6 +176,12 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     const withAdmission: ResourceDefinition = admit ? { ...definition, strategy: { ...definition.strategy, admit } } : definition;
     server.installResource(withAdmission);
     installed.push(definition);
+  }
+  for (const definition of authorizationResources({
+    authorizer: () => authorizer,
+    rulesFor: (user, namespace) => (rbacCache ? new RBACAuthorizer(rbacCache).rulesFor(user, namespace) : Promise.resolve({ rules: [], errors: [] })),
+  })) {
+    server.installVirtualResource(definition);
   }
   if (voting) server.installResource(storageVersionVoteResource);
   if (options.storageVersionAPI) {

@@ -32,6 +32,8 @@ import { createDiscoveryHandler, type InstalledResource } from './discovery/inde
 import type { PathHandler } from './discovery/http-response.js';
 import type { CompletedOptions } from './generic-apiserver-config.js';
 import { handleResourceRequest, type ResourceRoute } from './handlers/resource-handler.js';
+import type { Endpoint } from './handlers/decode-object.js';
+import { handleVirtualRequest } from './handlers/virtual-handler.js';
 import { parseResourcePath, requestTarget } from './handlers/resource-path.js';
 import { writeError } from './handlers/response-writer.js';
 import { WatchRegistry } from './handlers/watch-handler.js';
@@ -80,6 +82,7 @@ export class GenericAPIServer {
   /** The routes without the filters: what an outer server delegates to. */
   readonly routes: Handler;
   private readonly resources = new Map<string, ResourceRoute>();
+  private readonly virtualResources = new Map<string, Endpoint>();
   private readonly installed: InstalledResource[] = [];
   /** Per installed resource (`<group>/<resource>`): its storage and its open watches. */
   private readonly backends = new Map<string, { storage: Interface; watches: WatchRegistry }>();
@@ -199,6 +202,16 @@ export class GenericAPIServer {
   private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     for (const handler of this.platformHandlers) if (handler(request, response)) return;
     const path = parseResourcePath(requestTarget(request.url).path);
+    const virtual = path && this.virtualResources.get(`${path.group}/${path.version}/${path.resource}`);
+    if (path && virtual && this.scopeMatches(virtual.definition, path)) {
+      try {
+        await handleVirtualRequest(request, response, virtual, path, this.options.protobuf);
+      } catch (error) {
+        if (!response.headersSent) writeError(request, response, error);
+        else response.end();
+      }
+      return;
+    }
     const route = path && this.resources.get(`${path.group}/${path.version}/${path.resource}`);
     if (
       path &&
@@ -293,6 +306,23 @@ export class GenericAPIServer {
   }
 
   /**
+   * Serves a virtual resource (`definition.virtual`): create-only, not persisted, listed in discovery with
+   * verb `create` (e.g. SelfSubjectAccessReview for `kubectl auth can-i`).
+   */
+  installVirtualResource(definition: ResourceDefinition): void {
+    if (!definition.virtual) throw new Error(`resource ${definition.resource}.${definition.group} is not virtual`);
+    const served: ResourceDefinition = { ...definition, verbs: definition.verbs ?? ['create'] };
+    for (const version of definition.versions) {
+      this.virtualResources.set(`${definition.group}/${version}/${definition.resource}`, {
+        definition: served,
+        version,
+        scheme: this.options.scheme,
+      });
+    }
+    this.installed.push({ definition: served });
+  }
+
+  /**
    * Stops serving a resource (e.g. a deleted CRD): its routes and discovery entry go away, its open
    * watches end and its storage is closed. Stored objects are left in place.
    */
@@ -327,7 +357,7 @@ export class GenericAPIServer {
    * StorageVersion API (KEP-2339): the storage version, and the served versions as decodable.
    */
   storageVersionInfos(): StorageVersionInfo[] {
-    return this.installedResources().map(({ definition }) => {
+    return this.installedResources().filter(({ definition }) => !definition.virtual).map(({ definition }) => {
       const encoding = definition.storageVersion ?? definition.versions[0] ?? '';
       const decodable = definition.versions.includes(encoding)
         ? definition.versions

@@ -85,6 +85,11 @@ export interface ResourceDefinition {
   /** Columns for `kubectl get`; the default is Name (+ Namespace when listing all) and Age. */
   printerColumns?: PrinterColumn[];
   strategy?: ResourceStrategy;
+  /**
+   * A virtual resource: nothing is stored and only `create` is served, by this function (e.g.
+   * SelfSubjectAccessReview). Its verbs default to `['create']`.
+   */
+  virtual?: { create(object: KubeObject, scope: RequestScope): Promise<KubeObject> | KubeObject };
   /** Validates metadata.name / generateName; default DNS-1123 subdomain (namespaces: label; RBAC: path segment). */
   nameValidator?: NameValidator;
   /** Storage key prefix for this resource; default `/<resource>` (`/<group>/<resource>` for non-core groups is allowed). */

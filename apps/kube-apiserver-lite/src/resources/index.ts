@@ -1,12 +1,13 @@
 import type { ConversionDefinition, KindDefinition } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
+import { authorizationKinds } from './authorization.js';
 import { autoscalingConversions, autoscalingKinds, autoscalingResources } from './autoscaling.js';
 import { coordinationKinds, coordinationResources } from './coordination.js';
 import { coreKinds, coreResources } from './core.js';
 import { rbacKinds, rbacResources } from './rbac.js';
 
 /** Every kind kube-apiserver-lite registers in its scheme. */
-export const builtInKinds: KindDefinition[] = [...coreKinds, ...coordinationKinds, ...rbacKinds, ...autoscalingKinds];
+export const builtInKinds: KindDefinition[] = [...coreKinds, ...coordinationKinds, ...rbacKinds, ...autoscalingKinds, ...authorizationKinds];
 
 /** Conversions between served versions and hubs. */
 export const builtInConversions: ConversionDefinition[] = [...autoscalingConversions];
@@ -20,4 +21,5 @@ export const builtInResources: ResourceDefinition[] = [
 ];
 
 export { bootstrapRbacObjects } from './rbac.js';
+export { authorizationResources } from './authorization.js';
 export { hpaV1ToV2, hpaV2ToV1, hpaAnnotations } from './autoscaling.js';

@@ -1,0 +1,129 @@
+import { Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { authorizeAttributes, type Authorizer, type PolicyRule, type UserInfo } from '@kapi/filters';
+import type { ResourceDefinition } from '@kapi/server';
+
+const group = 'authorization.k8s.io';
+const version = 'v1';
+const strings = () => Type.Optional(Type.Array(Type.String()));
+
+const resourceAttributes = Type.Object({
+  namespace: Type.Optional(Type.String()),
+  verb: Type.Optional(Type.String()),
+  group: Type.Optional(Type.String()),
+  version: Type.Optional(Type.String()),
+  resource: Type.Optional(Type.String()),
+  subresource: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String()),
+  fieldSelector: Type.Optional(Type.Object({}, { 'x-kubernetes-preserve-unknown-fields': true })),
+  labelSelector: Type.Optional(Type.Object({}, { 'x-kubernetes-preserve-unknown-fields': true })),
+});
+const nonResourceAttributes = Type.Object({ path: Type.Optional(Type.String()), verb: Type.Optional(Type.String()) });
+const accessStatus = Type.Object({
+  allowed: Type.Boolean(),
+  denied: Type.Optional(Type.Boolean()),
+  reason: Type.Optional(Type.String()),
+  evaluationError: Type.Optional(Type.String()),
+});
+
+export const authorizationKinds: KindDefinition[] = [
+  {
+    group,
+    version,
+    kind: 'SelfSubjectAccessReview',
+    schema: kindSchema({
+      group,
+      version,
+      kind: 'SelfSubjectAccessReview',
+      spec: Type.Object({ resourceAttributes: Type.Optional(resourceAttributes), nonResourceAttributes: Type.Optional(nonResourceAttributes) }),
+      status: accessStatus,
+    }),
+  },
+  {
+    group,
+    version,
+    kind: 'SelfSubjectRulesReview',
+    schema: kindSchema({
+      group,
+      version,
+      kind: 'SelfSubjectRulesReview',
+      spec: Type.Object({ namespace: Type.Optional(Type.String()) }),
+      status: Type.Object({
+        resourceRules: Type.Array(Type.Object({ verbs: Type.Array(Type.String()), apiGroups: strings(), resources: strings(), resourceNames: strings() })),
+        nonResourceRules: Type.Array(Type.Object({ verbs: Type.Array(Type.String()), nonResourceURLs: strings() })),
+        incomplete: Type.Boolean(),
+        evaluationError: Type.Optional(Type.String()),
+      }),
+    }),
+  },
+];
+
+interface AccessReviewSpec {
+  resourceAttributes?: { namespace?: string; verb?: string; group?: string; version?: string; resource?: string; subresource?: string; name?: string };
+  nonResourceAttributes?: { path?: string; verb?: string };
+}
+
+/** authorization.k8s.io/v1 SelfSubjectAccessReview and SelfSubjectRulesReview (virtual: answered, not stored). */
+export function authorizationResources(options: {
+  authorizer: () => Authorizer;
+  rulesFor?: (user: UserInfo, namespace: string) => Promise<{ rules: PolicyRule[]; errors: string[] }>;
+}): ResourceDefinition[] {
+  return [
+    {
+      group,
+      resource: 'selfsubjectaccessreviews',
+      kind: 'SelfSubjectAccessReview',
+      namespaced: false,
+      versions: [version],
+      virtual: {
+        async create(object: KubeObject, scope) {
+          const spec = (object.spec ?? {}) as AccessReviewSpec;
+          const resource = spec.resourceAttributes;
+          const nonResource = spec.nonResourceAttributes;
+          const status = await authorizeAttributes(options.authorizer(), {
+            user: scope.user,
+            verb: resource?.verb ?? nonResource?.verb ?? '',
+            isResourceRequest: resource !== undefined,
+            path: nonResource?.path ?? '',
+            namespace: resource?.namespace ?? '',
+            apiGroup: resource?.group ?? '',
+            apiVersion: resource?.version ?? '',
+            resource: resource?.resource ?? '',
+            subresource: resource?.subresource ?? '',
+            name: resource?.name ?? '',
+          });
+          return { ...object, status };
+        },
+      },
+    },
+    {
+      group,
+      resource: 'selfsubjectrulesreviews',
+      kind: 'SelfSubjectRulesReview',
+      namespaced: false,
+      versions: [version],
+      virtual: {
+        async create(object: KubeObject, scope) {
+          const namespace = ((object.spec ?? {}) as { namespace?: string }).namespace ?? '';
+          const privileged = scope.user?.groups.includes('system:masters') ?? false;
+          const found =
+            privileged || !scope.user || !options.rulesFor
+              ? { rules: privileged ? [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }] : [], errors: [] }
+              : await options.rulesFor(scope.user, namespace);
+          const resourceRules = found.rules.filter((rule) => !rule.nonResourceURLs?.length);
+          const nonResourceRules = found.rules
+            .filter((rule) => rule.nonResourceURLs?.length)
+            .map((rule) => ({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs }));
+          return {
+            ...object,
+            status: {
+              resourceRules,
+              nonResourceRules,
+              incomplete: found.errors.length > 0,
+              ...(found.errors.length ? { evaluationError: found.errors.join('; ') } : {}),
+            },
+          };
+        },
+      },
+    },
+  ];
+}
