@@ -12,6 +12,7 @@ const wanted = args.filter((arg) => !arg.startsWith('--'));
 const scenarios: Record<string, () => Promise<BenchRow[]>> = {
   storage: () => storageBench({ quick }),
   http: () => httpBench({ quick }),
+  watch: async () => (await import('./watch-bench.js')).watchBench({ quick }),
 };
 
 for (const [name, run] of Object.entries(scenarios)) {

@@ -1,0 +1,243 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RestClient } from '@kapi/client';
+import { parseOptions, startControlPlane, type RunningControlPlane } from '@kapi/kube-apiserver-lite';
+import { row, sampleObject, type BenchRow } from './harness.js';
+
+const clientScript = fileURLToPath(new URL('./watch-fanout-clients.ts', import.meta.url));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface ClientStats {
+  lines: number;
+  lastAt: number;
+  ended: number;
+  failed: number;
+}
+
+/** The forked watcher process (watch-fanout-clients.ts) and a typed view of its messages. */
+class WatcherProcess {
+  private readonly child: ChildProcess;
+  private readonly waiters = new Map<string, Array<(message: Record<string, unknown>) => void>>();
+  private exited = false;
+  sample: string | undefined;
+
+  constructor(spec: { url: string; ca: string; headers: Record<string, string>; watchers: number }) {
+    this.child = fork(clientScript, [JSON.stringify(spec)], {
+      execArgv: ['--conditions=@kapi/source', '--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.child.on('message', (message: Record<string, unknown>) => {
+      if (message.type === 'sample') this.sample = String(message.line);
+      const waiting = this.waiters.get(String(message.type)) ?? [];
+      this.waiters.delete(String(message.type));
+      for (const resolve of waiting) resolve(message);
+    });
+    this.child.once('exit', () => {
+      this.exited = true;
+      for (const waiting of this.waiters.values()) for (const resolve of waiting) resolve({ type: 'exit' });
+      this.waiters.clear();
+    });
+  }
+
+  /** The next message of `type`, or undefined after `timeoutMs` or when the process exits. */
+  next(type: string, timeoutMs: number): Promise<Record<string, unknown> | undefined> {
+    if (this.exited) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), timeoutMs);
+      const list = this.waiters.get(type) ?? [];
+      list.push((message) => {
+        clearTimeout(timer);
+        resolve(message.type === 'exit' ? undefined : message);
+      });
+      this.waiters.set(type, list);
+    });
+  }
+
+  send(message: Record<string, unknown>): void {
+    if (!this.exited && this.child.connected) this.child.send(message);
+  }
+
+  async ready(timeoutMs: number): Promise<{ open: number; failed: number }> {
+    const message = await this.next('ready', timeoutMs);
+    if (!message) throw new Error(`watchers did not open within ${timeoutMs} ms`);
+    return { open: Number(message.open), failed: Number(message.failed) };
+  }
+
+  /** Waits until `lines` event lines have arrived in total (or `timeoutMs`); returns the counters. */
+  async expect(lines: number, timeoutMs: number): Promise<ClientStats & { complete: boolean }> {
+    const done = this.next('done', timeoutMs);
+    this.send({ type: 'expect', lines });
+    const message = (await done) ?? (this.send({ type: 'stats' }), await this.next('stats', 5000));
+    return {
+      lines: Number(message?.lines ?? 0),
+      lastAt: Number(message?.lastAt ?? 0),
+      ended: Number(message?.ended ?? 0),
+      failed: Number(message?.failed ?? 0),
+      complete: message?.type === 'done',
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.exited) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.send({ type: 'close' });
+    await Promise.race([exited, sleep(3000)]);
+    if (!this.exited) this.child.kill('SIGKILL');
+  }
+}
+
+/** Counts `JSON.stringify` calls on watch-event-shaped values (`{ type, object }`) while installed. */
+class EncodeCounter {
+  count = 0;
+  private readonly original = JSON.stringify;
+
+  install(): void {
+    const original = this.original;
+    const counter = this;
+    JSON.stringify = function stringify(value: unknown, ...rest: unknown[]): string {
+      if (value !== null && typeof value === 'object' && 'type' in value && 'object' in value) counter.count++;
+      return (original as (...args: unknown[]) => string).call(JSON, value, ...rest);
+    } as typeof JSON.stringify;
+  }
+
+  uninstall(): void {
+    JSON.stringify = this.original;
+  }
+}
+
+/** A raw node:https "watch" server: holds every request open and writes given lines to all of them. */
+async function rawWatchServer(tls: { key: string; cert: string }) {
+  const responses: ServerResponse[] = [];
+  const server = createHttpsServer({ key: tls.key, cert: tls.cert }, (_request, response) => {
+    response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+    response.flushHeaders();
+    responses.push(response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** Writes `line` to every stream, `events` times, one write per event per socket, honouring backpressure. */
+    async broadcast(line: Buffer, events: number): Promise<void> {
+      for (let event = 0; event < events; event++) {
+        const drains: Array<Promise<void>> = [];
+        for (const response of responses) {
+          if (!response.write(line)) drains.push(new Promise((resolve) => response.once('drain', () => resolve())));
+        }
+        if (drains.length) await Promise.all(drains);
+        else await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+    close: async () => {
+      for (const response of responses) response.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function startServer(directory: string): Promise<{ running: RunningControlPlane; client: RestClient; ca: string; token: string }> {
+  const tokens = join(directory, 'tokens.csv');
+  writeFileSync(tokens, 'bench-token,bench,1,"system:masters"\n');
+  const options = parseOptions([
+    '--storage=memory',
+    `--data-dir=${directory}`,
+    '--secure-port=0',
+    `--token-auth-file=${tokens}`,
+    '--max-requests-inflight=0',
+    '--max-mutating-requests-inflight=0',
+  ]);
+  const running = await startControlPlane(options);
+  const ca = readFileSync(join(directory, 'ca.crt'), 'utf8');
+  const client = new RestClient({ server: running.url, token: 'bench-token', ca });
+  for (let i = 0; i < 300; i++) {
+    const ready = await client.raw({ method: 'GET', path: '/readyz' }).catch(() => undefined);
+    if (ready?.statusCode === 200) break;
+    await sleep(100);
+  }
+  return { running, client, ca, token: 'bench-token' };
+}
+
+const configMap = (name: string) => ({ ...sampleObject(name), metadata: { name, namespace: 'default' } });
+
+/**
+ * Scenario 1: one writer and N HTTPS watchers (in a child process) on one resource of an in-process
+ * kube-apiserver-lite (memory storage, watch cache on), beside a raw node:https server writing the same
+ * event line to the same number of sockets. Also counts watch-event encodes in the server process.
+ */
+export async function watchFanOutRows(options: { watchers: number; events: number; timeoutMs: number }): Promise<BenchRow[]> {
+  const { watchers, events, timeoutMs } = options;
+  const directory = mkdtempSync(join(tmpdir(), 'kapi-watch-bench-'));
+  const cleanups: Array<() => Promise<void>> = [];
+  const rows: BenchRow[] = [];
+  const counter = new EncodeCounter();
+  try {
+    const server = await startServer(directory);
+    cleanups.push(async () => {
+      server.client.close();
+      await server.running.stop();
+    });
+    const path = '/api/v1/namespaces/default/configmaps';
+    await server.client.request({ method: 'POST', path, body: configMap('warm-up') });
+    const list = await server.client.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path });
+    const headers = { authorization: `Bearer ${server.token}` };
+    const clients = new WatcherProcess({ url: `${server.running.url}${path}?watch=true&resourceVersion=${list.metadata.resourceVersion}`, ca: server.ca, headers, watchers });
+    cleanups.unshift(() => clients.close());
+    const opened = await clients.ready(timeoutMs);
+    console.log(`[bench] fan-out: ${opened.open} watchers open on kube-apiserver-lite (${opened.failed} failed)`);
+
+    counter.install();
+    const started = Date.now();
+    let writes = 0;
+    const writer = (async () => {
+      for (let i = 0; i < events; i++) {
+        await server.client.request({ method: 'POST', path, body: configMap(`event-${i}`) });
+        writes++;
+      }
+    })();
+    const done = clients.expect(opened.open * events, timeoutMs);
+    await writer;
+    const subject = await done;
+    counter.uninstall();
+    const subjectSeconds = Math.max(subject.lastAt - started, 1) / 1000;
+    const subjectRate = subject.lines / subjectSeconds;
+    console.log(`[bench] fan-out: ${subject.lines} deliveries of ${writes} events in ${subjectSeconds.toFixed(2)} s; ${subject.ended} streams ended early; ${counter.count} event encodes`);
+    const sample = clients.sample ?? `${JSON.stringify({ type: 'ADDED', object: configMap('sample') })}\n`;
+    await clients.close();
+    cleanups.shift();
+
+    // control: the same number of sockets, the same bytes, one write per event per socket
+    const tls = { key: readFileSync(join(directory, 'apiserver.key'), 'utf8'), cert: readFileSync(join(directory, 'apiserver.crt'), 'utf8') };
+    const raw = await rawWatchServer(tls);
+    cleanups.unshift(() => raw.close());
+    const rawClients = new WatcherProcess({ url: raw.url, ca: server.ca, headers: {}, watchers });
+    cleanups.unshift(() => rawClients.close());
+    const rawOpened = await rawClients.ready(timeoutMs);
+    const rawStarted = Date.now();
+    const rawDone = rawClients.expect(rawOpened.open * events, timeoutMs);
+    await raw.broadcast(Buffer.from(sample), events);
+    const control = await rawDone;
+    const controlRate = control.lines / (Math.max(control.lastAt - rawStarted, 1) / 1000);
+
+    const scenario = `watch fan-out, ${watchers} HTTPS watchers, ${events} x ${Buffer.byteLength(sample)} B events, 1 writer`;
+    rows.push({
+      ...row(scenario, 'kube-apiserver-lite (memory, watch cache)', subjectRate, 'raw node:https, same line per socket', controlRate, 'deliveries/s', '>= 80%'),
+      notes: `subject ${subject.lines}/${opened.open * events} deliveries${subject.complete ? '' : ' (timed out)'}, ${subject.ended} streams ended early; control ${control.lines}/${rawOpened.open * events}`,
+    });
+    const perEvent = counter.count / Math.max(writes, 1);
+    rows.push({
+      ...row(`watch event encodes per event, ${watchers} watchers`, 'kube-apiserver-lite encodes/event', perEvent, 'one per apiVersion', 1, 'encodes/event', '~1 (not 1 per watcher)'),
+      notes: `${counter.count} JSON.stringify calls on {type, object} values for ${writes} events`,
+    });
+  } finally {
+    counter.uninstall();
+    for (const cleanup of cleanups) await cleanup().catch((error: unknown) => console.error('[bench] cleanup failed:', error));
+    rmSync(directory, { recursive: true, force: true });
+  }
+  return rows;
+}
