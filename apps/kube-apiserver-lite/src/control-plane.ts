@@ -39,6 +39,7 @@ import {
   StorageVersionGarbageCollector,
   StorageVersionManager,
   runStorageVersionUpdater,
+  selectedStorageVersionHash,
   storageVersionKind,
   storageVersionResource,
   storageVersionVoteResource,
@@ -262,7 +263,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     let voted: Promise<void> | undefined;
     const vote = () => {
       if (!voting) return Promise.resolve();
-      voted ??= startVoting(voting, manager, { leases, storageVersions, identity, installed, controllers }).ready;
+      voted ??= startVoting(voting, manager, { leases, storageVersions, identity, installed, controllers, server }).ready;
       return voted;
     };
     if (voting) server.addPostStartHook('start-storage-version-voter', vote);
@@ -340,11 +341,13 @@ function startVoting(
     identity: string;
     installed: ResourceDefinition[];
     controllers: Array<() => Promise<void> | void>;
+    server: GenericAPIServer;
   },
 ): { ready: Promise<void> } {
   const voted = context.installed.filter((definition) => voting.applies(definition));
   const publish = (definition: ResourceDefinition) => {
     const selected = voting.voter.selectedVersion({ group: definition.group, resource: definition.resource }) ?? definition.versions[0] ?? '';
+    context.server.setStorageVersionHash(definition.group, definition.resource, selectedStorageVersionHash(definition.group, definition.kind, selected));
     manager.addResourceInfo({
       groupResource: { group: definition.group, resource: definition.resource },
       encodingVersion: apiVersionOf(definition.group, selected),

@@ -306,6 +306,16 @@ export class GenericAPIServer {
   }
 
   /**
+   * Changes the storageVersionHash discovery publishes for a resource (storage-version voting: the hash
+   * follows the selected version, not the version the resource was installed with).
+   */
+  setStorageVersionHash(group: string, resource: string, hash: string): void {
+    const entry = this.installed.find((item) => item.definition.group === group && item.definition.resource === resource);
+    if (!entry) throw new Error(`resource ${resource}.${group} is not installed`);
+    entry.storageVersionHash = hash;
+  }
+
+  /**
    * Serves a virtual resource (`definition.virtual`): create-only, not persisted, listed in discovery with
    * verb `create` (e.g. SelfSubjectAccessReview for `kubectl auth can-i`).
    */
