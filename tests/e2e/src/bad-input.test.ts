@@ -30,7 +30,13 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function send(client: RestClient, request: RestRequest): Promise<{ code: number; status: { reason?: string; message?: string; details?: { causes?: Array<{ field?: string }> } } }> {
+async function send(
+  client: RestClient,
+  request: RestRequest,
+): Promise<{
+  code: number;
+  status: { reason?: string; message?: string; details?: { causes?: Array<{ field?: string }> } };
+}> {
   const response = await client.raw(request);
   return { code: response.statusCode, status: JSON.parse(response.body.toString() || '{}') as never };
 }
@@ -40,12 +46,23 @@ async function names(): Promise<string[]> {
   return list.items.map((item) => item.metadata.name).sort();
 }
 
-const cm = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' }, ...extra });
+const cm = (name: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name },
+  data: { a: '1' },
+  ...extra,
+});
 
 describe('bad input gets a clear Status and changes nothing', () => {
   it('malformed JSON -> 400', async () => {
     const before = await names();
-    const result = await send(admin, { method: 'POST', path, body: Buffer.from('{"kind": "ConfigMap",'), contentType: 'application/json' });
+    const result = await send(admin, {
+      method: 'POST',
+      path,
+      body: Buffer.from('{"kind": "ConfigMap",'),
+      contentType: 'application/json',
+    });
     expect(result.code).toBe(400);
     expect(result.status.reason).toBe('BadRequest');
     expect(await names()).toEqual(before);
@@ -78,7 +95,12 @@ describe('bad input gets a clear Status and changes nothing', () => {
     const result = await send(admin, {
       method: 'POST',
       path: '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers',
-      body: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'bad' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'x' }, minReplicas: 3, maxReplicas: 2 } },
+      body: {
+        apiVersion: 'autoscaling/v2',
+        kind: 'HorizontalPodAutoscaler',
+        metadata: { name: 'bad' },
+        spec: { scaleTargetRef: { kind: 'Deployment', name: 'x' }, minReplicas: 3, maxReplicas: 2 },
+      },
     });
     expect(result.code).toBe(422);
     expect(result.status.details?.causes?.map((cause) => cause.field)).toContain('spec.maxReplicas');
@@ -86,21 +108,40 @@ describe('bad input gets a clear Status and changes nothing', () => {
 
   it('body over 3 MiB -> 413', async () => {
     const before = await names();
-    const result = await send(admin, { method: 'POST', path, body: cm('huge', { data: { a: 'x'.repeat(3 * 1024 * 1024 + 10) } }) });
+    const result = await send(admin, {
+      method: 'POST',
+      path,
+      body: cm('huge', { data: { a: 'x'.repeat(3 * 1024 * 1024 + 10) } }),
+    });
     expect(result.code).toBe(413);
     expect(await names()).toEqual(before);
   });
 
   it('unsupported media type -> 415', async () => {
-    const result = await send(admin, { method: 'POST', path, body: Buffer.from('a=b'), contentType: 'application/x-www-form-urlencoded' });
+    const result = await send(admin, {
+      method: 'POST',
+      path,
+      body: Buffer.from('a=b'),
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(result.code).toBe(415);
-    const apply = await send(admin, { method: 'PATCH', path: `${path}/named`, body: Buffer.from('{}'), contentType: 'application/apply-patch+yaml' });
+    const apply = await send(admin, {
+      method: 'PATCH',
+      path: `${path}/named`,
+      body: Buffer.from('{}'),
+      contentType: 'application/apply-patch+yaml',
+    });
     expect(apply.code).toBe(415);
   });
 
   it('unknown fields under fieldValidation=Strict -> 400 naming them', async () => {
     const before = await names();
-    const result = await send(admin, { method: 'POST', path, query: { fieldValidation: 'Strict' }, body: cm('strict', { bogus: true }) });
+    const result = await send(admin, {
+      method: 'POST',
+      path,
+      query: { fieldValidation: 'Strict' },
+      body: cm('strict', { bogus: true }),
+    });
     expect(result.code).toBe(400);
     expect(result.status.message).toContain('bogus');
     expect(await names()).toEqual(before);
@@ -118,14 +159,35 @@ describe('bad input gets a clear Status and changes nothing', () => {
     const before = await names();
     const result = await send(bob, { method: 'POST', path, body: cm('bobs') });
     expect(result.code).toBe(403);
-    expect(result.status.message).toBe('configmaps is forbidden: User "bob" cannot create resource "configmaps" in API group "" in the namespace "default"');
+    expect(result.status.message).toBe(
+      'configmaps is forbidden: User "bob" cannot create resource "configmaps" in API group "" in the namespace "default"',
+    );
     expect(await names()).toEqual(before);
   });
 
   it('a stale update -> 409 with the conflict text', async () => {
-    const current = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/named` });
-    await admin.request({ method: 'PUT', path: `${path}/named`, body: { ...cm('named'), metadata: { name: 'named', resourceVersion: current.metadata.resourceVersion }, data: { a: '2' } } });
-    const result = await send(admin, { method: 'PUT', path: `${path}/named`, body: { ...cm('named'), metadata: { name: 'named', resourceVersion: current.metadata.resourceVersion }, data: { a: '3' } } });
+    const current = await admin.request<{ metadata: { resourceVersion: string } }>({
+      method: 'GET',
+      path: `${path}/named`,
+    });
+    await admin.request({
+      method: 'PUT',
+      path: `${path}/named`,
+      body: {
+        ...cm('named'),
+        metadata: { name: 'named', resourceVersion: current.metadata.resourceVersion },
+        data: { a: '2' },
+      },
+    });
+    const result = await send(admin, {
+      method: 'PUT',
+      path: `${path}/named`,
+      body: {
+        ...cm('named'),
+        metadata: { name: 'named', resourceVersion: current.metadata.resourceVersion },
+        data: { a: '3' },
+      },
+    });
     expect(result.code).toBe(409);
     expect(result.status.message).toBe(
       'Operation cannot be fulfilled on configmaps "named": the object has been modified; please apply your changes to the latest version and try again',
@@ -133,7 +195,11 @@ describe('bad input gets a clear Status and changes nothing', () => {
   });
 
   it('a create into a missing namespace -> 404', async () => {
-    const result = await send(admin, { method: 'POST', path: '/api/v1/namespaces/nope/configmaps', body: cm('x') });
+    const result = await send(admin, {
+      method: 'POST',
+      path: '/api/v1/namespaces/nope/configmaps',
+      body: cm('x'),
+    });
     expect(result.code).toBe(404);
     expect(result.status.message).toBe('namespaces "nope" not found');
   });

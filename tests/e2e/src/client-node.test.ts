@@ -1,45 +1,62 @@
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from './harness.js';
+import { backends, startServerOn } from './backends.js';
+import type { TestServer } from './harness.js';
 
-let server: TestServer;
-let kc: k8s.KubeConfig;
-let core: k8s.CoreV1Api;
+describe.each(backends)('@kubernetes/client-node against kube-apiserver-lite on %s', (backend) => {
+  let server: TestServer;
+  let kc: k8s.KubeConfig;
+  let core: k8s.CoreV1Api;
 
-beforeAll(async () => {
-  server = await startServer();
-  kc = new k8s.KubeConfig();
-  kc.loadFromFile(server.kubeconfig);
-  core = kc.makeApiClient(k8s.CoreV1Api);
-  await core.createNamespace({ body: { metadata: { name: 'client-node' } } });
-});
+  beforeAll(async () => {
+    server = await startServerOn(backend);
+    kc = new k8s.KubeConfig();
+    kc.loadFromFile(server.kubeconfig);
+    core = kc.makeApiClient(k8s.CoreV1Api);
+    await core.createNamespace({ body: { metadata: { name: 'client-node' } } });
+  });
 
-afterAll(async () => {
-  await server?.stop();
-});
+  afterAll(async () => {
+    await server?.stop();
+  });
 
-const namespace = 'client-node';
+  const namespace = 'client-node';
 
-describe('@kubernetes/client-node against kube-apiserver-lite', () => {
   it('does CRUD on config maps', async () => {
-    const created = await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'crud' }, data: { a: '1' } } });
+    const created = await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: 'crud' }, data: { a: '1' } },
+    });
     expect(created.metadata?.uid).toBeTruthy();
     const read = await core.readNamespacedConfigMap({ name: 'crud', namespace });
     expect(read.data).toEqual({ a: '1' });
     read.data = { a: '2' };
     const replaced = await core.replaceNamespacedConfigMap({ name: 'crud', namespace, body: read });
-    expect(Number(replaced.metadata?.resourceVersion)).toBeGreaterThan(Number(read.metadata?.resourceVersion));
+    expect(Number(replaced.metadata?.resourceVersion)).toBeGreaterThan(
+      Number(read.metadata?.resourceVersion),
+    );
     await core.deleteNamespacedConfigMap({ name: 'crud', namespace });
-    await expect(core.readNamespacedConfigMap({ name: 'crud', namespace })).rejects.toMatchObject({ code: 404 });
+    await expect(core.readNamespacedConfigMap({ name: 'crud', namespace })).rejects.toMatchObject({
+      code: 404,
+    });
   });
 
   it('pages a list with limit and continue', async () => {
-    for (let i = 0; i < 5; i++) await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `page-${i}`, labels: { paged: 'yes' } } } });
+    for (let i = 0; i < 5; i++)
+      await core.createNamespacedConfigMap({
+        namespace,
+        body: { metadata: { name: `page-${i}`, labels: { paged: 'yes' } } },
+      });
     const names: string[] = [];
     let token: string | undefined;
     let pages = 0;
     do {
-      const page = await core.listNamespacedConfigMap({ namespace, labelSelector: 'paged=yes', limit: 2, ...(token ? { _continue: token } : {}) });
+      const page = await core.listNamespacedConfigMap({
+        namespace,
+        labelSelector: 'paged=yes',
+        limit: 2,
+        ...(token ? { _continue: token } : {}),
+      });
       names.push(...page.items.map((item) => item.metadata?.name ?? ''));
       token = page.metadata?._continue || undefined;
       pages++;
@@ -61,13 +78,16 @@ describe('@kubernetes/client-node against kube-apiserver-lite', () => {
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'watched' } } });
     await core.deleteNamespacedConfigMap({ name: 'watched', namespace });
     const deadline = Date.now() + 10_000;
-    while (!events.includes('DELETED:watched') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!events.includes('DELETED:watched') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     request.abort();
     expect(events.filter((e) => !e.startsWith('BOOKMARK'))).toEqual(['ADDED:watched', 'DELETED:watched']);
   });
 
   it('keeps a makeInformer cache in sync', async () => {
-    const informer = k8s.makeInformer(kc, `/api/v1/namespaces/${namespace}/configmaps`, () => core.listNamespacedConfigMap({ namespace }));
+    const informer = k8s.makeInformer(kc, `/api/v1/namespaces/${namespace}/configmaps`, () =>
+      core.listNamespacedConfigMap({ namespace }),
+    );
     const seen = new Set<string>();
     informer.on('add', (object: k8s.V1ConfigMap) => seen.add(object.metadata?.name ?? ''));
     await informer.start();

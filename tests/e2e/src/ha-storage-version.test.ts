@@ -15,7 +15,8 @@ interface StorageVersionObject {
 }
 
 const HPA_SV = 'autoscaling.horizontalpodautoscalers';
-const BARRIER_MESSAGE = 'wait for storage version registration to complete for resource: horizontalpodautoscalers.autoscaling, last seen error: <nil>';
+const BARRIER_MESSAGE =
+  'wait for storage version registration to complete for resource: horizontalpodautoscalers.autoscaling, last seen error: <nil>';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let etcd: Etcd;
@@ -36,7 +37,10 @@ function admin(server: TestServer): RestClient {
 }
 
 async function getStorageVersion(client: RestClient): Promise<StorageVersionObject> {
-  return client.request<StorageVersionObject>({ method: 'GET', path: `/apis/internal.apiserver.k8s.io/v1alpha1/storageversions/${HPA_SV}` });
+  return client.request<StorageVersionObject>({
+    method: 'GET',
+    path: `/apis/internal.apiserver.k8s.io/v1alpha1/storageversions/${HPA_SV}`,
+  });
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
@@ -65,7 +69,13 @@ beforeAll(async () => {
   etcd = await startEtcd({ progressNotifyIntervalMs: 1000 });
   for (let replica = 0; replica < 3; replica++) {
     ports.push(await freePort());
-    servers.push(await startServer({ port: ports[replica] as number, args: args(replica, 'autoscaling/v1'), keepDataDir: true }));
+    servers.push(
+      await startServer({
+        port: ports[replica] as number,
+        args: args(replica, 'autoscaling/v1'),
+        keepDataDir: true,
+      }),
+    );
   }
 });
 
@@ -77,9 +87,16 @@ afterAll(async () => {
 describe('HA apiservers agree on storage versions (KEP-1965, KEP-2339)', () => {
   it('each replica holds an identity lease with upstream name and labels', async () => {
     const client = admin(servers[0] as TestServer);
-    const leases = new ResourceClient<Lease>(client, { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true });
+    const leases = new ResourceClient<Lease>(client, {
+      group: 'coordination.k8s.io',
+      version: 'v1',
+      resource: 'leases',
+      namespaced: true,
+    });
     const list = await until('three identity leases', async () => {
-      const result = await leases.list('kube-system', { labelSelector: 'apiserver.kubernetes.io/identity=kube-apiserver' });
+      const result = await leases.list('kube-system', {
+        labelSelector: 'apiserver.kubernetes.io/identity=kube-apiserver',
+      });
       return result.items.length === 3 ? result : undefined;
     });
     const expected = [1, 2, 3].map((n) => apiserverIdentity(`replica-${n}`)).sort();
@@ -99,7 +116,10 @@ describe('HA apiservers agree on storage versions (KEP-1965, KEP-2339)', () => {
       return sv.status?.storageVersions?.length === 3 ? sv : undefined;
     });
     expect(initial.status?.commonEncodingVersion).toBe('autoscaling/v1');
-    expect(initial.status?.conditions?.find((c) => c.type === 'AllEncodingVersionsEqual')).toMatchObject({ status: 'True', reason: 'CommonEncodingVersionSet' });
+    expect(initial.status?.conditions?.find((c) => c.type === 'AllEncodingVersionsEqual')).toMatchObject({
+      status: 'True',
+      reason: 'CommonEncodingVersionSet',
+    });
 
     const barrierAnswers: Array<{ code: number; message: string }> = [];
     for (let replica = 0; replica < 3; replica++) {
@@ -115,7 +135,11 @@ describe('HA apiservers agree on storage versions (KEP-1965, KEP-2339)', () => {
       // Write to HPAs through the restarted replica from the moment it serves: until it registered, the exact 503.
       const client = admin(restarted);
       for (let attempt = 0; attempt < 400; attempt++) {
-        const response = await client.raw({ method: 'POST', path: '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers', body: hpa(`r${replica}-${attempt}`) });
+        const response = await client.raw({
+          method: 'POST',
+          path: '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers',
+          body: hpa(`r${replica}-${attempt}`),
+        });
         const body = JSON.parse(response.body.toString() || '{}') as { message?: string };
         barrierAnswers.push({ code: response.statusCode, message: body.message ?? '' });
         if (response.statusCode === 201) break;
@@ -137,17 +161,27 @@ describe('HA apiservers agree on storage versions (KEP-1965, KEP-2339)', () => {
       }
     }
     // After the last registration the common version is v2 (the updater runs before readyz turns ready).
-    const final = await until('common version autoscaling/v2', async () => {
-      const sv = await getStorageVersion(observer);
-      return sv.status?.commonEncodingVersion === 'autoscaling/v2' ? sv : undefined;
-    }, 1_000);
-    expect(final.status?.storageVersions?.map((entry) => entry.encodingVersion)).toEqual(['autoscaling/v2', 'autoscaling/v2', 'autoscaling/v2']);
+    const final = await until(
+      'common version autoscaling/v2',
+      async () => {
+        const sv = await getStorageVersion(observer);
+        return sv.status?.commonEncodingVersion === 'autoscaling/v2' ? sv : undefined;
+      },
+      1_000,
+    );
+    expect(final.status?.storageVersions?.map((entry) => entry.encodingVersion)).toEqual([
+      'autoscaling/v2',
+      'autoscaling/v2',
+      'autoscaling/v2',
+    ]);
     // Every refusal was exactly the upstream 503; each restarted replica finally accepted the write.
     for (const answer of barrierAnswers.filter((a) => a.code !== 201)) {
       expect(answer).toEqual({ code: 503, message: BARRIER_MESSAGE });
     }
     expect(barrierAnswers.filter((a) => a.code === 201)).toHaveLength(3);
-    console.log(`[ha] writes refused by the barrier before registration: ${barrierAnswers.filter((a) => a.code === 503).length}`);
+    console.log(
+      `[ha] writes refused by the barrier before registration: ${barrierAnswers.filter((a) => a.code === 503).length}`,
+    );
     observer.close();
   });
 
@@ -156,13 +190,22 @@ describe('HA apiservers agree on storage versions (KEP-1965, KEP-2339)', () => {
     const victimID = apiserverIdentity('replica-3');
     await victim.kill();
     const observer = admin(servers[0] as TestServer);
-    const pruned = await until('entries without the killed replica', async () => {
-      const sv = await getStorageVersion(observer);
-      const ids = sv.status?.storageVersions?.map((entry) => entry.apiServerID) ?? [];
-      return ids.length === 2 && !ids.includes(victimID) ? sv : undefined;
-    }, 45_000);
+    const pruned = await until(
+      'entries without the killed replica',
+      async () => {
+        const sv = await getStorageVersion(observer);
+        const ids = sv.status?.storageVersions?.map((entry) => entry.apiServerID) ?? [];
+        return ids.length === 2 && !ids.includes(victimID) ? sv : undefined;
+      },
+      45_000,
+    );
     expect(pruned.status?.commonEncodingVersion).toBe('autoscaling/v2');
-    const leases = new ResourceClient<Lease>(observer, { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true });
+    const leases = new ResourceClient<Lease>(observer, {
+      group: 'coordination.k8s.io',
+      version: 'v1',
+      resource: 'leases',
+      namespaced: true,
+    });
     const leader = await leases.get('kube-system', 'storage-version-garbage-collector');
     const live = [apiserverIdentity('replica-1'), apiserverIdentity('replica-2')];
     expect(live).toContain(leader.spec?.holderIdentity);

@@ -42,7 +42,13 @@ beforeAll(async () => {
   raw = new Etcd3({ hosts: etcd.endpoint });
   for (let replica = 0; replica < 3; replica++) {
     ports.push(await freePort());
-    servers.push(await startServer({ port: ports[replica] as number, args: args(replica, 'autoscaling/v1'), keepDataDir: true }));
+    servers.push(
+      await startServer({
+        port: ports[replica] as number,
+        args: args(replica, 'autoscaling/v1'),
+        keepDataDir: true,
+      }),
+    );
   }
 });
 
@@ -58,7 +64,12 @@ describe('storage-version voting mode (seed 001, strict guarantee) on real etcd'
     // Record every write to HPAs straight from etcd.
     const writes: Array<{ revision: number; apiVersion: string }> = [];
     const watcher = await raw.watch().prefix(HPA_PREFIX).startRevision('1').create();
-    watcher.on('put', (kv) => writes.push({ revision: Number(kv.mod_revision), apiVersion: (JSON.parse(kv.value.toString()) as { apiVersion: string }).apiVersion }));
+    watcher.on('put', (kv) =>
+      writes.push({
+        revision: Number(kv.mod_revision),
+        apiVersion: (JSON.parse(kv.value.toString()) as { apiVersion: string }).apiVersion,
+      }),
+    );
 
     // Writers through two replicas, racing the switch.
     let writing = true;
@@ -73,7 +84,12 @@ describe('storage-version voting mode (seed 001, strict guarantee) on real etcd'
           const path = '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers';
           const created = await client.raw({ method: 'POST', path, body: hpa(name, n) });
           if (created.statusCode === 409) {
-            await client.raw({ method: 'PATCH', path: `${path}/${name}`, body: { spec: { maxReplicas: n + 1 } }, contentType: 'application/merge-patch+json' });
+            await client.raw({
+              method: 'PATCH',
+              path: `${path}/${name}`,
+              body: { spec: { maxReplicas: n + 1 } },
+              contentType: 'application/merge-patch+json',
+            });
           }
           written++;
         } catch {
@@ -118,9 +134,13 @@ describe('storage-version voting mode (seed 001, strict guarantee) on real etcd'
     }
     // The discovery document of every replica follows the selection.
     const client = new RestClient(loadKubeconfig((servers[0] as TestServer).kubeconfig));
-    const discovery = await client.request<{ resources: Array<{ name: string; storageVersionHash?: string }> }>({ method: 'GET', path: '/apis/autoscaling/v2' });
+    const discovery = await client.request<{
+      resources: Array<{ name: string; storageVersionHash?: string }>;
+    }>({ method: 'GET', path: '/apis/autoscaling/v2' });
     const { storageVersionHash } = await import('@kapi/apimachinery');
-    expect(discovery.resources.find((r) => r.name === 'horizontalpodautoscalers')?.storageVersionHash).toBe(storageVersionHash('autoscaling', 'v2', 'HorizontalPodAutoscaler'));
+    expect(discovery.resources.find((r) => r.name === 'horizontalpodautoscalers')?.storageVersionHash).toBe(
+      storageVersionHash('autoscaling', 'v2', 'HorizontalPodAutoscaler'),
+    );
     client.close();
   });
 });

@@ -44,8 +44,20 @@ export interface StartServerOptions {
 /** Starts kube-apiserver-lite from source (tsx) on a free port and waits until it serves and is ready. */
 export async function startServer(options: StartServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kapi-e2e-'));
-  const args = ['--conditions=@kapi/source', '--import', 'tsx', mainScript, `--secure-port=${options.port ?? 0}`, `--data-dir=${dataDir}`, ...(options.args ?? [])];
-  const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+  const args = [
+    '--conditions=@kapi/source',
+    '--import',
+    'tsx',
+    mainScript,
+    `--secure-port=${options.port ?? 0}`,
+    `--data-dir=${dataDir}`,
+    ...(options.args ?? []),
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_NO_WARNINGS: '1' },
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -59,7 +71,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     const config = /admin kubeconfig: (\S+)/.exec(output);
     if (serving?.[1]) url = serving[1];
     if (config?.[1]) kubeconfig = config[1];
-    if (child.exitCode !== null) throw new Error(`kube-apiserver-lite exited with ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null)
+      throw new Error(`kube-apiserver-lite exited with ${child.exitCode}:\n${output}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`kube-apiserver-lite did not start in ${timeoutMs} ms:\n${output}`);
@@ -130,17 +143,25 @@ export async function kubectl(server: TestServer, args: string[], input?: string
   const command = process.env.KUBECTL ?? 'kubectl';
   if (input !== undefined) {
     return new Promise((resolvePromise, reject) => {
-      const child = spawn(command, ['--kubeconfig', server.kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(command, ['--kubeconfig', server.kubeconfig, ...args], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.on('exit', (code) => (code === 0 ? resolvePromise(stdout) : reject(new Error(`kubectl ${args.join(' ')} failed (${code}): ${stderr}`))));
+      child.on('exit', (code) =>
+        code === 0
+          ? resolvePromise(stdout)
+          : reject(new Error(`kubectl ${args.join(' ')} failed (${code}): ${stderr}`)),
+      );
       child.stdin.end(input);
     });
   }
   try {
-    const { stdout } = await execFileAsync(command, ['--kubeconfig', server.kubeconfig, ...args], { maxBuffer: 64 << 20 });
+    const { stdout } = await execFileAsync(command, ['--kubeconfig', server.kubeconfig, ...args], {
+      maxBuffer: 64 << 20,
+    });
     return stdout;
   } catch (error) {
     const failure = error as { stderr?: string; code?: number };

@@ -1,24 +1,37 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubectl, startServer, type TestServer } from './harness.js';
+import { backends, startServerOn } from './backends.js';
+import { kubectl, type TestServer } from './harness.js';
 
-let server: TestServer;
+describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) => {
+  let server: TestServer;
 
-beforeAll(async () => {
-  server = await startServer();
-});
+  beforeAll(async () => {
+    server = await startServerOn(backend);
+  });
 
-afterAll(async () => {
-  await server?.stop();
-});
+  afterAll(async () => {
+    await server?.stop();
+  });
 
-const configMap = (name: string, data: Record<string, string>) =>
-  JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels: { app: 'e2e' } }, data });
+  const configMap = (name: string, data: Record<string, string>) =>
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'default', labels: { app: 'e2e' } },
+      data,
+    });
 
-describe('kubectl against kube-apiserver-lite (SQLite)', () => {
   it('lists the API resources with their short names and groups', async () => {
     const out = await kubectl(server, ['api-resources', '--no-headers']);
-    for (const line of ['configmaps', 'namespaces', 'leases', 'horizontalpodautoscalers', 'clusterroles', 'storageversions']) {
+    for (const line of [
+      'configmaps',
+      'namespaces',
+      'leases',
+      'horizontalpodautoscalers',
+      'clusterroles',
+      'storageversions',
+    ]) {
       expect(out).toContain(line);
     }
     expect(out).toMatch(/configmaps\s+cm\s+v1\s+true\s+ConfigMap/);
@@ -28,7 +41,8 @@ describe('kubectl against kube-apiserver-lite (SQLite)', () => {
   it('shows the system namespaces with real table columns', async () => {
     const out = await kubectl(server, ['get', 'namespaces']);
     expect(out.split('\n')[0]).toMatch(/^NAME\s+STATUS\s+AGE/);
-    for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) expect(out).toMatch(new RegExp(`${name}\\s+Active`));
+    for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease'])
+      expect(out).toMatch(new RegExp(`${name}\\s+Active`));
   });
 
   it('creates from a file, gets as a table and as yaml', async () => {
@@ -47,35 +61,80 @@ describe('kubectl against kube-apiserver-lite (SQLite)', () => {
     expect(first).toContain('configmap/applied created');
     const second = await kubectl(server, ['apply', '-f', '-'], configMap('applied', { a: '2', c: '3' }));
     expect(second).toContain('configmap/applied configured');
-    const out = JSON.parse(await kubectl(server, ['get', 'cm', 'applied', '-n', 'default', '-o', 'json'])) as { data: Record<string, string> };
+    const out = JSON.parse(
+      await kubectl(server, ['get', 'cm', 'applied', '-n', 'default', '-o', 'json']),
+    ) as { data: Record<string, string> };
     expect(out.data).toEqual({ a: '2', c: '3' });
   });
 
   it('patches with each patch type', async () => {
     await kubectl(server, ['create', 'configmap', 'patched', '-n', 'default', '--from-literal=a=1']);
-    await kubectl(server, ['patch', 'cm', 'patched', '-n', 'default', '--type=merge', '-p', '{"data":{"b":"2"}}']);
-    await kubectl(server, ['patch', 'cm', 'patched', '-n', 'default', '--type=json', '-p', '[{"op":"replace","path":"/data/a","value":"10"}]']);
-    await kubectl(server, ['patch', 'cm', 'patched', '-n', 'default', '--type=strategic', '-p', '{"metadata":{"labels":{"tier":"x"}}}']);
-    const out = JSON.parse(await kubectl(server, ['get', 'cm', 'patched', '-n', 'default', '-o', 'json'])) as { data: Record<string, string>; metadata: { labels: Record<string, string> } };
+    await kubectl(server, [
+      'patch',
+      'cm',
+      'patched',
+      '-n',
+      'default',
+      '--type=merge',
+      '-p',
+      '{"data":{"b":"2"}}',
+    ]);
+    await kubectl(server, [
+      'patch',
+      'cm',
+      'patched',
+      '-n',
+      'default',
+      '--type=json',
+      '-p',
+      '[{"op":"replace","path":"/data/a","value":"10"}]',
+    ]);
+    await kubectl(server, [
+      'patch',
+      'cm',
+      'patched',
+      '-n',
+      'default',
+      '--type=strategic',
+      '-p',
+      '{"metadata":{"labels":{"tier":"x"}}}',
+    ]);
+    const out = JSON.parse(
+      await kubectl(server, ['get', 'cm', 'patched', '-n', 'default', '-o', 'json']),
+    ) as { data: Record<string, string>; metadata: { labels: Record<string, string> } };
     expect(out.data).toEqual({ a: '10', b: '2' });
     expect(out.metadata.labels).toEqual({ tier: 'x' });
   });
 
   it('deletes', async () => {
     await kubectl(server, ['create', 'configmap', 'doomed', '-n', 'default']);
-    expect(await kubectl(server, ['delete', 'cm', 'doomed', '-n', 'default'])).toContain('configmap "doomed" deleted');
-    await expect(kubectl(server, ['get', 'cm', 'doomed', '-n', 'default'])).rejects.toThrow(/NotFound|not found/);
+    expect(await kubectl(server, ['delete', 'cm', 'doomed', '-n', 'default'])).toContain(
+      'configmap "doomed" deleted',
+    );
+    await expect(kubectl(server, ['get', 'cm', 'doomed', '-n', 'default'])).rejects.toThrow(
+      /NotFound|not found/,
+    );
   });
 
   it('watches with get -w', async () => {
-    const child = spawn(process.env.KUBECTL ?? 'kubectl', ['--kubeconfig', server.kubeconfig, 'get', 'cm', '-n', 'default', '-w', '--output-watch-events']);
+    const child = spawn(process.env.KUBECTL ?? 'kubectl', [
+      '--kubeconfig',
+      server.kubeconfig,
+      'get',
+      'cm',
+      '-n',
+      'default',
+      '-w',
+      '--output-watch-events',
+    ]);
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     try {
       const deadline = Date.now() + 15_000;
       while (!out.includes('NAME') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       await kubectl(server, ['create', 'configmap', 'watched', '-n', 'default']);
-      while (!/ADDED\s+watched/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (!/ADDED\s+watched/.test(out) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
       expect(out).toMatch(/ADDED\s+watched/);
     } finally {
       child.kill();
@@ -100,11 +159,22 @@ describe('kubectl against kube-apiserver-lite (SQLite)', () => {
         apiVersion: 'autoscaling/v1',
         kind: 'HorizontalPodAutoscaler',
         metadata: { name: 'web', namespace: 'default' },
-        spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 5, targetCPUUtilizationPercentage: 60 },
+        spec: {
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+          maxReplicas: 5,
+          targetCPUUtilizationPercentage: 60,
+        },
       }),
     );
-    const v2 = JSON.parse(await kubectl(server, ['get', 'hpa.v2.autoscaling', 'web', '-n', 'default', '-o', 'json'])) as { spec: { metrics: unknown[]; minReplicas: number } };
-    expect(v2.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } }]);
+    const v2 = JSON.parse(
+      await kubectl(server, ['get', 'hpa.v2.autoscaling', 'web', '-n', 'default', '-o', 'json']),
+    ) as { spec: { metrics: unknown[]; minReplicas: number } };
+    expect(v2.spec.metrics).toEqual([
+      {
+        type: 'Resource',
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } },
+      },
+    ]);
     expect(v2.spec.minReplicas).toBe(1);
     const table = await kubectl(server, ['get', 'hpa', '-n', 'default']);
     expect(table).toMatch(/^NAME\s+REFERENCE\s+MINPODS\s+MAXPODS\s+REPLICAS\s+AGE/);
@@ -113,15 +183,28 @@ describe('kubectl against kube-apiserver-lite (SQLite)', () => {
   it('shows storage versions, identity leases and their metrics', async () => {
     const storageVersions = await kubectl(server, ['get', 'storageversions']);
     expect(storageVersions.split('\n')[0]).toMatch(/^NAME\s+COMMONENCODINGVERSION\s+STORAGEVERSIONS\s+AGE/);
-    expect(storageVersions).toMatch(/autoscaling\.horizontalpodautoscalers\s+autoscaling\/v2\s+autoscaling\/v2/);
+    expect(storageVersions).toMatch(
+      /autoscaling\.horizontalpodautoscalers\s+autoscaling\/v2\s+autoscaling\/v2/,
+    );
     expect(storageVersions).toMatch(/core\.configmaps\s+v1\s+v1/);
-    const leases = await kubectl(server, ['get', 'leases', '-n', 'kube-system', '-l', 'apiserver.kubernetes.io/identity=kube-apiserver']);
+    const leases = await kubectl(server, [
+      'get',
+      'leases',
+      '-n',
+      'kube-system',
+      '-l',
+      'apiserver.kubernetes.io/identity=kube-apiserver',
+    ]);
     expect(leases).toMatch(/^NAME\s+HOLDER\s+AGE/);
     expect(leases).toMatch(/apiserver-[a-z2-7]{26}\s+apiserver-[a-z2-7]{26}_[0-9a-f-]{36}/);
     const metrics = await kubectl(server, ['get', '--raw', '/metrics']);
-    expect(metrics).toMatch(/apiserver_storage_version_updates_total\{resource="horizontalpodautoscalers.autoscaling",outcome="success"\} [1-9]/);
+    expect(metrics).toMatch(
+      /apiserver_storage_version_updates_total\{resource="horizontalpodautoscalers.autoscaling",outcome="success"\} [1-9]/,
+    );
     expect(metrics).toContain('apiserver_storage_version_registration_complete 1');
-    expect(metrics).toMatch(/kapi_health_check\{name="poststarthook\/built-in-resources-storage-version-updater",type="readyz"\} 1/);
+    expect(metrics).toMatch(
+      /kapi_health_check\{name="poststarthook\/built-in-resources-storage-version-updater",type="readyz"\} 1/,
+    );
     expect(metrics).toMatch(/apiserver_request_total\{[^}]*resource="configmaps"/);
   });
 });

@@ -23,14 +23,22 @@ const replicaArgs = (extra: string[]) => (replica: number) => [
 
 describe('rolling restart of three replicas on one etcd (KEP-1904)', () => {
   it('neither client relists or sees a 410 with progress notify and history loading', async () => {
-    const report = await runRollingRestart({ args: replicaArgs([]), replicas: 3, restart: [0, 1, 2], watchVia: 0, writeVia: 1 });
+    const report = await runRollingRestart({
+      args: replicaArgs([]),
+      replicas: 3,
+      restart: [0, 1, 2],
+      watchVia: 0,
+      writeVia: 1,
+    });
     console.log('[rolling restart, KEP-1904 on]', JSON.stringify(report));
     expect(report.writes).toBeGreaterThan(20);
     expect(report.reflector.expired).toBe(0);
     expect(report.reflector.relists).toBe(0);
     expect(report.clientNode.expired).toBe(0);
     expect(report.clientNode.relists).toBe(0);
-    expect(report.reflector.lastSyncResourceVersion).toBeGreaterThanOrEqual(report.lastWriteBeforeLastRestart);
+    expect(report.reflector.lastSyncResourceVersion).toBeGreaterThanOrEqual(
+      report.lastWriteBeforeLastRestart,
+    );
   });
 
   it('baseline: with progress notify and history loading off, clients relist', async () => {

@@ -24,6 +24,8 @@ describe('restart of one replica on the embedded SQLite store (KEP-1904)', () =>
     expect(report.reflector.relists).toBe(0);
     expect(report.clientNode.expired).toBe(0);
     expect(report.clientNode.relists).toBe(0);
-    expect(report.reflector.lastSyncResourceVersion).toBeGreaterThanOrEqual(report.lastWriteBeforeLastRestart);
+    expect(report.reflector.lastSyncResourceVersion).toBeGreaterThanOrEqual(
+      report.lastWriteBeforeLastRestart,
+    );
   });
 });

@@ -43,14 +43,32 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
     ...(options.dataDirs?.[replica] ? { dataDir: options.dataDirs[replica] } : {}),
   });
   const servers: TestServer[] = [];
-  for (let replica = 0; replica < options.replicas; replica++) servers.push(await startServer(serverOptions(replica)));
+  for (let replica = 0; replica < options.replicas; replica++)
+    servers.push(await startServer(serverOptions(replica)));
   const watchServer = servers[options.watchVia] as TestServer;
   const admin = new RestClient(loadKubeconfig(watchServer.kubeconfig));
-  const namespaces = new ResourceClient(admin, { group: '', version: 'v1', resource: 'namespaces', namespaced: false });
-  await namespaces.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'idle' } }).catch(() => undefined);
-  await namespaces.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'busy' } }).catch(() => undefined);
-  const configMaps = new ResourceClient(admin, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
-  for (let i = 0; i < 3; i++) await configMaps.create('idle', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `a-${i}` } }).catch(() => undefined);
+  const namespaces = new ResourceClient(admin, {
+    group: '',
+    version: 'v1',
+    resource: 'namespaces',
+    namespaced: false,
+  });
+  await namespaces
+    .create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'idle' } })
+    .catch(() => undefined);
+  await namespaces
+    .create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'busy' } })
+    .catch(() => undefined);
+  const configMaps = new ResourceClient(admin, {
+    group: '',
+    version: 'v1',
+    resource: 'configmaps',
+    namespaced: true,
+  });
+  for (let i = 0; i < 3; i++)
+    await configMaps
+      .create('idle', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `a-${i}` } })
+      .catch(() => undefined);
 
   // Client 1: our Reflector (bookmarks on), through the watch replica.
   const informer = new Informer(configMaps, { namespace: 'idle', retryDelayMs: 200 });
@@ -69,7 +87,8 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
     return core.listNamespacedConfigMap({ namespace: 'idle' });
   });
   nodeInformer.on('error', (error: unknown) => {
-    if ((error as { code?: number }).code === 410 || (error as { statusCode?: number }).statusCode === 410) clientNodeExpired++;
+    if ((error as { code?: number }).code === 410 || (error as { statusCode?: number }).statusCode === 410)
+      clientNodeExpired++;
     if (running) setTimeout(() => void nodeInformer.start().catch(() => undefined), 300);
   });
   await nodeInformer.start();
@@ -80,7 +99,12 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
   let writing = true;
   const writer = (async () => {
     let client = new RestClient(loadKubeconfig((servers[options.writeVia] as TestServer).kubeconfig));
-    let secrets = new ResourceClient(client, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
+    let secrets = new ResourceClient(client, {
+      group: '',
+      version: 'v1',
+      resource: 'secrets',
+      namespaced: true,
+    });
     let kubeconfig = (servers[options.writeVia] as TestServer).kubeconfig;
     while (writing) {
       const current = (servers[options.writeVia] as TestServer).kubeconfig;
@@ -88,10 +112,20 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
         client.close();
         kubeconfig = current;
         client = new RestClient(loadKubeconfig(current));
-        secrets = new ResourceClient(client, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
+        secrets = new ResourceClient(client, {
+          group: '',
+          version: 'v1',
+          resource: 'secrets',
+          namespaced: true,
+        });
       }
       try {
-        const created = await secrets.create('busy', { apiVersion: 'v1', kind: 'Secret', metadata: { generateName: 'b-' }, stringData: { n: String(writes) } });
+        const created = await secrets.create('busy', {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { generateName: 'b-' },
+          stringData: { n: String(writes) },
+        });
         writes++;
         lastWrite = Math.max(lastWrite, Number(created.metadata.resourceVersion));
       } catch {
@@ -108,7 +142,10 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
     for (const [index, replica] of options.restart.entries()) {
       if (index === options.restart.length - 1) lastWriteBeforeLastRestart = lastWrite;
       await (servers[replica] as TestServer).stop();
-      const restarted = await startServer({ ...serverOptions(replica), dataDir: (servers[replica] as TestServer).dataDir });
+      const restarted = await startServer({
+        ...serverOptions(replica),
+        dataDir: (servers[replica] as TestServer).dataDir,
+      });
       servers[replica] = restarted;
       await waitReady(restarted);
       await sleep(2500);
@@ -130,7 +167,13 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
       expired: informer.stats.expired,
       lastSyncResourceVersion: Number(informer.lastSyncResourceVersion),
     },
-    clientNode: { relists: Math.max(0, clientNodeLists - 1), expired: clientNodeExpired, lastResourceVersion: Number((nodeInformer as unknown as { latestResourceVersion(): string }).latestResourceVersion()) },
+    clientNode: {
+      relists: Math.max(0, clientNodeLists - 1),
+      expired: clientNodeExpired,
+      lastResourceVersion: Number(
+        (nodeInformer as unknown as { latestResourceVersion(): string }).latestResourceVersion(),
+      ),
+    },
     lastWriteBeforeLastRestart,
     writes,
   };
