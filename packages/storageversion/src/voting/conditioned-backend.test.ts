@@ -12,7 +12,7 @@ import {
   type ValueTransformer,
 } from '@kapi/storage';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryBackend } from '../../../storage-memory/src/index.js';
+import { MemoryBackend } from '@kapi/storage-memory';
 import { conditionedBackend } from './conditioned-backend.js';
 import { VOTING_GROUP } from './storage-version-vote-api.js';
 import { StorageVersionVoter, storageVersionSelectionKey } from './storage-version-voter.js';

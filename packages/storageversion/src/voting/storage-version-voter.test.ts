@@ -1,7 +1,7 @@
 import { KapiError } from '@kapi/apimachinery';
 import { Store } from '@kapi/storage';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryBackend } from '../../../storage-memory/src/index.js';
+import { MemoryBackend } from '@kapi/storage-memory';
 import { VOTING_GROUP, storageVersionVoteName, type StorageVersionVote } from './storage-version-vote-api.js';
 import {
   SelectedVersionNotDecodableError,
