@@ -112,14 +112,25 @@ async function consistentReadRows(label: string, kv: KVBackend, count: number, s
     const key = `${prefix}/`;
     const listsBefore = store.lists;
     const progressBefore = store.progressRequests;
+    // Reads are spread out (0-20 ms apart) so that writes land between them and the cache is behind.
+    const pause = () => sleep(Math.random() * 20);
     const cacheMs: number[] = [];
-    for (let i = 0; i < samples; i++) cacheMs.push(await measureMs(() => cacher.getList(key, { recursive: true, resourceVersion: '' })));
+    let waited = 0;
+    for (let i = 0; i < samples; i++) {
+      await pause();
+      const progressBeforeRead = store.progressRequests;
+      cacheMs.push(await measureMs(() => cacher.getList(key, { recursive: true, resourceVersion: '' })));
+      if (store.progressRequests > progressBeforeRead) waited++;
+    }
     const fallbacks = store.lists - listsBefore;
     const progressRequests = store.progressRequests - progressBefore;
     const storeMs: number[] = [];
-    for (let i = 0; i < samples; i++) storeMs.push(await measureMs(() => store.getList(key, { recursive: true, resourceVersion: '' })));
+    for (let i = 0; i < samples; i++) {
+      await pause();
+      storeMs.push(await measureMs(() => store.getList(key, { recursive: true, resourceVersion: '' })));
+    }
     const scenario = (p: number) => `consistent LIST p${p} (RV="", ${count} x 2 KB, writes elsewhere every 10 ms, ${label})`;
-    const detail = `${samples} lists; ${fallbacks} fell back to the storage; ${progressRequests} progress requests; ${notes}`;
+    const detail = `${samples} lists, ${waited} waited for the cache (progress requested), max ${Math.max(...cacheMs).toFixed(0)} ms; ${fallbacks} fell back to the storage; ${progressRequests} progress requests; ${notes}`;
     return [50, 99].map((p) => ({
       ...row(scenario(p), 'Cacher (wait for progress, then cache)', percentile(cacheMs, p), 'Store.getList', percentile(storeMs, p), 'ms (lower is better)'),
       notes: detail,
@@ -165,7 +176,7 @@ async function rollingRestartRows(): Promise<BenchRow[]> {
       '--etcd-compaction-interval=10m',
       ...extra,
     ];
-    const run = (extra: string[]) => withTimeout(runRollingRestart({ args: args(extra), replicas: 3, restart: [0, 1, 2], watchVia: 0, writeVia: 1 }), 300_000, 'rolling restart');
+    const run = (extra: string[]) => withTimeout(runRollingRestart({ args: args(extra), replicas: 3, restart: [0, 1, 2], watchVia: 0, writeVia: 1 }), 300_000, 'rolling-restart');
     console.log('[bench] rolling restart, progress notify on');
     const on = await run([]);
     console.log('[bench] rolling restart, progress notify off');
@@ -183,8 +194,12 @@ async function rollingRestartRows(): Promise<BenchRow[]> {
   }
 }
 
-/** Runs one scenario, turning a failure into a FAILED row. */
+/** `--watch-only=fan-out,list,consistent-read,heap,rolling-restart` runs a subset (default: all). */
+const only = process.argv.find((arg) => arg.startsWith('--watch-only='))?.slice('--watch-only='.length).split(',');
+
+/** Runs one scenario (unless excluded by `--watch-only`), turning a failure into a FAILED row. */
 async function attempt(name: string, rows: BenchRow[], run: () => Promise<BenchRow[]>): Promise<void> {
+  if (only && !only.some((wanted) => name.startsWith(wanted))) return;
   console.log(`[bench] watch: ${name}`);
   try {
     rows.push(...(await run()));
@@ -201,10 +216,10 @@ export async function watchBench(options: { quick: boolean }): Promise<BenchRow[
   let file = 0;
   const newSqlite = () => SqliteBackend.open({ path: join(directory, `w${file++}.db`) });
   try {
-    await attempt('fan-out', rows, () => watchFanOutRows({ watchers: 1000, events: quick ? 100 : 500, timeoutMs: 120_000 }));
+    await attempt('fan-out', rows, () => watchFanOutRows({ watchers: 1000, events: quick ? 200 : 1000, timeoutMs: 120_000 }));
 
     const listCount = 10_000;
-    await attempt('LIST from the cache (memory)', rows, async () => {
+    await attempt('list from the cache (memory)', rows, async () => {
       const kv = new MemoryBackend({});
       try {
         return [await listFromCacheRow('memory', kv, listCount, quick ? 5 : 20)];
@@ -212,7 +227,7 @@ export async function watchBench(options: { quick: boolean }): Promise<BenchRow[
         await kv.close();
       }
     });
-    await attempt('LIST from the cache (SQLite)', rows, async () => {
+    await attempt('list from the cache (SQLite)', rows, async () => {
       const kv = await newSqlite();
       try {
         return [await listFromCacheRow('sqlite', kv, listCount, quick ? 5 : 20)];
@@ -222,8 +237,8 @@ export async function watchBench(options: { quick: boolean }): Promise<BenchRow[
     });
 
     const readCount = quick ? 200 : 1000;
-    const samples = quick ? 30 : 100;
-    await attempt('consistent read (SQLite)', rows, async () => {
+    const samples = quick ? 50 : 200;
+    await attempt('consistent-read (SQLite)', rows, async () => {
       const kv = await newSqlite();
       try {
         return await consistentReadRows('sqlite', kv, readCount, samples, 'SQLite answers progress requests');
@@ -231,7 +246,7 @@ export async function watchBench(options: { quick: boolean }): Promise<BenchRow[
         await kv.close();
       }
     });
-    await attempt('consistent read (etcd)', rows, async () => {
+    await attempt('consistent-read (etcd)', rows, async () => {
       const etcd = await startEtcd({ progressNotifyIntervalMs: 1000 });
       try {
         const kv = await Etcd3Backend.connect({ endpoints: [etcd.endpoint] });
@@ -247,7 +262,7 @@ export async function watchBench(options: { quick: boolean }): Promise<BenchRow[
     });
 
     await attempt('heap', rows, () => heapRows(10_000, 1000));
-    await attempt('rolling restart', rows, () => rollingRestartRows());
+    await attempt('rolling-restart', rows, () => rollingRestartRows());
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
