@@ -103,16 +103,15 @@ class EncodeCounter {
 
   install(): void {
     const original = this.original;
-    const counter = this;
-    JSON.stringify = function stringify(value: unknown, ...rest: unknown[]): string {
+    JSON.stringify = ((value: unknown, ...rest: unknown[]): string => {
       if (value !== null && typeof value === 'object' && 'type' in value && 'object' in value) {
         const object = (value as { object?: { metadata?: { name?: unknown } } }).object;
         const name = object?.metadata?.name;
-        if (typeof name === 'string' && name.startsWith('event-')) counter.count++;
-        else counter.other++;
+        if (typeof name === 'string' && name.startsWith('event-')) this.count++;
+        else this.other++;
       }
       return (original as (...args: unknown[]) => string).call(JSON, value, ...rest);
-    } as typeof JSON.stringify;
+    }) as typeof JSON.stringify;
   }
 
   uninstall(): void {
