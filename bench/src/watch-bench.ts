@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -165,7 +165,7 @@ async function heapRows(objects: number, watchers: number): Promise<BenchRow[]> 
 }
 
 /** Scenario 5: the e2e rolling restart of 3 replicas on real etcd, KEP-1904 on beside off. */
-async function rollingRestartRows(): Promise<BenchRow[]> {
+async function rollingRestartRows(directory: string): Promise<BenchRow[]> {
   const { runRollingRestart } = (await import('../../tests/e2e/src/rolling-restart.js')) as typeof import('../../tests/e2e/src/rolling-restart.js');
   const etcd = await startEtcd({ progressNotifyIntervalMs: 1000 });
   try {
@@ -176,7 +176,12 @@ async function rollingRestartRows(): Promise<BenchRow[]> {
       '--etcd-compaction-interval=10m',
       ...extra,
     ];
-    const run = (extra: string[]) => withTimeout(runRollingRestart({ args: args(extra), replicas: 3, restart: [0, 1, 2], watchVia: 0, writeVia: 1 }), 300_000, 'rolling-restart');
+    // Own data dirs (the e2e helper keeps them across restarts and leaves them behind), removed with `directory`.
+    const run = (extra: string[]) => {
+      const dataDirs = [0, 1, 2].map((replica) => join(directory, `${extra.length ? 'off' : 'on'}-${replica}`));
+      for (const dataDir of dataDirs) mkdirSync(dataDir, { recursive: true });
+      return withTimeout(runRollingRestart({ args: args(extra), replicas: 3, restart: [0, 1, 2], watchVia: 0, writeVia: 1, dataDirs }), 300_000, 'rolling restart');
+    };
     console.log('[bench] rolling restart, progress notify on');
     const on = await run([]);
     console.log('[bench] rolling restart, progress notify off');
@@ -262,7 +267,7 @@ export async function watchBench(options: { quick: boolean }): Promise<BenchRow[
     });
 
     await attempt('heap', rows, () => heapRows(10_000, 1000));
-    await attempt('rolling-restart', rows, () => rollingRestartRows());
+    await attempt('rolling-restart', rows, () => rollingRestartRows(directory));
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
