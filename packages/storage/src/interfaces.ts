@@ -149,6 +149,11 @@ export interface Interface {
 /** Capability: ask the backend for a progress notification on every watch now (KEP-2340). */
 export interface ProgressRequester {
   requestWatchProgress(): Promise<void>;
+  /**
+   * False when a request cannot be honoured safely (e.g. etcd older than 3.4.31 / 3.5.13): callers then
+   * serve consistent reads from the storage instead of waiting for periodic progress. Absent means true.
+   */
+  readonly watchProgressSupported?: boolean;
 }
 
 /** Capability: read the backend's current revision (for consistent reads from a cache). */
@@ -174,7 +179,7 @@ function has<K extends string>(value: unknown, method: K): value is Record<K, (.
 
 /** True when the store can request watch progress. */
 export function isProgressRequester(store: unknown): store is ProgressRequester {
-  return has(store, 'requestWatchProgress');
+  return has(store, 'requestWatchProgress') && (store as ProgressRequester).watchProgressSupported !== false;
 }
 
 /** True when the store can report its current revision. */

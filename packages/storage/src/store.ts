@@ -115,6 +115,11 @@ export class Store implements Interface, ProgressRequester, RevisionReader, Comp
     await this.kv.requestProgress?.();
   }
 
+  /** Whether the backend can answer progress requests (etcd 3.4.23 cannot: consistent reads then go to storage). */
+  get watchProgressSupported(): boolean {
+    return typeof this.kv.requestProgress === 'function';
+  }
+
   getCurrentResourceVersion(): Promise<number> {
     return this.kv.currentRevision();
   }

@@ -35,6 +35,8 @@ export interface CacheWatcherOptions {
  * (its client resumes from the last revision it saw) so it never slows the others.
  */
 export class CacheWatcher implements Watch {
+  /** The newest revision this watcher was told about (an event or a progress bookmark). */
+  private progressRevision = 0;
   private readonly channel: WatchChannel;
   private readonly initialEvents: Iterator<StorageWatchEvent>;
   private initialDone = false;
@@ -94,7 +96,12 @@ export class CacheWatcher implements Watch {
       this.stop();
       return;
     }
-    this.channel.push(converted);
+    if (this.channel.push(converted)) this.progressRevision = event.resourceVersion;
+  }
+
+  /** True when the cache is at a revision this watcher has not been told about (neither by an event nor by progress). */
+  owesProgress(revision: number): boolean {
+    return revision > Math.max(this.progressRevision, this.options.startRevision);
   }
 
   /**
@@ -114,7 +121,9 @@ export class CacheWatcher implements Watch {
   offerProgress(bookmark: StorageWatchEvent, revision: number): boolean {
     if (!this.options.progressNotify || this.channel.closed || revision < this.options.startRevision) return false;
     if (this.channel.pending >= this.options.queueCapacity) return false;
-    return this.channel.push(bookmark);
+    const pushed = this.channel.push(bookmark);
+    if (pushed) this.progressRevision = Math.max(this.progressRevision, revision);
+    return pushed;
   }
 
   /** Ends the stream after the queued events, first queueing `finalBookmark` when bookmarks are allowed. */

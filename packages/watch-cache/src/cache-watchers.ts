@@ -90,6 +90,7 @@ export class CacheWatchers {
   /** The bookmark timer's tick: bookmarks for the watchers whose time has come, at the cache revision. */
   private dispatchBookmarks(): void {
     const now = this.options.clock.now();
+    this.dispatchOwedProgress();
     const due = this.bookmarks.popExpired(now);
     if (due.length === 0) return;
     const revision = this.options.bookmarkRevision();
@@ -98,6 +99,21 @@ export class CacheWatchers {
       if (watcher.closed) continue;
       if (event && revision !== undefined) watcher.offerBookmark(event, revision);
       this.scheduleBookmark(watcher, now);
+    }
+  }
+
+  /**
+   * Progress for watchers that asked for it (storage `progressNotify`) and are behind the cache because the
+   * changes since went to other keys: like etcd, a quiet watch learns every tick that it is current.
+   */
+  private dispatchOwedProgress(): void {
+    const revision = this.options.bookmarkRevision();
+    if (revision === undefined) return;
+    let event: StorageWatchEvent | undefined;
+    for (const watcher of this.watchers) {
+      if (!watcher.progressNotify || !watcher.owesProgress(revision)) continue;
+      event ??= bookmarkEvent(revision);
+      watcher.offerProgress(event, revision);
     }
   }
 

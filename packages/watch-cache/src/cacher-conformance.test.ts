@@ -7,6 +7,7 @@ import {
   type GetOptions,
   type GuaranteedUpdateOptions,
   type Interface,
+  type KVBackend,
   type ListOptions,
   type ListResult,
   type ProgressRequester,
@@ -17,6 +18,13 @@ import {
 import { runStorageConformance } from '@kapi/storage/testing';
 import { Cacher } from './cacher.js';
 import { MemoryBackend } from '@kapi/storage-memory';
+import { SqliteBackend } from '@kapi/storage-sqlite';
+import { Etcd3Backend } from '@kapi/storage-etcd3';
+import { startEtcd, type EtcdInstance } from '@kapi/storage-etcd3/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 /**
  * The suite writes objects under keys that are not derived from the objects (`<prefix>pods/ns/c` for an
@@ -65,6 +73,9 @@ class KeyRecordingStore implements Interface, ProgressRequester, RevisionReader,
   requestWatchProgress(): Promise<void> {
     return this.inner.requestWatchProgress();
   }
+  get watchProgressSupported(): boolean {
+    return this.inner.watchProgressSupported;
+  }
   getCurrentResourceVersion(): Promise<number> {
     return this.inner.getCurrentResourceVersion();
   }
@@ -80,8 +91,8 @@ function identity(object: KubeObject): string {
   return `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
 }
 
-runStorageConformance('cacher/memory', async () => {
-  const kv = new MemoryBackend({ progressNotifyIntervalMs: 200 });
+/** A cacher over a Store over `kv`, started, with the raw backend exposed for the suite. */
+async function cacherTarget(kv: KVBackend, closeKV: () => Promise<void>) {
   const storage = new KeyRecordingStore(new Store({ kv }));
   const cacher = new Cacher({
     storage,
@@ -95,7 +106,36 @@ runStorageConformance('cacher/memory', async () => {
     kv,
     close: async () => {
       await cacher.stop();
-      await kv.close();
+      await closeKV();
     },
   };
+}
+
+runStorageConformance('cacher/memory', () => {
+  const kv = new MemoryBackend({ progressNotifyIntervalMs: 200 });
+  return cacherTarget(kv, () => kv.close());
+});
+
+const directory = mkdtempSync(join(tmpdir(), 'kapi-cacher-sqlite-'));
+let files = 0;
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+runStorageConformance('cacher/sqlite', async () => {
+  const kv = await SqliteBackend.open({ path: join(directory, `c${++files}.db`), progressNotifyIntervalMs: 200 });
+  return cacherTarget(kv, () => kv.close());
+});
+
+let etcd: EtcdInstance | undefined;
+let etcdTargets = 0;
+beforeAll(async () => {
+  etcd = await startEtcd({ progressNotifyIntervalMs: 300 });
+});
+afterAll(async () => {
+  await etcd?.stop();
+});
+
+runStorageConformance('cacher/etcd3', async () => {
+  if (!etcd) throw new Error('etcd did not start');
+  const kv = await Etcd3Backend.connect({ endpoints: [etcd.endpoint], prefix: `/cacher-conformance-${++etcdTargets}` });
+  return cacherTarget(kv, () => kv.close());
 });

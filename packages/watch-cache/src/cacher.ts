@@ -179,6 +179,11 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     if (isProgressRequester(this.storage)) await this.storage.requestWatchProgress();
   }
 
+  /** As the storage's: a cache over a backend that cannot request progress cannot either. */
+  get watchProgressSupported(): boolean {
+    return isProgressRequester(this.storage);
+  }
+
   async getCurrentResourceVersion(): Promise<number> {
     if (isRevisionReader(this.storage)) return this.storage.getCurrentResourceVersion();
     const list = await this.storage.getList(this.options.resourcePrefix, { recursive: true, predicate: { limit: 1 } });
@@ -261,8 +266,14 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     const scope: KeyScope = { key, recursive: options.recursive ?? false };
     if (options.sendInitialEvents === true) return this.watchList(scope, text, revision, options);
     if (revision === 0) {
-      const state = options.sendInitialEvents === false ? [] : this.cache.store.list(scope);
-      return this.register(scope, options, this.cache.resourceVersion, { state });
+      if (options.sendInitialEvents === false) {
+        // "From now": now is the backend's revision (the cache may not have seen the latest writes yet;
+        // events up to that revision that reach it later are below the watcher's start and are skipped).
+        const now = text === '' && isRevisionReader(this.storage) ? await this.storage.getCurrentResourceVersion() : 0;
+        this.ready.check();
+        return this.register(scope, options, Math.max(now, this.cache.resourceVersion), { state: [] });
+      }
+      return this.register(scope, options, this.cache.resourceVersion, { state: this.cache.store.list(scope) });
     }
     const compacted = await this.compactedBefore(revision);
     if (compacted !== undefined) return errorWatch(StatusError.expired(`too old resource version: ${revision} (${compacted})`));
