@@ -63,7 +63,7 @@ function wireEvent(
   apiVersion: string,
   table?: WatchTableForm,
   now?: () => Date,
-): string {
+): string | Buffer {
   if (!table) {
     const cached = event.serializedFor?.(apiVersion);
     if (cached !== undefined) return cached;
@@ -76,11 +76,12 @@ function wireEvent(
 
 /**
  * Lines already written for an event object, per event type and apiVersion. A watch cache hands the
- * same (read-only) object to every watcher, so each line is serialized once, not once per watcher.
+ * same (read-only) object to every watcher, so each line is serialized (and UTF-8 encoded) once, not
+ * once per watcher: the cached Buffer is written to every socket as is.
  */
-const serializations = new WeakMap<object, Map<string, string>>();
+const serializations = new WeakMap<object, Map<string, Buffer>>();
 
-function sharedSerialization(object: object, key: string, encode: () => string): string {
+function sharedSerialization(object: object, key: string, encode: () => string): Buffer {
   let byKey = serializations.get(object);
   if (!byKey) {
     byKey = new Map();
@@ -88,7 +89,7 @@ function sharedSerialization(object: object, key: string, encode: () => string):
   }
   let line = byKey.get(key);
   if (line === undefined) {
-    line = encode();
+    line = Buffer.from(encode());
     byKey.set(key, line);
   }
   return line;
@@ -125,7 +126,7 @@ function serialize(
   return `${JSON.stringify({ type: event.type, object })}\n`;
 }
 
-async function write(response: ServerResponse, chunk: string, signal: AbortSignal): Promise<void> {
+async function write(response: ServerResponse, chunk: string | Buffer, signal: AbortSignal): Promise<void> {
   if (response.write(chunk)) return;
   await new Promise<void>((resolve) => {
     const done = () => {
@@ -201,7 +202,7 @@ export async function serveWatch(
       for await (const event of watch as AsyncIterable<PreSerializedWatchEvent>) {
         if (controller.signal.aborted) break;
         if (event.type === 'BOOKMARK' && !query.allowWatchBookmarks) continue;
-        let line: string;
+        let line: string | Buffer;
         try {
           line = wireEvent(event, route, apiVersion, options.table, environment.now);
         } catch (error) {
