@@ -31,7 +31,13 @@ if [ "${1:-}" = "--with-test-tools" ]; then
 fi
 
 if [ ! -d node_modules/.pnpm ] || [ pnpm-lock.yaml -nt node_modules/.modules.yaml ]; then
-  log "pnpm install"
-  CI=true pnpm install --frozen-lockfile --reporter=append-only 2>&1 | grep -vE '^(Progress|Packages:|\+{3,})' | tail -20
+  log "pnpm install (better-sqlite3 builds from source the first time: about a minute)"
+  mkdir -p .tmp
+  if ! CI=true pnpm install --frozen-lockfile --reporter=append-only > .tmp/pnpm-install.log 2>&1; then
+    tail -40 .tmp/pnpm-install.log
+    log "pnpm install failed (full log: .tmp/pnpm-install.log)"
+    exit 1
+  fi
+  tail -3 .tmp/pnpm-install.log
 fi
 log "toolchain ready: node $(node --version), pnpm $(pnpm --version)$(command -v etcd >/dev/null && echo ", $(etcd --version | head -1)")"
