@@ -16,6 +16,9 @@ import { Etcd3Backend } from '@kapi/storage-etcd3';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { measureRate, row, sampleObject, type BenchRow } from './harness.js';
 
+/** A 2 KB ConfigMap without a namespace (the URL gives it). */
+const httpObject = (name: string) => ({ ...sampleObject(name), metadata: { name } });
+
 const execFileAsync = promisify(execFile);
 const loadScript = fileURLToPath(new URL('./load-generator.ts', import.meta.url));
 
@@ -81,7 +84,7 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
     console.log('[bench] kube-apiserver-lite on SQLite');
     const server = await startServer(directory, ['--storage=sqlite']);
     const path = '/api/v1/namespaces/default/configmaps';
-    await server.client.request({ method: 'POST', path, body: sampleObject('two-kb') });
+    await server.client.request({ method: 'POST', path, body: httpObject('two-kb') });
     const bytes = (await server.client.raw({ method: 'GET', path: `${path}/two-kb` })).body;
     const tls = { key: readFileSync(join(directory, 'apiserver.key'), 'utf8'), cert: readFileSync(join(directory, 'apiserver.crt'), 'utf8') };
     const control = await bareServer(bytes, tls);
@@ -103,7 +106,7 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
     // LIST of 10k objects
     const listPath = '/api/v1/namespaces/list-bench/configmaps';
     await server.client.request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'list-bench' } } });
-    await measureRate(10_000, 64, (i) => server.client.request({ method: 'POST', path: listPath, body: sampleObject(`o${i}`) }));
+    await measureRate(10_000, 64, (i) => server.client.request({ method: 'POST', path: listPath, body: httpObject(`o${i}`) }));
     const listBytes = (await server.client.raw({ method: 'GET', path: listPath })).body;
     const listControl = await bareServer(listBytes, tls);
     const bareList = await load({ ...spec, connections: 4, url: `${listControl.url}${listPath}` });
