@@ -14,3 +14,4 @@ export type { EventHandlers, InformerOptions } from './informer.js';
 export { Informer } from './informer.js';
 export type { Lease, Clock, LeaderElectionOptions } from './leader-election.js';
 export { LeaderElector, microTime } from './leader-election.js';
+export { sleep } from './sleep.js';

@@ -1,5 +1,6 @@
 import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import type { ResourceClient } from './resource-client.js';
+import { sleep } from './sleep.js';
 
 /** coordination.k8s.io/v1 Lease. */
 export interface Lease extends KubeObject {
@@ -93,10 +94,7 @@ export class LeaderElector {
       } else if (this.leading && now - lastRenew > renewDeadline) {
         this.stepDown();
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, retry);
-        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-      });
+      await sleep(retry, signal);
     }
     if (this.leading) {
       if (this.options.releaseOnCancel ?? true) await this.release().catch(() => undefined);

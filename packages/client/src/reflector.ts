@@ -6,6 +6,7 @@ import {
   type WatchEvent,
 } from '@kapi/apimachinery';
 import type { ListQuery, ResourceClient } from './resource-client.js';
+import { sleep } from './sleep.js';
 
 /** Where a reflector puts what it lists and watches. */
 export interface ReflectorStore {
@@ -60,12 +61,6 @@ function isTooLarge(status: Partial<Status>): boolean {
   const causes = status.details?.causes ?? [];
   return causes.some((c) => c.reason === 'ResourceVersionTooLarge' || c.message === 'Too large resource version');
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 /**
  * client-go's Reflector: lists, then watches from the list's resourceVersion with bookmarks, keeping its

@@ -1,5 +1,5 @@
 import { StatusError } from '@kapi/apimachinery';
-import type { Lease, ResourceClient } from '@kapi/client';
+import { sleep, type Lease, type ResourceClient } from '@kapi/client';
 import type { StorageVersion } from './storage-version-api.js';
 import type { StorageVersionManager } from './storage-version-manager.js';
 
@@ -24,7 +24,6 @@ export interface StorageVersionUpdaterOptions {
   signal?: AbortSignal;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The post-start hook: (1) wait for this server's identity lease, (2) update the StorageVersions now and
@@ -55,11 +54,7 @@ export async function runStorageVersionUpdater(options: StorageVersionUpdaterOpt
   const resync = async () => {
     while (!signal?.aborted) {
       await manager.updateStorageVersions(serverID, target).catch(() => false);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.resyncIntervalMs ?? 600_000);
-        timer.unref?.();
-        signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-      });
+      await sleep(options.resyncIntervalMs ?? 600_000, signal);
     }
   };
   void resync();
