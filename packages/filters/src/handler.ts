@@ -79,7 +79,11 @@ export function requestContext(request: IncomingMessage, response?: ServerRespon
   }
   if (response && !boundResponses.has(request)) {
     boundResponses.add(request);
-    response.once('close', () => controllers.get(request)?.abort());
+    // Abort only when the response did not complete (client gone, connection reset): a finished request
+    // needs no signal, and aborting creates an exception object per request.
+    response.once('close', () => {
+      if (!response.writableFinished) controllers.get(request)?.abort();
+    });
   }
   return context;
 }

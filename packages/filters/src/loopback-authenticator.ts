@@ -11,8 +11,8 @@ export function generateLoopbackToken(): string {
 
 /**
  * Authenticates the server's own loopback client by its bearer token: user `system:apiserver`,
- * a uid random per authenticator, group `system:masters`. Any other bearer token is an error
- * (another authenticator in the list may still accept it).
+ * a uid random per authenticator, group `system:masters`. Other bearer tokens are left to the next
+ * authenticators (none accepting one is a 401, never anonymous).
  */
 export function loopbackAuthenticator(token: string, options: { uid?: string } = {}): Authenticator {
   if (token === '') throw new Error('loopback token must not be empty');
@@ -21,9 +21,9 @@ export function loopbackAuthenticator(token: string, options: { uid?: string } =
   return (request) => {
     const presented = bearerToken(request);
     if (presented === undefined) return undefined;
-    const actual = Buffer.from(presented);
-    if (actual.length !== expected.length || !timingSafeEqual(actual, expected))
-      throw new Error('invalid bearer token');
+    // Not the loopback token: another authenticator may accept it (a token nobody accepts is a 401).
+    if (presented.length !== token.length) return undefined;
+    if (!timingSafeEqual(Buffer.from(presented), expected)) return undefined;
     return { name: loopbackUserName, uid, groups: [systemPrivilegedGroup] };
   };
 }

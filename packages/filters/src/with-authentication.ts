@@ -53,7 +53,7 @@ export function withAuthentication(options: AuthenticationOptions): Filter {
         user = { ...user, groups: [...user.groups, allAuthenticatedGroup] };
       }
       delete request.headers.authorization;
-    } else if (options.anonymous && errors.length === 0) {
+    } else if (options.anonymous && errors.length === 0 && request.headers.authorization === undefined) {
       user = { name: anonymousUser, groups: [allUnauthenticatedGroup] };
     } else {
       writeStatus(response, StatusError.unauthorized('Unauthorized'));
