@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ResourceClient, RestClient, loadKubeconfig, type Lease } from '@kapi/client';
+import { ResourceClient, RestClient, loadKubeconfig, sleep, type Lease } from '@kapi/client';
 import { apiserverIdentity } from '@kapi/identity';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
-import { freePort, startServer, type TestServer } from './harness.js';
+import { startReplicas, startServer, type TestServer } from './harness.js';
 
 type Etcd = Awaited<ReturnType<typeof startEtcd>>;
 interface StorageVersionObject {
@@ -17,11 +17,10 @@ interface StorageVersionObject {
 const HPA_SV = 'autoscaling.horizontalpodautoscalers';
 const BARRIER_MESSAGE =
   'wait for storage version registration to complete for resource: horizontalpodautoscalers.autoscaling, last seen error: <nil>';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let etcd: Etcd;
-const servers: TestServer[] = [];
-const ports: number[] = [];
+let servers: TestServer[] = [];
+let ports: number[] = [];
 
 const args = (replica: number, hpaVersion: string) => [
   '--storage=etcd',
@@ -67,16 +66,7 @@ const hpa = (name: string) => ({
 
 beforeAll(async () => {
   etcd = await startEtcd({ progressNotifyIntervalMs: 1000 });
-  for (let replica = 0; replica < 3; replica++) {
-    ports.push(await freePort());
-    servers.push(
-      await startServer({
-        port: ports[replica] as number,
-        args: args(replica, 'autoscaling/v1'),
-        keepDataDir: true,
-      }),
-    );
-  }
+  ({ servers, ports } = await startReplicas(3, (replica) => args(replica, 'autoscaling/v1')));
 });
 
 afterAll(async () => {

@@ -1,18 +1,17 @@
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RestClient, loadKubeconfig } from '@kapi/client';
+import { RestClient, loadKubeconfig, sleep } from '@kapi/client';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
-import { freePort, startServer, type TestServer } from './harness.js';
+import { startReplicas, startServer, type TestServer } from './harness.js';
 
 type Etcd = Awaited<ReturnType<typeof startEtcd>>;
 const SELECTION_KEY = '/registry/storage-version-selection/autoscaling.horizontalpodautoscalers';
 const HPA_PREFIX = '/registry/horizontalpodautoscalers/';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let etcd: Etcd;
 let raw: Etcd3;
-const servers: TestServer[] = [];
-const ports: number[] = [];
+let servers: TestServer[] = [];
+let ports: number[] = [];
 
 const args = (replica: number, preferred: string) => [
   '--storage=etcd',
@@ -40,16 +39,7 @@ async function selection(): Promise<{ version: string; revision: number } | unde
 beforeAll(async () => {
   etcd = await startEtcd({ progressNotifyIntervalMs: 1000 });
   raw = new Etcd3({ hosts: etcd.endpoint });
-  for (let replica = 0; replica < 3; replica++) {
-    ports.push(await freePort());
-    servers.push(
-      await startServer({
-        port: ports[replica] as number,
-        args: args(replica, 'autoscaling/v1'),
-        keepDataDir: true,
-      }),
-    );
-  }
+  ({ servers, ports } = await startReplicas(3, (replica) => args(replica, 'autoscaling/v1')));
 });
 
 afterAll(async () => {

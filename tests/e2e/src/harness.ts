@@ -168,3 +168,18 @@ export async function kubectl(server: TestServer, args: string[], input?: string
     throw new Error(`kubectl ${args.join(' ')} failed (${failure.code}): ${failure.stderr ?? String(error)}`);
   }
 }
+
+/** Starts `count` replicas on fixed free ports (so each can be restarted on the same port). */
+export async function startReplicas(
+  count: number,
+  args: (replica: number) => string[],
+): Promise<{ servers: TestServer[]; ports: number[] }> {
+  const servers: TestServer[] = [];
+  const ports: number[] = [];
+  for (let replica = 0; replica < count; replica++) {
+    const port = await freePort();
+    ports.push(port);
+    servers.push(await startServer({ port, args: args(replica), keepDataDir: true }));
+  }
+  return { servers, ports };
+}

@@ -1,5 +1,5 @@
 import * as k8s from '@kubernetes/client-node';
-import { Informer, ResourceClient, RestClient, loadKubeconfig } from '@kapi/client';
+import { Informer, ResourceClient, RestClient, loadKubeconfig, sleep } from '@kapi/client';
 import { freePort, startServer, waitReady, type StartServerOptions, type TestServer } from './harness.js';
 
 /** What each watching client went through during the rolling restart. */
@@ -25,8 +25,6 @@ export interface RollingRestartOptions {
   /** Keep each replica's data dir across restarts (SQLite). */
   dataDirs?: string[];
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The KEP-1904 scenario: resource A (configmaps in an idle namespace) is watched through one replica by
