@@ -10,6 +10,12 @@ const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..
 const mainScript = join(repoRoot, 'apps/kube-apiserver-lite/src/main.ts');
 const execFileAsync = promisify(execFile);
 
+/** Every server process a test started; killed when the test process exits, whatever happened. */
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
 /** A kube-apiserver-lite process started for a test. */
 export interface TestServer {
   url: string;
@@ -58,11 +64,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_NO_WARNINGS: '1' },
   });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
-  const timeoutMs = options.timeoutMs ?? 60_000;
+  // Below vitest's 60 s hook timeout, so a server that does not come up is killed here, not leaked.
+  const timeoutMs = options.timeoutMs ?? 50_000;
   const deadline = Date.now() + timeoutMs;
   let url = '';
   let kubeconfig = '';
@@ -103,7 +112,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
       await exited;
     },
   };
-  if (options.waitReady ?? true) await waitReady(server, deadline);
+  if (options.waitReady ?? true) {
+    try {
+      await waitReady(server, deadline);
+    } catch (error) {
+      await server.kill();
+      throw error;
+    }
+  }
   return server;
 }
 
