@@ -132,12 +132,20 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   if (options.tokenAuthFile) authenticators.push(tokenFileAuthenticator({ path: options.tokenAuthFile }));
   authenticators.push(clientCertAuthenticator());
 
-  let rbacCache: RBACCache | undefined;
-  const authorizers: Authorizer[] = [privilegedGroupsAuthorizer(['system:masters'])];
-  const rbacAuthorizer: Authorizer = {
-    authorize: (attributes) => (rbacCache ? new RBACAuthorizer(rbacCache).authorize(attributes) : Promise.resolve({ decision: 'noOpinion' })),
+  const rbacStorage = (resource: string) => {
+    const entry = storages.get(`rbac.authorization.k8s.io/${resource}`);
+    if (!entry) throw new Error(`rbac resource ${resource} is not installed`);
+    return entry;
   };
-  for (const mode of options.authorizationModes) authorizers.push(mode === 'RBAC' ? rbacAuthorizer : alwaysAllowAuthorizer);
+  const rbacCache = new RBACCache(() => ({
+    roles: rbacStorage('roles'),
+    clusterRoles: rbacStorage('clusterroles'),
+    roleBindings: rbacStorage('rolebindings'),
+    clusterRoleBindings: rbacStorage('clusterrolebindings'),
+  }));
+  const rbac = new RBACAuthorizer(rbacCache);
+  const authorizers: Authorizer[] = [privilegedGroupsAuthorizer(['system:masters'])];
+  for (const mode of options.authorizationModes) authorizers.push(mode === 'RBAC' ? rbac : alwaysAllowAuthorizer);
   const authorizer = unionAuthorizer(...authorizers);
 
   const observability = createObservability();
@@ -180,7 +188,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   }
   for (const definition of authorizationResources({
     authorizer: () => authorizer,
-    rulesFor: (user, namespace) => (rbacCache ? new RBACAuthorizer(rbacCache).rulesFor(user, namespace) : Promise.resolve({ rules: [], errors: [] })),
+    rulesFor: (user, namespace) => rbac.rulesFor(user, namespace),
   })) {
     server.installVirtualResource(definition);
   }
@@ -198,17 +206,6 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     }
   }
 
-  const rbacStorage = (resource: string) => {
-    const entry = storages.get(`rbac.authorization.k8s.io/${resource}`);
-    if (!entry) throw new Error(`rbac resource ${resource} is not installed`);
-    return entry;
-  };
-  rbacCache = new RBACCache({
-    roles: rbacStorage('roles'),
-    clusterRoles: rbacStorage('clusterroles'),
-    roleBindings: rbacStorage('rolebindings'),
-    clusterRoleBindings: rbacStorage('clusterrolebindings'),
-  });
   await rbacCache.start();
 
   const hosts = [...new Set(['127.0.0.1', 'localhost', options.hostnameOverride, options.bindAddress].filter((h) => h && h !== '0.0.0.0'))];
@@ -320,7 +317,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       if (stopped) return;
       stopped = true;
       for (const stop of controllers) await stop();
-      rbacCache?.stop();
+      rbacCache.stop();
       await server.shutdown();
       loopback.current?.close();
       await backend.close();
