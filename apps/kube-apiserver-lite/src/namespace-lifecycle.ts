@@ -75,6 +75,7 @@ export function namespaceStrategy(base: ResourceStrategy | undefined): ResourceS
  */
 export class NamespaceController {
   private stopped = false;
+  private readonly retries = new Map<string, NodeJS.Timeout>();
   private readonly namespaces: ResourceClient;
 
   constructor(
@@ -90,6 +91,21 @@ export class NamespaceController {
 
   stop(): void {
     this.stopped = true;
+    for (const timer of this.retries.values()) clearTimeout(timer);
+    this.retries.clear();
+  }
+
+  private retryLater(name: string): void {
+    if (this.stopped || this.retries.has(name)) return;
+    const timer = setTimeout(() => {
+      this.retries.delete(name);
+      void this.namespaces
+        .get(undefined, name)
+        .then((namespace) => (namespace.metadata.deletionTimestamp ? this.finalize(namespace) : undefined))
+        .catch(() => undefined);
+    }, 1000);
+    timer.unref();
+    this.retries.set(name, timer);
   }
 
   private async loop(): Promise<void> {
@@ -127,7 +143,12 @@ export class NamespaceController {
       const left = (await client.list(name)).items.length;
       if (left > 0) remaining += left;
     }
-    if (remaining > 0) return;
+    if (remaining > 0) {
+      // Objects held by their own finalizers: check again until they are gone (their removal does not
+      // touch the namespace, so no namespace event would wake us).
+      this.retryLater(name);
+      return;
+    }
     const fresh = await this.namespaces.get(undefined, name);
     const finalizers = (fresh.metadata.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER);
     if (finalizers.length !== (fresh.metadata.finalizers ?? []).length) {

@@ -207,4 +207,50 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     );
     expect(metrics).toMatch(/apiserver_request_total\{[^}]*resource="configmaps"/);
   });
+
+  it('terminates a namespace: refuses new content, waits for finalizers, then removes it', async () => {
+    await kubectl(server, ['create', 'namespace', 'doomed']);
+    await kubectl(
+      server,
+      ['create', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'held', namespace: 'doomed', finalizers: ['example.com/hold'] },
+      }),
+    );
+    await kubectl(server, ['delete', 'namespace', 'doomed', '--wait=false']);
+    const phase = async () =>
+      (await kubectl(server, ['get', 'namespace', 'doomed', '-o', 'jsonpath={.status.phase}'])).trim();
+    const deadline = Date.now() + 20_000;
+    while ((await phase()) !== 'Terminating' && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await phase()).toBe('Terminating');
+    await expect(kubectl(server, ['create', 'configmap', 'late', '-n', 'doomed'])).rejects.toThrow(
+      /unable to create new content in namespace doomed because it is being terminated/,
+    );
+    // The finalizer holds both the object and its namespace; removing it lets both go.
+    await kubectl(server, [
+      'patch',
+      'configmap',
+      'held',
+      '-n',
+      'doomed',
+      '--type=merge',
+      '-p',
+      '{"metadata":{"finalizers":null}}',
+    ]);
+    let gone = false;
+    while (!gone && Date.now() < deadline + 10_000) {
+      gone = await kubectl(server, ['get', 'namespace', 'doomed']).then(
+        () => false,
+        (error: Error) => /NotFound|not found/.test(error.message),
+      );
+      if (!gone) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(gone).toBe(true);
+    await expect(kubectl(server, ['delete', 'namespace', 'default'])).rejects.toThrow(
+      /this namespace may not be deleted/,
+    );
+  });
 });
