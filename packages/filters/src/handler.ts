@@ -60,38 +60,106 @@ export interface RequestContext {
   warnings: string[];
 }
 
-const contexts = new WeakMap<IncomingMessage, RequestContext>();
-const controllers = new WeakMap<IncomingMessage, AbortController>();
-const boundResponses = new WeakSet<IncomingMessage>();
+/** The path and query of a request target. */
+export interface RequestTarget {
+  /** The decoded path. */
+  path: string;
+  /** The query parameters (read them; do not modify). */
+  query: URLSearchParams;
+}
 
 /**
- * The context of a request, created on first use. Pass the response (the outermost filters do) so the
- * context's signal aborts when the response closes: finished, or the client went away. No listener is
- * added to the (keep-alive) socket, so nothing accumulates across requests on one connection.
+ * Splits a request target into its decoded path and query, without URL resolution (so `//api/v1/pods`
+ * stays a path, as in Go's `URL.Path`, instead of becoming a host).
  */
-export function requestContext(request: IncomingMessage, response?: ServerResponse): RequestContext {
+export function splitRequestTarget(url: string): RequestTarget {
+  const hash = url.indexOf('#');
+  const withoutFragment = hash < 0 ? url : url.slice(0, hash);
+  const question = withoutFragment.indexOf('?');
+  const rawPath = question < 0 ? withoutFragment : withoutFragment.slice(0, question);
+  const query = new URLSearchParams(question < 0 ? '' : withoutFragment.slice(question + 1));
+  return { path: decodePath(rawPath || '/'), query };
+}
+
+/** Percent-decodes a path (a malformed escape is left as it is). */
+function decodePath(rawPath: string): string {
+  if (!rawPath.includes('%')) return rawPath;
+  try {
+    return decodeURIComponent(rawPath);
+  } catch {
+    return rawPath;
+  }
+}
+
+/**
+ * The request's context. The abort controller is made on first use of `signal` (most requests never
+ * look at it), and aborts when the response closes without finishing: the client went away.
+ */
+class Context implements RequestContext {
+  requestInfo?: RequestInfo;
+  user?: UserInfo;
+  receivedAt = Date.now();
+  deadline?: number;
+  longRunning = false;
+  warnings: string[] = [];
+  target: RequestTarget | undefined;
+  response: ServerResponse | undefined;
+  private controller: AbortController | undefined;
+
+  get signal(): AbortSignal {
+    if (this.controller) return this.controller.signal;
+    const controller = new AbortController();
+    this.controller = controller;
+    const response = this.response;
+    if (response) {
+      if (response.closed) {
+        if (!response.writableFinished) controller.abort();
+      } else {
+        response.once('close', () => {
+          if (!response.writableFinished) controller.abort();
+        });
+      }
+    }
+    return controller.signal;
+  }
+
+  abort(): void {
+    if (!this.controller) this.controller = new AbortController();
+    this.controller.abort();
+  }
+}
+
+const contexts = new WeakMap<IncomingMessage, Context>();
+
+function contextOf(request: IncomingMessage): Context {
   let context = contexts.get(request);
   if (!context) {
-    const abort = new AbortController();
-    controllers.set(request, abort);
-    context = { signal: abort.signal, receivedAt: Date.now(), longRunning: false, warnings: [] };
+    context = new Context();
     contexts.set(request, context);
-  }
-  if (response && !boundResponses.has(request)) {
-    boundResponses.add(request);
-    // Abort only when the response did not complete (client gone, connection reset): a finished request
-    // needs no signal, and aborting creates an exception object per request.
-    response.once('close', () => {
-      if (!response.writableFinished) controllers.get(request)?.abort();
-    });
   }
   return context;
 }
 
+/**
+ * The context of a request, created on first use. Pass the response (the outermost filters do) so the
+ * context's signal aborts when the response closes without finishing (the client went away). No
+ * listener is added to the (keep-alive) socket, so nothing accumulates across requests on one connection.
+ */
+export function requestContext(request: IncomingMessage, response?: ServerResponse): RequestContext {
+  const context = contextOf(request);
+  if (response && !context.response) context.response = response;
+  return context;
+}
+
+/** The request's path and query, parsed once per request. */
+export function requestTarget(request: IncomingMessage): RequestTarget {
+  const context = contextOf(request);
+  return (context.target ??= splitRequestTarget(request.url ?? '/'));
+}
+
 /** Aborts the request's context signal (used by the timeout filter and shutdown). */
 export function abortRequest(request: IncomingMessage): void {
-  requestContext(request);
-  controllers.get(request)?.abort();
+  contextOf(request).abort();
 }
 
 /** Writes a JSON body with the given status code. */

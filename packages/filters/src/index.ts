@@ -1,12 +1,20 @@
-export type { Handler, Filter, RequestInfo, UserInfo, RequestContext } from './handler.js';
-export { buildHandlerChain, requestContext, abortRequest, writeJson, writeStatus } from './handler.js';
+export type { Handler, Filter, RequestInfo, UserInfo, RequestContext, RequestTarget } from './handler.js';
+export {
+  buildHandlerChain,
+  requestContext,
+  requestTarget,
+  splitRequestTarget,
+  abortRequest,
+  writeJson,
+  writeStatus,
+} from './handler.js';
 
 export type { PanicRecoveryOptions } from './with-panic-recovery.js';
 export { withPanicRecovery } from './with-panic-recovery.js';
 
 export type { RequestInfoOptions } from './with-request-info.js';
 export { withRequestInfo } from './with-request-info.js';
-export { parseRequestInfo, isLongRunningRequest, splitRequestTarget } from './request-info.js';
+export { parseRequestInfo, isLongRunningRequest } from './request-info.js';
 
 export type { MaxInFlightOptions, MaxInFlightFilter, InFlightCounts } from './with-max-in-flight.js';
 export { withMaxInFlight, tooManyRequestsMessage } from './with-max-in-flight.js';

@@ -1,5 +1,5 @@
 import { StatusError } from '@kapi/apimachinery';
-import type { RequestInfo } from './handler.js';
+import { splitRequestTarget, type RequestInfo, type RequestTarget } from './handler.js';
 
 /** URL prefixes that carry API resources (`/api/v1/...`, `/apis/<group>/<version>/...`). */
 const apiPrefixes = new Set(['api', 'apis']);
@@ -27,26 +27,6 @@ function splitPath(path: string): string[] {
   return trimmed.split('/');
 }
 
-function decodePath(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
-}
-
-/**
- * Splits a request target into its decoded path and query, without URL resolution (so `//api/v1/pods`
- * stays a path, as in Go's `URL.Path`, instead of becoming a host).
- */
-export function splitRequestTarget(url: string): { path: string; query: URLSearchParams } {
-  const withoutFragment = url.split('#', 1)[0] ?? '';
-  const question = withoutFragment.indexOf('?');
-  const rawPath = question < 0 ? withoutFragment : withoutFragment.slice(0, question);
-  const query = new URLSearchParams(question < 0 ? '' : withoutFragment.slice(question + 1));
-  return { path: decodePath(rawPath || '/'), query };
-}
-
 /**
  * Parses a request the way k8s.io/apiserver's RequestInfoFactory does:
  * `/api/v1/namespaces/<ns>/<resource>/<name>/<subresource>`, `/apis/<group>/<version>/...`,
@@ -55,8 +35,8 @@ export function splitRequestTarget(url: string): { path: string; query: URLSearc
  *
  * Throws a 500 StatusError for a special-verb path with nothing after the verb (`/api/v1/watch`).
  */
-export function parseRequestInfo(method: string, url: string): RequestInfo {
-  const { path, query } = splitRequestTarget(url);
+export function parseRequestInfo(method: string, url: string | RequestTarget): RequestInfo {
+  const { path, query } = typeof url === 'string' ? splitRequestTarget(url) : url;
   const info: RequestInfo = {
     isResourceRequest: false,
     path,

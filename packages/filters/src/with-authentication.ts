@@ -41,7 +41,8 @@ export function withAuthentication(options: AuthenticationOptions): Filter {
     let user: UserInfo | undefined;
     for (const authenticate of authenticators) {
       try {
-        user = await authenticate(request);
+        const result = authenticate(request);
+        user = result instanceof Promise ? await result : result;
       } catch (error) {
         errors.push(error);
       }

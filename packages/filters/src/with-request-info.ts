@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { requestContext, writeStatus, type Filter, type RequestInfo } from './handler.js';
+import { requestContext, requestTarget, writeStatus, type Filter, type RequestInfo } from './handler.js';
 import { isLongRunningRequest, parseRequestInfo } from './request-info.js';
 
 /** Options of {@link withRequestInfo}. */
@@ -18,7 +18,7 @@ export function withRequestInfo(options: RequestInfoOptions = {}): Filter {
     const context = requestContext(request, response);
     let info: RequestInfo;
     try {
-      info = parseRequestInfo(request.method ?? 'GET', request.url ?? '/');
+      info = parseRequestInfo(request.method ?? 'GET', requestTarget(request));
     } catch (error) {
       writeStatus(response, error);
       return;

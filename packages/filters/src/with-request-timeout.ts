@@ -1,7 +1,6 @@
 import { StatusError } from '@kapi/apimachinery';
-import { abortRequest, requestContext, writeStatus, type Filter } from './handler.js';
+import { abortRequest, requestContext, requestTarget, writeStatus, type Filter } from './handler.js';
 import { parseGoDuration } from './go-duration.js';
-import { splitRequestTarget } from './request-info.js';
 
 /** Options of {@link withRequestTimeout}. */
 export interface RequestTimeoutOptions {
@@ -26,7 +25,7 @@ export function withRequestTimeout(options: RequestTimeoutOptions = {}): Filter 
     if (context.longRunning) return next(request, response);
 
     let timeout = maximum;
-    const query = splitRequestTarget(request.url ?? '/').query.get('timeout');
+    const query = requestTarget(request).query.get('timeout');
     if (query) {
       let requested: number;
       try {
@@ -43,27 +42,30 @@ export function withRequestTimeout(options: RequestTimeoutOptions = {}): Filter 
     }
     context.deadline = context.receivedAt + timeout;
 
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), Math.max(0, context.deadline! - Date.now()));
-    });
-    const work = Promise.resolve().then(() => next(request, response));
+    // One timer per request. On expiry the request is cancelled and answered with a 504 (or its connection
+    // cut when the response has begun), and this filter returns; the handler's later writes are dropped.
+    let expire: (() => void) | undefined;
+    const timer = setTimeout(() => {
+      response.on('error', () => undefined);
+      abortRequest(request);
+      if (response.headersSent) {
+        response.destroy();
+        request.socket?.destroy();
+      } else {
+        writeStatus(response, StatusError.timeout(requestTimeoutMessage));
+      }
+      expire?.();
+    }, Math.max(0, context.deadline - Date.now()));
     try {
-      const outcome = await Promise.race([work.then(() => 'done' as const), expired]);
-      if (outcome === 'done') return;
+      const work = next(request, response);
+      if (work) {
+        await new Promise<void>((resolve, reject) => {
+          expire = resolve;
+          work.then(resolve, reject);
+        });
+      }
     } finally {
       clearTimeout(timer);
     }
-
-    // Timed out: the handler keeps running with an aborted signal; its late writes and errors go nowhere.
-    work.catch(() => undefined);
-    response.on('error', () => undefined);
-    abortRequest(request);
-    if (response.headersSent) {
-      response.destroy();
-      request.socket?.destroy();
-      return;
-    }
-    writeStatus(response, StatusError.timeout(requestTimeoutMessage));
   };
 }

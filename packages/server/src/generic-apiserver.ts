@@ -16,6 +16,7 @@ import {
   buildHandlerChain,
   loopbackAuthenticator,
   requestContext,
+  requestTarget,
   withAuthentication,
   withAuthorization,
   withCors,
@@ -31,10 +32,10 @@ import { isCloser, type Interface } from '@kapi/storage';
 import { createDiscoveryHandler, type InstalledResource } from './discovery/index.js';
 import type { PathHandler } from './discovery/http-response.js';
 import type { CompletedOptions } from './generic-apiserver-config.js';
-import { handleResourceRequest, type ResourceRoute } from './handlers/resource-handler.js';
+import { handleResourceRequest, type HandlerEnvironment, type ResourceRoute } from './handlers/resource-handler.js';
 import type { Endpoint } from './handlers/decode-object.js';
 import { handleVirtualRequest } from './handlers/virtual-handler.js';
-import { parseResourcePath, requestTarget } from './handlers/resource-path.js';
+import { parseResourcePath } from './handlers/resource-path.js';
 import { writeError } from './handlers/response-writer.js';
 import { WatchRegistry } from './handlers/watch-handler.js';
 import { HealthRegistry, type PostStartHook } from './health/index.js';
@@ -85,10 +86,12 @@ export class GenericAPIServer {
   private readonly virtualResources = new Map<string, Endpoint>();
   private readonly installed: InstalledResource[] = [];
   /** Per installed resource (`<group>/<resource>`): its storage and its open watches. */
-  private readonly backends = new Map<string, { storage: Interface; watches: WatchRegistry }>();
+  private readonly backends = new Map<string, { storage: Interface; environment: HandlerEnvironment }>();
   private readonly platformHandlers: PathHandler[];
   private readonly hookAbort = new AbortController();
-  private readonly inFlight = new Set<Promise<void>>();
+  /** Requests being served, and who waits for them to reach zero (shutdown). */
+  private inFlight = 0;
+  private drained: (() => void) | undefined;
   private server: Server | undefined;
   private shutdownStarted = false;
   private shuttingDown = false;
@@ -158,31 +161,25 @@ export class GenericAPIServer {
 
   /** Outermost: refuses requests during shutdown, counts in-flight requests and records metrics. */
   private async track(next: Handler, request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = (request.url ?? '/').split('?')[0] ?? '/';
-    if (
-      this.shuttingDown &&
-      !shutdownExemptPaths.some((exempt) => path === exempt || path.startsWith(`${exempt}/`))
-    ) {
-      response.setHeader('Connection', 'close');
-      writeStatus(
-        response,
-        StatusError.tooManyRequests('The apiserver is shutting down, please try again later.', 5),
-      );
-      return;
-    }
-    const started = process.hrtime.bigint();
-    const done = (async () => {
-      try {
-        await next(request, response);
-      } catch (error) {
-        if (!response.headersSent) writeStatus(response, error);
+    if (this.shuttingDown) {
+      const path = requestTarget(request).path;
+      if (!shutdownExemptPaths.some((exempt) => path === exempt || path.startsWith(`${exempt}/`))) {
+        response.setHeader('Connection', 'close');
+        writeStatus(
+          response,
+          StatusError.tooManyRequests('The apiserver is shutting down, please try again later.', 5),
+        );
+        return;
       }
-    })();
-    this.inFlight.add(done);
+    }
+    const started = performance.now();
+    this.inFlight++;
     try {
-      await done;
+      await next(request, response);
+    } catch (error) {
+      if (!response.headersSent) writeStatus(response, error);
     } finally {
-      this.inFlight.delete(done);
+      if (--this.inFlight === 0 && this.drained) this.drained();
       const info = requestContext(request).requestInfo;
       if (info?.isResourceRequest) {
         this.metrics.observeRequest({
@@ -193,15 +190,16 @@ export class GenericAPIServer {
           subresource: info.subresource,
           scope: info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster',
           code: response.statusCode,
-          durationSeconds: Number(process.hrtime.bigint() - started) / 1e9,
+          durationSeconds: (performance.now() - started) / 1000,
         });
       }
     }
   }
 
   private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    for (const handler of this.platformHandlers) if (handler(request, response)) return;
-    const path = parseResourcePath(requestTarget(request.url).path);
+    const path = parseResourcePath(requestTarget(request).path);
+    // Health, metrics, version, discovery and OpenAPI never serve a resource path.
+    if (!path) for (const handler of this.platformHandlers) if (handler(request, response)) return;
     const virtual = path && this.virtualResources.get(`${path.group}/${path.version}/${path.resource}`);
     if (path && virtual && this.scopeMatches(virtual.definition, path)) {
       try {
@@ -220,17 +218,8 @@ export class GenericAPIServer {
       this.scopeMatches(route.definition, path)
     ) {
       try {
-        await handleResourceRequest(request, response, route, path, {
-          watches:
-            this.backends.get(`${route.definition.group}/${route.definition.resource}`)?.watches ??
-            new WatchRegistry(),
-          metrics: this.metrics,
-          ...(this.options.now ? { now: this.options.now } : {}),
-          ...(this.options.protobuf ? { protobuf: this.options.protobuf } : {}),
-          ...(this.options.watchTimeoutSeconds
-            ? { watchTimeoutSeconds: this.options.watchTimeoutSeconds }
-            : {}),
-        });
+        const environment = this.backends.get(`${route.definition.group}/${route.definition.resource}`)?.environment;
+        await handleResourceRequest(request, response, route, path, environment ?? this.environment(new WatchRegistry()));
       } catch (error) {
         if (!response.headersSent) writeError(request, response, error);
         else response.end();
@@ -239,6 +228,17 @@ export class GenericAPIServer {
     }
     if (this.delegate) return this.delegate.routes(request, response);
     writeStatus(response, notFound());
+  }
+
+  /** What the REST handlers of one resource share: its watches and the server's options. */
+  private environment(watches: WatchRegistry): HandlerEnvironment {
+    return {
+      watches,
+      metrics: this.metrics,
+      ...(this.options.now ? { now: this.options.now } : {}),
+      ...(this.options.protobuf ? { protobuf: this.options.protobuf } : {}),
+      ...(this.options.watchTimeoutSeconds ? { watchTimeoutSeconds: this.options.watchTimeoutSeconds } : {}),
+    };
   }
 
   private servesSubresource(definition: ResourceDefinition, subresource: string): boolean {
@@ -278,7 +278,7 @@ export class GenericAPIServer {
       throw new Error(`resource ${definition.resource}.${definition.group} is already installed`);
     }
     const storage = this.options.storage({ groupResource, prefix, codec, definition });
-    this.backends.set(backendKey, { storage, watches: new WatchRegistry() });
+    this.backends.set(backendKey, { storage, environment: this.environment(new WatchRegistry()) });
     const resourceName =
       definition.group === '' ? definition.resource : `${definition.resource}.${definition.group}`;
     const storeOptions = {
@@ -348,7 +348,7 @@ export class GenericAPIServer {
       (entry) => entry.definition.group === group && entry.definition.resource === resource,
     );
     if (index >= 0) this.installed.splice(index, 1);
-    backend.watches.closeAll();
+    backend.environment.watches.closeAll();
     if (isCloser(backend.storage)) await backend.storage.close();
   }
 
@@ -446,15 +446,16 @@ export class GenericAPIServer {
       await new Promise((resolve) => setTimeout(resolve, this.options.shutdownDelayMs));
     this.shuttingDown = true;
     this.hookAbort.abort();
-    for (const backend of this.backends.values()) backend.watches.closeAll();
+    for (const backend of this.backends.values()) backend.environment.watches.closeAll();
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.inFlight]),
-      new Promise<void>((resolve) => {
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        this.drained = resolve;
         timer = setTimeout(resolve, this.options.shutdownTimeoutMs);
-      }),
-    ]);
+      });
+    }
     clearTimeout(timer);
+    this.drained = undefined;
     const server = this.server;
     if (server) {
       await new Promise<void>((resolve) => {

@@ -76,6 +76,8 @@ export class SqliteBackend implements KVBackend {
   private sweeping = false;
   private closed = false;
   private readonly counters: SqliteBackendStats = { transactions: 0, writes: 0 };
+  private readonly readAt: (key: string, revision: number) => KVGetResult;
+  private readonly readRange: (options: KVRangeOptions) => KVRangeResult;
   private readonly writeBatch: Database.Transaction<
     (batch: QueuedWrite[], now: number) => { results: KVWriteResult[]; events: KVEvent[] }
   >;
@@ -87,6 +89,16 @@ export class SqliteBackend implements KVBackend {
     this.now = options.now ?? Date.now;
     this.statements = new SqliteStatements(db);
     this.hub = new WatchHub(this.statements, this.now, this.readCurrentRevision());
+    this.readAt = db.transaction((key: string, requested: number): KVGetResult => {
+      const revision = this.readRevision(requested);
+      const row = revision.latest
+        ? this.statements.currentRow.get(keyBytes(key))
+        : this.statements.rowAtOrBefore.get(keyBytes(key), revision.value);
+      return row && row.type === PUT
+        ? { entry: entryOfRow(row, this.now()), revision: revision.value }
+        : { revision: revision.value };
+    });
+    this.readRange = db.transaction((options: KVRangeOptions) => this.rangeInTransaction(options));
     this.writeBatch = db.transaction((batch: QueuedWrite[], now: number) => {
       let revision = this.readCurrentRevision();
       const results: KVWriteResult[] = [];
@@ -130,39 +142,36 @@ export class SqliteBackend implements KVBackend {
 
   async get(key: string, options: { revision?: number } = {}): Promise<KVGetResult> {
     this.assertOpen(key);
-    return this.db.transaction(() => {
-      const revision = this.readRevision(options.revision);
-      const now = this.now();
-      if (revision.latest) {
-        const row = this.statements.currentRow.get(keyBytes(key));
-        return row ? { entry: entryOfRow(row, now), revision: revision.value } : { revision: revision.value };
-      }
-      const row = this.statements.rowAtOrBefore.get(keyBytes(key), revision.value);
-      return row && row.type === PUT
-        ? { entry: entryOfRow(row, now), revision: revision.value }
-        : { revision: revision.value };
-    })();
+    if (options.revision === undefined || options.revision <= 0) {
+      const row = this.statements.currentRowWithHead.get(keyBytes(key));
+      if (!row) return { revision: this.readCurrentRevision() };
+      return row.revision === null ? { revision: row.head } : { entry: entryOfRow(row, this.now()), revision: row.head };
+    }
+    return this.readAt(key, options.revision);
   }
 
   async range(options: KVRangeOptions): Promise<KVRangeResult> {
     this.assertOpen(options.key);
-    return this.db.transaction((): KVRangeResult => {
-      const revision = this.readRevision(options.revision);
-      const range = rangeOf(options.key, options.prefix, options.startKey);
-      if (isEmptyRange(range)) return { entries: [], more: false, count: 0, revision: revision.value };
-      const limit = options.limit !== undefined && options.limit > 0 ? options.limit : -1;
-      const { start, end } = range;
-      const count = revision.latest
-        ? (this.statements.currentCount.get(start, end)?.count ?? 0)
-        : (this.statements.pastCount.get(start, end, revision.value)?.count ?? 0);
-      if (options.countOnly) return { entries: [], more: false, count, revision: revision.value };
-      const rows = revision.latest
-        ? this.statements.currentRange.all(start, end, limit)
-        : this.statements.pastRange.all(start, end, revision.value, limit);
-      const now = this.now();
-      const entries = rows.map((row) => entryOfRow(row, now));
-      return { entries, more: limit > 0 && count > entries.length, count, revision: revision.value };
-    })();
+    return this.readRange(options);
+  }
+
+  /** A range at one revision; runs inside the read transaction {@link readRange}. */
+  private rangeInTransaction(options: KVRangeOptions): KVRangeResult {
+    const revision = this.readRevision(options.revision);
+    const range = rangeOf(options.key, options.prefix, options.startKey);
+    if (isEmptyRange(range)) return { entries: [], more: false, count: 0, revision: revision.value };
+    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : -1;
+    const { start, end } = range;
+    const count = revision.latest
+      ? (this.statements.currentCount.get(start, end)?.count ?? 0)
+      : (this.statements.pastCount.get(start, end, revision.value)?.count ?? 0);
+    if (options.countOnly) return { entries: [], more: false, count, revision: revision.value };
+    const rows = revision.latest
+      ? this.statements.currentRange.all(start, end, limit)
+      : this.statements.pastRange.all(start, end, revision.value, limit);
+    const now = this.now();
+    const entries = rows.map((row) => entryOfRow(row, now));
+    return { entries, more: limit > 0 && count > entries.length, count, revision: revision.value };
   }
 
   create(key: string, value: Uint8Array, options: KVWriteOptions = {}): Promise<KVWriteResult> {

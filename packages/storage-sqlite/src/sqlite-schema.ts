@@ -50,6 +50,9 @@ export interface LogRow {
   expires_at: number | null;
 }
 
+/** The head revision beside a key's live row; the row's columns are null when the key does not exist. */
+export type HeadAndRow = { head: number } & (LogRow | { [K in keyof LogRow]: null });
+
 const rowColumns = 'l.revision, l.key, l.type, l.value, l.create_revision, l.prev_revision, l.expires_at';
 
 /** Every statement the backend runs, prepared once. */
@@ -59,6 +62,7 @@ export class SqliteStatements {
   readonly setCompactedRevision: Database.Statement<[number]>;
   readonly rowAt: Database.Statement<[number], LogRow>;
   readonly currentRow: Database.Statement<[Buffer], LogRow>;
+  readonly currentRowWithHead: Database.Statement<[Buffer], HeadAndRow>;
   readonly rowAtOrBefore: Database.Statement<[Buffer, number], LogRow>;
   readonly currentRange: Database.Statement<[Buffer, Buffer, number], LogRow>;
   readonly currentCount: Database.Statement<[Buffer, Buffer], { count: number }>;
@@ -82,6 +86,11 @@ export class SqliteStatements {
     this.rowAt = db.prepare(`SELECT ${rowColumns} FROM log l WHERE l.revision = ?`);
     this.currentRow = db.prepare(
       `SELECT ${rowColumns} FROM current c JOIN log l ON l.revision = c.revision WHERE c.key = ?`,
+    );
+    // One statement, so one snapshot: the head revision and the key's live row (columns null when absent).
+    this.currentRowWithHead = db.prepare(
+      `SELECT h.head, ${rowColumns} FROM (SELECT coalesce(max(revision), 1) AS head FROM log) h
+       LEFT JOIN current c ON c.key = ? LEFT JOIN log l ON l.revision = c.revision`,
     );
     this.rowAtOrBefore = db.prepare(
       `SELECT ${rowColumns} FROM log l WHERE l.key = ? AND l.revision <= ? ORDER BY l.revision DESC LIMIT 1`,

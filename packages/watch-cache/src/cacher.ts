@@ -191,14 +191,25 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
   }
 
   /**
-   * GET: `RV=""` reads the storage; any other revision is served from the cache once it has reached it
-   * (waiting up to 3 s, then 504 too large). Read by the storage while the cache is not ready.
+   * GET: a revision is served from the cache once it has reached it (waiting up to 3 s, then 504 too
+   * large). `RV=""` (a consistent read) is served from the cache once it has caught up with the storage's
+   * current revision, as consistent LISTs are (KEP-2340); without progress notifications, or when the
+   * cache does not catch up in time, it reads the storage. Read by the storage while the cache is not ready.
    */
   async get(key: string, options: GetOptions = {}): Promise<KubeObject | undefined> {
     const text = options.resourceVersion ?? '';
-    const revision = parseResourceVersion(text);
-    if (text === '' || revision === undefined || !this.owns(key) || !this.ready.isReady) return this.storage.get(key, options);
-    if (revision > 0) await this.cache.waitUntilFresh(revision, FRESHNESS_TIMEOUT_MS);
+    const revision = text === '' ? 0 : parseResourceVersion(text);
+    if (revision === undefined || !this.owns(key) || !this.ready.isReady) return this.storage.get(key, options);
+    if (text === '') {
+      if (!this.consistentStorage) return this.storage.get(key, options);
+      try {
+        await this.waitForConsistency();
+      } catch (error) {
+        if (StatusError.isInstance(error) && error.code === 504) return this.storage.get(key, options);
+        throw error;
+      }
+      if (!this.ready.isReady) return this.storage.get(key, options);
+    } else if (revision > 0) await this.cache.waitUntilFresh(revision, FRESHNESS_TIMEOUT_MS);
     const object = this.cache.store.get(key);
     if (object) return object;
     if (options.ignoreNotFound) return undefined;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError, type KubeObject } from '@kapi/apimachinery';
-import { requestContext } from '@kapi/filters';
+import { requestContext, requestTarget } from '@kapi/filters';
 import type { Preconditions } from '@kapi/storage';
 import type { ServerMetrics } from '../metrics/index.js';
 import type { Verb } from '../resource-definition.js';
@@ -9,7 +9,7 @@ import { decodeRequestObject, type Endpoint } from './decode-object.js';
 import { handlePatch } from './patch-handler.js';
 import { parseReadQuery, parseWriteQuery, type ReadQuery } from './query-options.js';
 import { decodeObjectBody, mediaType, readBody, type ProtobufBodyDecoder } from './request-body.js';
-import { requestTarget, type ResourcePath } from './resource-path.js';
+import type { ResourcePath } from './resource-path.js';
 import { writeObject } from './response-writer.js';
 import { buildTable, negotiateResponseForm, parseIncludeObject, partialObjectMetadata } from './table.js';
 import { serveWatch, type WatchRegistry } from './watch-handler.js';
@@ -101,7 +101,7 @@ function respond(
   if (form.as === 'object') return writeObject(request, response, code, body, form.yaml ? 'yaml' : 'json');
   const items = isList ? ((body['items'] as KubeObject[]) ?? []) : [body];
   if (form.as === 'Table') {
-    const includeObject = parseIncludeObject(requestTarget(request.url).query.get('includeObject'));
+    const includeObject = parseIncludeObject(requestTarget(request).query.get('includeObject'));
     const listMetadata = isList ? (body.metadata as Record<string, unknown>) : {};
     return writeObject(
       request,
@@ -187,7 +187,7 @@ export async function handleResourceRequest(
   path: ResourcePath,
   environment: HandlerEnvironment,
 ): Promise<void> {
-  const query = requestTarget(request.url).query;
+  const query = requestTarget(request).query;
   const verb = resourceVerb(request.method ?? 'GET', path, query);
   const { definition, store, version } = route;
   const groupResource = { group: definition.group, resource: definition.resource };

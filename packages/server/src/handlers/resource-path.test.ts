@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseRequestInfo } from '@kapi/filters';
-import { parseResourcePath, requestTarget } from './resource-path.js';
+import { splitRequestTarget as requestTarget } from '@kapi/filters';
+import { parseResourcePath } from './resource-path.js';
 
 describe('parseResourcePath', () => {
   it('parses core, group, namespaced, cluster, subresource and legacy watch paths', () => {

@@ -1,13 +1,3 @@
-import { splitRequestTarget } from '@kapi/filters';
-
-/**
- * The decoded path and the query of a request target, as @kapi/filters reads them: no `..`
- * normalisation and no host parsing of `//` (unlike `new URL`).
- */
-export function requestTarget(url: string | undefined): { path: string; query: URLSearchParams } {
-  return splitRequestTarget(url ?? '/');
-}
-
 /** A parsed resource URL (k8s.io/apiserver RequestInfo, for the paths the REST handlers serve). */
 export interface ResourcePath {
   group: string;

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestContext, splitRequestTarget, writeStatus } from '@kapi/filters';
+import { requestContext, requestTarget, writeStatus } from '@kapi/filters';
 import { stringify as toYaml } from 'yaml';
 
 /** Formats one `Warning` header value: `299 - "<text>"` with `"` and `\` escaped. */
@@ -21,7 +21,7 @@ function applyWarnings(request: IncomingMessage, response: ServerResponse): void
 
 /** Upstream pretty-prints for `?pretty=true|1` and for curl/wget user agents. */
 function wantsPretty(request: IncomingMessage): boolean {
-  const query = splitRequestTarget(request.url ?? '/').query.get('pretty');
+  const query = requestTarget(request).query.get('pretty');
   if (query !== null) return query === 'true' || query === '1';
   const agent = request.headers['user-agent'] ?? '';
   return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('kube-openapi');
@@ -40,16 +40,17 @@ export function writeObject(
     return;
   }
   applyWarnings(request, response);
-  const data =
+  const data = Buffer.from(
     format === 'yaml'
       ? toYaml(body)
       : wantsPretty(request)
         ? `${JSON.stringify(body, null, 2)}\n`
-        : JSON.stringify(body);
+        : JSON.stringify(body),
+  );
   const type = format === 'yaml' ? 'application/yaml' : 'application/json';
   response.writeHead(code, {
     'Content-Type': type,
-    'Content-Length': Buffer.byteLength(data),
+    'Content-Length': data.length,
     'Cache-Control': 'no-cache, private',
   });
   response.end(request.method === 'HEAD' ? undefined : data);

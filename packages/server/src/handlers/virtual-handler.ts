@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError } from '@kapi/apimachinery';
-import { requestContext } from '@kapi/filters';
+import { requestContext, requestTarget } from '@kapi/filters';
 import type { RequestScope } from '../resource-definition.js';
 import { decodeRequestObject, type Endpoint } from './decode-object.js';
 import { parseWriteQuery } from './query-options.js';
 import { decodeObjectBody, mediaType, readBody, type ProtobufBodyDecoder } from './request-body.js';
-import { requestTarget, type ResourcePath } from './resource-path.js';
+import type { ResourcePath } from './resource-path.js';
 import { writeObject } from './response-writer.js';
 
 /**
@@ -24,7 +24,7 @@ export async function handleVirtualRequest(
   if (!virtual || request.method !== 'POST' || path.name !== '' || path.subresource !== '') {
     throw StatusError.methodNotAllowed(request.method ?? 'GET', { group: definition.group, resource: definition.resource });
   }
-  const write = parseWriteQuery(requestTarget(request.url).query, 'CreateOptions');
+  const write = parseWriteQuery(requestTarget(request).query, 'CreateOptions');
   const body = decodeObjectBody(mediaType(request), await readBody(request), protobuf);
   const object = decodeRequestObject(request, body, endpoint, write.fieldValidation);
   const user = requestContext(request).user;

@@ -62,6 +62,11 @@ export function canonicalVerb(verb: string): string {
   return verbNames[verb] ?? verb.toUpperCase();
 }
 
+interface MetricChildren {
+  total: { inc(value?: number): void };
+  duration: { observe(value: number): void };
+}
+
 const requestLabelNames = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 
 /**
@@ -82,6 +87,9 @@ export class ServerMetrics {
   private readonly storageTotal: Counter<'operation' | 'type'>;
   private readonly storageObjects: Gauge<'resource'>;
   private readonly healthCheck: Gauge<'name' | 'type'>;
+  /** Label-bound children by label values, so a hot path skips label validation and hashing setup. */
+  private readonly requestChildren = new Map<string, MetricChildren>();
+  private readonly storageChildren = new Map<string, MetricChildren>();
 
   constructor(options: ServerMetricsOptions = {}) {
     this.component = options.component ?? 'apiserver';
@@ -161,9 +169,18 @@ export class ServerMetrics {
 
   /** Records one finished request (count by code, latency). */
   observeRequest(request: ObservedRequest): void {
-    const labels = this.requestLabels(request);
-    this.requestTotal.inc({ ...labels, code: String(request.code) });
-    this.requestDuration.observe(labels, request.durationSeconds);
+    const key = `${request.verb}\0${request.group}\0${request.version}\0${request.resource}\0${request.subresource}\0${request.scope}\0${request.component}\0${request.code}`;
+    let children = this.requestChildren.get(key);
+    if (!children) {
+      const labels = this.requestLabels(request);
+      children = {
+        total: this.requestTotal.labels({ ...labels, code: String(request.code) }),
+        duration: this.requestDuration.labels(labels),
+      };
+      this.requestChildren.set(key, children);
+    }
+    children.total.inc();
+    children.duration.observe(request.durationSeconds);
   }
 
   /** Moves the in-flight gauge of a request kind by `delta` (+1 when a request starts, -1 when it ends). */
@@ -183,8 +200,15 @@ export class ServerMetrics {
 
   /** Records one storage operation (`get`, `list`, `create`, `update`, `delete`, `watch`...) on a resource. */
   observeStorage(operation: string, resource: string, seconds: number): void {
-    this.storageDuration.observe({ operation, type: resource }, seconds);
-    this.storageTotal.inc({ operation, type: resource });
+    const key = `${operation}\0${resource}`;
+    let children = this.storageChildren.get(key);
+    if (!children) {
+      const labels = { operation, type: resource };
+      children = { total: this.storageTotal.labels(labels), duration: this.storageDuration.labels(labels) };
+      this.storageChildren.set(key, children);
+    }
+    children.duration.observe(seconds);
+    children.total.inc();
   }
 
   /** Sets the stored object count of a resource (`apiserver_storage_objects`). */
