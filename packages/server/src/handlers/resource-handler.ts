@@ -96,9 +96,10 @@ function respond(
   body: KubeObject,
   isList: boolean,
   now?: () => Date,
+  shared = false,
 ): void {
   const form = negotiateResponseForm(request);
-  if (form.as === 'object') return writeObject(request, response, code, body, form.yaml ? 'yaml' : 'json');
+  if (form.as === 'object') return writeObject(request, response, code, body, form.yaml ? 'yaml' : 'json', shared);
   const items = isList ? ((body['items'] as KubeObject[]) ?? []) : [body];
   if (form.as === 'Table') {
     const includeObject = parseIncludeObject(requestTarget(request).query.get('includeObject'));
@@ -205,7 +206,8 @@ export async function handleResourceRequest(
     case 'get': {
       const read = parseReadQuery(query);
       const object = await store.get(namespace, path.name, version, read.resourceVersion || undefined);
-      return respond(request, response, route, 200, object, false, environment.now);
+      // A GET may be served from the watch cache: the object is shared and read-only.
+      return respond(request, response, route, 200, object, false, environment.now, true);
     }
     case 'list': {
       const read = parseReadQuery(query);

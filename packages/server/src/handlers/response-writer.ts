@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestContext, requestTarget, writeStatus } from '@kapi/filters';
 import { stringify as toYaml } from 'yaml';
+import { sharedSerialization } from './shared-serialization.js';
 
 /** Formats one `Warning` header value: `299 - "<text>"` with `"` and `\` escaped. */
 export function warningHeader(text: string): string {
@@ -27,26 +28,29 @@ function wantsPretty(request: IncomingMessage): boolean {
   return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('kube-openapi');
 }
 
-/** Writes a JSON (or YAML) body with the request's warnings. */
+/**
+ * Writes a JSON (or YAML) body with the request's warnings. `shared`: the body is a read-only object
+ * that may be served again (from the watch cache), so its compact JSON is made once and reused.
+ */
 export function writeObject(
   request: IncomingMessage,
   response: ServerResponse,
   code: number,
   body: unknown,
   format: 'json' | 'yaml' = 'json',
+  shared = false,
 ): void {
   if (response.headersSent) {
     response.end();
     return;
   }
   applyWarnings(request, response);
-  const data = Buffer.from(
-    format === 'yaml'
-      ? toYaml(body)
-      : wantsPretty(request)
-        ? `${JSON.stringify(body, null, 2)}\n`
-        : JSON.stringify(body),
-  );
+  let data: Buffer;
+  if (format === 'yaml') data = Buffer.from(toYaml(body));
+  else if (wantsPretty(request)) data = Buffer.from(`${JSON.stringify(body, null, 2)}\n`);
+  else if (shared && typeof body === 'object' && body !== null)
+    data = sharedSerialization(body, 'json', () => JSON.stringify(body));
+  else data = Buffer.from(JSON.stringify(body));
   const type = format === 'yaml' ? 'application/yaml' : 'application/json';
   response.writeHead(code, {
     'Content-Type': type,

@@ -10,6 +10,7 @@ import { requestContext } from '@kapi/filters';
 import type { StorageWatchEvent } from '@kapi/storage';
 import type { HandlerEnvironment, ResourceRoute } from './resource-handler.js';
 import type { ReadQuery } from './query-options.js';
+import { sharedSerialization } from './shared-serialization.js';
 import { buildTable, type IncludeObject } from './table.js';
 
 /** Tracks running watch streams so shutdown can end them. */
@@ -72,27 +73,6 @@ function wireEvent(
     );
   }
   return serialize(event, route, apiVersion, table, now);
-}
-
-/**
- * Lines already written for an event object, per event type and apiVersion. A watch cache hands the
- * same (read-only) object to every watcher, so each line is serialized (and UTF-8 encoded) once, not
- * once per watcher: the cached Buffer is written to every socket as is.
- */
-const serializations = new WeakMap<object, Map<string, Buffer>>();
-
-function sharedSerialization(object: object, key: string, encode: () => string): Buffer {
-  let byKey = serializations.get(object);
-  if (!byKey) {
-    byKey = new Map();
-    serializations.set(object, byKey);
-  }
-  let line = byKey.get(key);
-  if (line === undefined) {
-    line = Buffer.from(encode());
-    byKey.set(key, line);
-  }
-  return line;
 }
 
 function serialize(
