@@ -81,6 +81,11 @@ export interface Watch extends AsyncIterable<StorageWatchEvent> {
   stop(): void;
   /** Resolves once the watch has stopped, for any reason. */
   readonly done: Promise<void>;
+  /**
+   * Optional: takes up to `max` events that are already queued, without waiting, so a consumer that
+   * just received one event can write the ones behind it in the same batch (one flush per burst).
+   */
+  takeBuffered?(max?: number): StorageWatchEvent[];
 }
 
 /** What {@link Interface.guaranteedUpdate} tells the update function about the current object. */

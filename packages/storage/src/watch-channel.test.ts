@@ -17,6 +17,22 @@ describe('WatchChannel', () => {
     expect(names).toEqual(['a', 'b']);
   });
 
+  it('hands over queued events without waiting, in order, and iteration continues after them', async () => {
+    const channel = new WatchChannel();
+    expect(channel.takeBuffered()).toEqual([]);
+    for (const name of ['a', 'b', 'c', 'd']) channel.push(event(name));
+    const iterator = channel[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toEqual(event('a'));
+    expect(channel.takeBuffered(2)).toEqual([event('b'), event('c')]);
+    expect(channel.pending).toBe(1);
+    expect(channel.takeBuffered()).toEqual([event('d')]);
+    expect(channel.takeBuffered()).toEqual([]);
+    channel.push(event('e'));
+    channel.close();
+    expect((await iterator.next()).value).toEqual(event('e'));
+    expect((await iterator.next()).done).toBe(true);
+  });
+
   it('closes itself instead of blocking when the consumer falls behind', async () => {
     let stops = 0;
     const channel = new WatchChannel({ capacity: 2, onStop: () => stops++ });

@@ -101,6 +101,19 @@ export class WatchChannel implements Watch {
     return new Promise((resolve) => (this.waiter = resolve));
   }
 
+  /** Takes up to `max` events already queued, without waiting (empty when none are). */
+  takeBuffered(max = Number.POSITIVE_INFINITY): StorageWatchEvent[] {
+    const available = Math.min(this.queue.length - this.head, max);
+    if (available <= 0) return [];
+    const taken = this.queue.slice(this.head, this.head + available);
+    this.head += available;
+    if (this.head === this.queue.length) {
+      this.queue.length = 0;
+      this.head = 0;
+    }
+    return taken;
+  }
+
   [Symbol.asyncIterator](): AsyncIterator<StorageWatchEvent> {
     return {
       next: () => this.next(),

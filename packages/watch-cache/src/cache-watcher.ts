@@ -146,6 +146,21 @@ export class CacheWatcher implements Watch {
     this.channel.stop();
   }
 
+  /** Takes up to `max` events ready now (initial ones first, then queued live ones), without waiting. */
+  takeBuffered(max = Number.POSITIVE_INFINITY): StorageWatchEvent[] {
+    if (this.terminated || (this.initialDone && this.channel.pending === 0)) return [];
+    const taken: StorageWatchEvent[] = [];
+    while (!this.initialDone && taken.length < max) {
+      const initial = this.initialEvents.next();
+      if (initial.done) this.initialDone = true;
+      else taken.push(initial.value);
+    }
+    if (this.initialDone && taken.length < max) {
+      for (const event of this.channel.takeBuffered(max - taken.length)) taken.push(event);
+    }
+    return taken;
+  }
+
   [Symbol.asyncIterator](): AsyncIterator<StorageWatchEvent> {
     const live = this.channel[Symbol.asyncIterator]();
     return {
