@@ -20,6 +20,7 @@ import {
 import { isEmptyRange, keyBytes, rangeOf } from './key-range.js';
 import { entryOfRow } from './log-row.js';
 import { initializeDatabase, PUT, SqliteStatements } from './sqlite-schema.js';
+import { WalIndexHeaderProbe } from './wal-index-header.js';
 import { WatchHub } from './watch-hub.js';
 import { applyWrite, type WriteRequest } from './write-request.js';
 
@@ -76,6 +77,9 @@ export class SqliteBackend implements KVBackend {
   private sweeping = false;
   private closed = false;
   private readonly counters: SqliteBackendStats = { transactions: 0, writes: 0 };
+  private readonly walIndex: WalIndexHeaderProbe;
+  /** The last revision read, with the WAL-index header seen just before reading it. */
+  private head: { header: Buffer; revision: number } | undefined;
   private readonly readAt: (key: string, revision: number) => KVGetResult;
   private readonly readRange: (options: KVRangeOptions) => KVRangeResult;
   private readonly writeBatch: Database.Transaction<
@@ -88,6 +92,7 @@ export class SqliteBackend implements KVBackend {
   ) {
     this.now = options.now ?? Date.now;
     this.statements = new SqliteStatements(db);
+    this.walIndex = new WalIndexHeaderProbe(db.name);
     this.hub = new WatchHub(this.statements, this.now, this.readCurrentRevision());
     this.readAt = db.transaction((key: string, requested: number): KVGetResult => {
       const revision = this.readRevision(requested);
@@ -201,7 +206,20 @@ export class SqliteBackend implements KVBackend {
 
   async currentRevision(): Promise<number> {
     this.assertOpen('');
-    return this.readCurrentRevision();
+    return this.readHeadRevision();
+  }
+
+  /**
+   * The current revision, read again only when the WAL-index header shows a commit (by any process)
+   * since it was last read. The header is taken before the query, so a commit racing the query can only
+   * make the remembered revision newer than the header it is kept with, never older.
+   */
+  private readHeadRevision(): number {
+    const header = this.walIndex.read();
+    if (header && this.head && header.equals(this.head.header)) return this.head.revision;
+    const revision = this.readCurrentRevision();
+    this.head = header ? { header, revision } : undefined;
+    return revision;
   }
 
   async compact(revision: number): Promise<void> {
@@ -236,6 +254,7 @@ export class SqliteBackend implements KVBackend {
     while (this.queue.length > 0) this.commit(this.queue.splice(0, maxBatch));
     this.closed = true;
     this.hub.closeAll(closedError(''));
+    this.walIndex.close();
     this.db.close();
   }
 

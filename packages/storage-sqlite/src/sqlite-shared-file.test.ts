@@ -43,6 +43,25 @@ describe('SqliteBackend instances sharing one file', () => {
     expect(await watching.get('/remote/a', { revision: 3 })).toMatchObject({ entry: { modRevision: 3 } });
   });
 
+  it('sees the other instance commits in currentRevision at once, across a WAL restart', async () => {
+    const start = await watching.currentRevision();
+    expect(await watching.currentRevision()).toBe(start);
+    await writing.create('/x', bytes('1'));
+    expect(await watching.currentRevision()).toBe(start + 1);
+    await writing.update('/x', bytes('2'), start + 1);
+    expect(await watching.currentRevision()).toBe(start + 2);
+    expect(await watching.currentRevision()).toBe(start + 2);
+    // A truncating checkpoint empties the WAL; the next commit starts it again with new salts.
+    const third = new Database(database.path);
+    third.pragma('wal_checkpoint(TRUNCATE)');
+    third.close();
+    await writing.create('/y', bytes('1'));
+    expect(await watching.currentRevision()).toBe(start + 3);
+    await watching.create('/z', bytes('1'));
+    expect(await writing.currentRevision()).toBe(start + 4);
+    expect(await watching.currentRevision()).toBe(start + 4);
+  });
+
   it('fails watches that missed revisions the other instance compacted away', async () => {
     const recorder = new EventRecorder();
     watching.watch({ key: '/', prefix: true, startRevision: 0 }, recorder);
