@@ -6,6 +6,7 @@ describe('parseOptions', () => {
     const options = parseOptions([]);
     expect(options).toMatchObject({
       storage: 'sqlite',
+      sqliteExclusive: true,
       etcdPrefix: '/registry',
       etcdCompactionIntervalMs: 300_000,
       securePort: 6443,
@@ -29,7 +30,9 @@ describe('parseOptions', () => {
       '--authorization-mode=AlwaysAllow,RBAC',
       '--watch-cache=false',
       '--hostname-override=replica-1',
+      '--sqlite-exclusive=false',
     ]);
+    expect(options.sqliteExclusive).toBe(false);
     expect(options.etcdServers).toEqual(['http://127.0.0.1:1', 'http://127.0.0.1:2']);
     expect(options.storageVersions.get('autoscaling/horizontalpodautoscalers')).toBe('autoscaling/v1');
     expect(options.authorizationModes).toEqual(['AlwaysAllow', 'RBAC']);

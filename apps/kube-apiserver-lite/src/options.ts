@@ -5,6 +5,8 @@ import { parseArgs } from 'node:util';
 export interface ServerOptions {
   storage: 'sqlite' | 'memory' | 'etcd';
   dataDir: string;
+  /** The SQLite file is this process's alone (no other process may open it while it runs). */
+  sqliteExclusive: boolean;
   etcdServers: string[];
   etcdPrefix: string;
   etcdCompactionIntervalMs: number;
@@ -48,6 +50,7 @@ interface FlagSpec {
 export const flagSpecs: Record<string, FlagSpec> = {
   storage: { type: 'string', default: 'sqlite', description: 'Storage backend: sqlite (embedded, durable), memory, or etcd.' },
   'data-dir': { type: 'string', default: './.kapi', description: 'Directory for the SQLite database, certificates and the admin kubeconfig.' },
+  'sqlite-exclusive': { type: 'string', default: 'true', description: 'Keep the SQLite file to this process (faster: no file locks per transaction); false lets other processes share it.' },
   'etcd-servers': { type: 'string', default: 'http://127.0.0.1:2379', description: 'Comma-separated etcd endpoints (with --storage=etcd).' },
   'etcd-prefix': { type: 'string', default: '/registry', description: 'Key prefix of every object in storage.' },
   'etcd-compaction-interval': { type: 'string', default: '5m', description: 'Interval of storage compaction (0 disables), e.g. 5m, 30s.' },
@@ -142,6 +145,7 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
     help: values.help === true,
     storage,
     dataDir: get('data-dir'),
+    sqliteExclusive: truthy(get('sqlite-exclusive')),
     etcdServers: get('etcd-servers').split(',').map((s) => s.trim()).filter(Boolean),
     etcdPrefix: get('etcd-prefix').replace(/\/$/, ''),
     etcdCompactionIntervalMs: parseDuration(get('etcd-compaction-interval')),

@@ -51,6 +51,7 @@ export async function openStorageBackend(options: ServerOptions): Promise<Storag
       : await SqliteBackend.open({
           path: (mkdirSync(options.dataDir, { recursive: true }), join(options.dataDir, 'kapi.db')),
           progressNotifyIntervalMs: options.progressNotifyIntervalMs,
+          exclusive: options.sqliteExclusive,
         });
   const compactor = compactionMs > 0 ? startLocalCompactor(kv, compactionMs) : undefined;
   return {

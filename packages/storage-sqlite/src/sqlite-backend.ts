@@ -26,7 +26,7 @@ import { applyWrite, type WriteRequest } from './write-request.js';
 
 /** Options of {@link SqliteBackend.open}. */
 export interface SqliteBackendOptions {
-  /** The database file (created when missing). Several processes may open the same file. */
+  /** The database file (created when missing). Several processes may open the same file (unless `exclusive`). */
   path: string;
   /** How often watches that asked for progress notifications get one. Default 5000 ms. */
   progressNotifyIntervalMs?: number;
@@ -38,6 +38,12 @@ export interface SqliteBackendOptions {
   busyTimeoutMs?: number;
   /** The clock for TTLs (epoch milliseconds). Default `Date.now`. */
   now?: () => number;
+  /**
+   * This backend is the only user of the file (SQLite's EXCLUSIVE locking mode): no other process or
+   * connection can open it while it is open. Reads and writes take no file locks, and the current
+   * revision is known without reading the log. Default false (the file may be shared).
+   */
+  exclusive?: boolean;
 }
 
 /** Counters of the write path. */
@@ -78,6 +84,8 @@ export class SqliteBackend implements KVBackend {
   private closed = false;
   private readonly counters: SqliteBackendStats = { transactions: 0, writes: 0 };
   private readonly walIndex: WalIndexHeaderProbe;
+  /** With `exclusive`, the current revision, kept up to date by this backend's commits. */
+  private exclusiveHead: number | undefined;
   /** The last revision read, with the WAL-index header seen just before reading it. */
   private head: { header: Buffer; revision: number } | undefined;
   private readonly readAt: (key: string, revision: number) => KVGetResult;
@@ -93,6 +101,7 @@ export class SqliteBackend implements KVBackend {
     this.now = options.now ?? Date.now;
     this.statements = new SqliteStatements(db);
     this.walIndex = new WalIndexHeaderProbe(db.name);
+    if (options.exclusive) this.exclusiveHead = this.readCurrentRevision();
     this.hub = new WatchHub(this.statements, this.now, this.readCurrentRevision());
     this.readAt = db.transaction((key: string, requested: number): KVGetResult => {
       const revision = this.readRevision(requested);
@@ -132,7 +141,7 @@ export class SqliteBackend implements KVBackend {
       mkdirSync(dirname(options.path), { recursive: true });
     const db = new Database(options.path);
     try {
-      initializeDatabase(db, options.busyTimeoutMs ?? 5000);
+      initializeDatabase(db, options.busyTimeoutMs ?? 5000, options.exclusive ?? false);
       return new SqliteBackend(db, options);
     } catch (error) {
       db.close();
@@ -215,6 +224,7 @@ export class SqliteBackend implements KVBackend {
    * make the remembered revision newer than the header it is kept with, never older.
    */
   private readHeadRevision(): number {
+    if (this.exclusiveHead !== undefined) return this.exclusiveHead;
     const header = this.walIndex.read();
     if (header && this.head && header.equals(this.head.header)) return this.head.revision;
     const revision = this.readCurrentRevision();
@@ -296,6 +306,8 @@ export class SqliteBackend implements KVBackend {
     }
     this.counters.transactions++;
     this.counters.writes += outcome.events.length;
+    const last = outcome.events.at(-1);
+    if (last && this.exclusiveHead !== undefined) this.exclusiveHead = Math.max(this.exclusiveHead, last.entry.modRevision);
     try {
       this.hub.deliverCommitted(outcome.events);
     } catch {

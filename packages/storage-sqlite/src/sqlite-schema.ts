@@ -30,8 +30,11 @@ const schema = [
 ];
 
 /** Opens the connection for durable, multi-process use and creates the schema. */
-export function initializeDatabase(db: Database.Database, busyTimeoutMs: number): void {
+export function initializeDatabase(db: Database.Database, busyTimeoutMs: number, exclusive = false): void {
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+  // Before the first WAL access: the connection keeps its file lock, and the WAL index lives in its own
+  // memory (no -shm file, no lock calls per transaction). Other processes cannot open the file.
+  if (exclusive) db.pragma('locking_mode = EXCLUSIVE');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.transaction(() => {

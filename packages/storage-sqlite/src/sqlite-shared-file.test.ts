@@ -102,3 +102,29 @@ describe('SqliteBackend instances sharing one file', () => {
     expect(recorder.events[1]?.previous?.modRevision).toBe(3);
   });
 });
+
+describe('SqliteBackend with exclusive: true', () => {
+  it('keeps other connections out while open, tracks its revision and reopens with it', async () => {
+    const database = temporaryDatabase();
+    try {
+      const kv = await SqliteBackend.open({ path: database.path, exclusive: true });
+      const start = await kv.currentRevision();
+      await kv.create('/a', bytes('1'));
+      await kv.update('/a', bytes('2'), start + 1);
+      await kv.delete('/a', start + 2);
+      expect(await kv.currentRevision()).toBe(start + 3);
+      const other = new Database(database.path, { timeout: 50 });
+      expect(() => other.prepare('SELECT count(*) FROM log').get()).toThrow(/locked/);
+      other.close();
+      await kv.close();
+      const reopened = await SqliteBackend.open({ path: database.path, exclusive: true });
+      expect(await reopened.currentRevision()).toBe(start + 3);
+      await reopened.close();
+      const shared = await SqliteBackend.open({ path: database.path });
+      expect(await shared.currentRevision()).toBe(start + 3);
+      await shared.close();
+    } finally {
+      database.remove();
+    }
+  });
+});
