@@ -6,4 +6,5 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/ensure-deps.sh --with-test-tools
 pnpm exec turbo run build --output-logs=errors-only
-cd bench && exec pnpm exec tsx --conditions=@kapi/source src/main.ts "$@"
+# The packages run from their built dist (what `npm start` runs); only the bench's own files go through tsx.
+cd bench && exec pnpm exec tsx src/main.ts "$@"

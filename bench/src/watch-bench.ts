@@ -146,7 +146,7 @@ async function consistentReadRows(label: string, kv: KVBackend, count: number, s
 async function heapRows(objects: number, watchers: number): Promise<BenchRow[]> {
   const { stdout } = await execFileAsync(
     process.execPath,
-    ['--expose-gc', '--conditions=@kapi/source', '--import', 'tsx', heapScript, JSON.stringify({ objects, watchers })],
+    ['--expose-gc', '--import', 'tsx', heapScript, JSON.stringify({ objects, watchers })],
     { maxBuffer: 16 << 20, timeout: 300_000 },
   );
   const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as {

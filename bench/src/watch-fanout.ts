@@ -29,7 +29,7 @@ class WatcherProcess {
 
   constructor(spec: { url: string; ca: string; headers: Record<string, string>; watchers: number }) {
     this.child = fork(clientScript, [JSON.stringify(spec)], {
-      execArgv: ['--conditions=@kapi/source', '--import', 'tsx'],
+      execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     this.child.on('message', (message: Record<string, unknown>) => {

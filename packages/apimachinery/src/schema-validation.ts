@@ -146,6 +146,22 @@ const formatChecks: Record<string, (value: string) => boolean> = {
   byte: (value) => base64Pattern.test(value),
 };
 
+/** The number of Unicode code points (a surrogate pair counts once), without splitting the string. */
+function codePointLength(value: string): number {
+  let length = value.length;
+  for (let index = 0; index < value.length; index++) {
+    const unit = value.charCodeAt(index);
+    if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < value.length) {
+      const next = value.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        length--;
+        index++;
+      }
+    }
+  }
+  return length;
+}
+
 function validateString(
   value: string,
   schema: JsonSchema,
@@ -153,8 +169,8 @@ function validateString(
   label: string,
   errors: FieldError[],
 ): void {
-  const length = [...value].length;
   const { minLength, maxLength, pattern, format } = schema;
+  const length = typeof maxLength === 'number' || typeof minLength === 'number' ? codePointLength(value) : 0;
   const check = typeof format === 'string' ? formatChecks[format] : undefined;
   if (check && !check(value)) {
     errors.push(

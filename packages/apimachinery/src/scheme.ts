@@ -32,6 +32,8 @@ function entryKey(group: string, kind: string): string {
  */
 export class Scheme {
   private readonly kinds = new Map<string, KindEntry>();
+  /** objectKind results of registered kinds, by `apiVersion\0kind`. */
+  private readonly parsedKinds = new Map<string, GroupVersionKind>();
 
   private entry(group: string, kind: string, create: true): KindEntry;
   private entry(group: string, kind: string, create?: false): KindEntry | undefined;
@@ -112,13 +114,20 @@ export class Scheme {
     return out;
   }
 
-  /** The group/version/kind of an object from its apiVersion and kind; throws when either is missing. */
+  /** The group/version/kind of an object from its apiVersion and kind (a shared, frozen result); throws when either is missing. */
   objectKind(object: KubeObject): GroupVersionKind {
-    if (typeof object.apiVersion !== 'string' || object.apiVersion === '') {
+    const { apiVersion, kind } = object;
+    if (typeof apiVersion !== 'string' || apiVersion === '') {
       throw new Error("Object 'apiVersion' is missing");
     }
-    if (typeof object.kind !== 'string' || object.kind === '') throw new Error("Object 'Kind' is missing");
-    return { ...parseGroupVersion(object.apiVersion), kind: object.kind };
+    if (typeof kind !== 'string' || kind === '') throw new Error("Object 'Kind' is missing");
+    const key = `${apiVersion}\0${kind}`;
+    const known = this.parsedKinds.get(key);
+    if (known) return known;
+    const gvk = Object.freeze({ ...parseGroupVersion(apiVersion), kind });
+    // Only registered kinds are remembered, so arbitrary input cannot grow the map.
+    if (this.kindFor(gvk) !== undefined) this.parsedKinds.set(key, gvk);
+    return gvk;
   }
 
   private definitionOf(object: KubeObject): KindDefinition {
