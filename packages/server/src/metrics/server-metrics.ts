@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { LabeledCounter, LabeledHistogram } from './labeled-metrics.js';
 import { rejectNonGet, requestPath, sendBody, type PathHandler } from '../discovery/http-response.js';
 
 /** Request latency buckets of k8s.io/apiserver (`apiserver_request_duration_seconds`). */
@@ -78,29 +79,29 @@ export class ServerMetrics {
   /** The registry holding every metric of this server. */
   readonly registry = new Registry();
   private readonly component: string;
-  private readonly requestTotal: Counter<'code' | (typeof requestLabelNames)[number]>;
-  private readonly requestDuration: Histogram<(typeof requestLabelNames)[number]>;
+  private readonly requestTotal: LabeledCounter<'code' | (typeof requestLabelNames)[number]>;
+  private readonly requestDuration: LabeledHistogram<(typeof requestLabelNames)[number]>;
   private readonly inFlight: Gauge<'request_kind'>;
   private readonly longRunning: Gauge<(typeof requestLabelNames)[number]>;
   private readonly watchers: Gauge<'group' | 'version' | 'kind'>;
-  private readonly storageDuration: Histogram<'operation' | 'type'>;
-  private readonly storageTotal: Counter<'operation' | 'type'>;
+  private readonly storageDuration: LabeledHistogram<'operation' | 'type'>;
+  private readonly storageTotal: LabeledCounter<'operation' | 'type'>;
   private readonly storageObjects: Gauge<'resource'>;
   private readonly healthCheck: Gauge<'name' | 'type'>;
-  /** Label-bound children by label values, so a hot path skips label validation and hashing setup. */
+  /** Label-bound children by label values, so the hot path does no label work at all. */
   private readonly requestChildren = new Map<string, MetricChildren>();
   private readonly storageChildren = new Map<string, MetricChildren>();
 
   constructor(options: ServerMetricsOptions = {}) {
     this.component = options.component ?? 'apiserver';
     const registers = [this.registry];
-    this.requestTotal = new Counter({
+    this.requestTotal = new LabeledCounter({
       name: 'apiserver_request_total',
       help: 'Counter of apiserver requests broken out for each verb, API resource, client, and HTTP response code.',
       labelNames: [...requestLabelNames, 'code'],
       registers,
     });
-    this.requestDuration = new Histogram({
+    this.requestDuration = new LabeledHistogram({
       name: 'apiserver_request_duration_seconds',
       help: 'Response latency distribution in seconds for each verb, group, version, resource, subresource, scope and component.',
       labelNames: [...requestLabelNames],
@@ -127,14 +128,14 @@ export class ServerMetrics {
       labelNames: ['group', 'version', 'kind'],
       registers,
     });
-    this.storageDuration = new Histogram({
+    this.storageDuration = new LabeledHistogram({
       name: 'etcd_request_duration_seconds',
       help: 'Etcd request latency in seconds for each operation and object type.',
       labelNames: ['operation', 'type'],
       buckets: storageDurationBuckets,
       registers,
     });
-    this.storageTotal = new Counter({
+    this.storageTotal = new LabeledCounter({
       name: 'etcd_requests_total',
       help: 'Etcd request counts for each operation and object type.',
       labelNames: ['operation', 'type'],
@@ -174,8 +175,8 @@ export class ServerMetrics {
     if (!children) {
       const labels = this.requestLabels(request);
       children = {
-        total: this.requestTotal.labels({ ...labels, code: String(request.code) }),
-        duration: this.requestDuration.labels(labels),
+        total: this.requestTotal.child({ ...labels, code: String(request.code) }),
+        duration: this.requestDuration.child(labels),
       };
       this.requestChildren.set(key, children);
     }
@@ -204,7 +205,7 @@ export class ServerMetrics {
     let children = this.storageChildren.get(key);
     if (!children) {
       const labels = { operation, type: resource };
-      children = { total: this.storageTotal.labels(labels), duration: this.storageDuration.labels(labels) };
+      children = { total: this.storageTotal.child(labels), duration: this.storageDuration.child(labels) };
       this.storageChildren.set(key, children);
     }
     children.duration.observe(seconds);
