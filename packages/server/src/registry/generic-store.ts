@@ -251,8 +251,10 @@ export class GenericStore {
     }
     const generate = !object.metadata.name && Boolean(object.metadata.generateName);
     for (let attempt = 1; ; attempt += 1) {
-      const candidate = copyObject(object);
-      if (generate) candidate.metadata.name = generateName(object.metadata.generateName ?? '');
+      // prepareCreate works on its own copy; a generated name only needs a new metadata level.
+      const candidate = generate
+        ? { ...object, metadata: { ...object.metadata, name: generateName(object.metadata.generateName ?? '') } }
+        : object;
       const hub = await this.prepareCreate(candidate, namespace, context);
       const name = hub.metadata.name ?? '';
       const key = this.key(namespace, name);
