@@ -1,13 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import {
   StatusError,
   generateName,
-  validateObjectMeta,
   groupVersionString,
-  type FieldError,
   type GroupResource,
   type KubeObject,
-  type NameValidator,
   type Selector,
 } from '@kapi/apimachinery';
 import type { UserInfo } from '@kapi/filters';
@@ -20,11 +16,11 @@ import {
   type ResourceVersionMatch,
   type Watch,
 } from '@kapi/storage';
-import type { RequestScope, ResourceDefinition } from '../resource-definition.js';
+import type { ResourceDefinition } from '../resource-definition.js';
 import type { SchemeLike } from '../scheme-like.js';
 import { copyObject, formatTime } from './object-meta.js';
-import { mergeForUpdate, validateFinalizersWhileDeleting } from './merge-for-update.js';
 import { listKey, objectKey } from './storage-keys.js';
+import { WritePreparation } from './write-preparation.js';
 
 /** How many times a generateName create retries on AlreadyExists. */
 const GENERATE_NAME_ATTEMPTS = 5;
@@ -78,12 +74,7 @@ export class GenericStore {
   readonly prefix: string;
   private readonly scheme: SchemeLike;
   private readonly now: () => Date;
-
-  /** Options of metadata validation for this resource. */
-  private metaValidation(): { namespaced: boolean; nameValidator?: NameValidator } {
-    const { namespaced, nameValidator } = this.definition;
-    return nameValidator ? { namespaced, nameValidator } : { namespaced };
-  }
+  private readonly preparation: WritePreparation;
 
   constructor(options: GenericStoreOptions) {
     this.definition = options.definition;
@@ -92,6 +83,7 @@ export class GenericStore {
     this.storage = options.storage;
     this.prefix = options.prefix;
     this.now = options.now ?? (() => new Date());
+    this.preparation = new WritePreparation(this.definition, this.scheme, this.groupResource, this.now);
   }
 
   /** Converts a hub object to `version` with apiVersion/kind set. */
@@ -107,20 +99,6 @@ export class GenericStore {
 
   private key(namespace: string, name: string): string {
     return objectKey(this.prefix, this.definition.namespaced ? namespace : '', name);
-  }
-
-  private invalid(name: string, errors: FieldError[]): StatusError {
-    return StatusError.invalid({ group: this.definition.group, kind: this.definition.kind }, name, errors);
-  }
-
-  private scope(namespace: string, name: string, context: WriteContext): RequestScope {
-    const scope: RequestScope = { namespace, name, subresource: context.subresource, dryRun: context.dryRun };
-    if (context.user) scope.user = context.user;
-    return scope;
-  }
-
-  private defaulted(object: KubeObject): KubeObject {
-    return this.scheme.applyDefaults(object) ?? object;
   }
 
   /** Reads one object. */
@@ -204,41 +182,6 @@ export class GenericStore {
     }
   }
 
-  /** Validates a request-version object, converts it to the hub and runs the create strategy. */
-  private async prepareCreate(
-    object: KubeObject,
-    namespace: string,
-    context: WriteContext,
-  ): Promise<KubeObject> {
-    const defaulted = this.defaulted(copyObject(object));
-    const metadata = defaulted.metadata;
-    if (this.definition.namespaced) metadata.namespace = namespace;
-    else delete metadata.namespace;
-    const name = metadata.name ?? '';
-    const errors = [
-      ...validateObjectMeta(metadata, this.metaValidation()),
-      ...this.scheme.validate(defaulted),
-    ];
-    if (errors.length > 0) throw this.invalid(name, errors);
-    const hub = this.scheme.toHub(defaulted);
-    const scope = this.scope(namespace, name, context);
-    const strategy = this.definition.strategy;
-    if (this.definition.subresources?.status) delete hub['status'];
-    strategy?.prepareForCreate?.(hub, scope);
-    const strategyErrors = strategy?.validate?.(hub, scope) ?? [];
-    if (strategyErrors.length > 0) throw this.invalid(name, strategyErrors);
-    await strategy?.admit?.('create', hub, undefined, scope);
-    hub.metadata.uid = randomUUID();
-    hub.metadata.creationTimestamp = formatTime(this.now());
-    hub.metadata.generation = 1;
-    delete hub.metadata.resourceVersion;
-    delete hub.metadata.deletionTimestamp;
-    delete hub.metadata.deletionGracePeriodSeconds;
-    delete hub.metadata.selfLink;
-    return hub;
-  }
-
-  /** Creates an object given in `version`; returns it in `version`. */
   async create(
     namespace: string,
     object: KubeObject,
@@ -255,7 +198,7 @@ export class GenericStore {
       const candidate = generate
         ? { ...object, metadata: { ...object.metadata, name: generateName(object.metadata.generateName ?? '') } }
         : object;
-      const hub = await this.prepareCreate(candidate, namespace, context);
+      const hub = await this.preparation.prepareCreate(candidate, namespace, context);
       const name = hub.metadata.name ?? '';
       const key = this.key(namespace, name);
       try {
@@ -299,12 +242,12 @@ export class GenericStore {
       if (!exists) {
         if (!allowCreate || typeof input === 'function') throw StatusError.notFound(this.groupResource, name);
         created = true;
-        return this.prepareCreate(input, namespace, context);
+        return this.preparation.prepareCreate(input, namespace, context);
       }
       created = false;
       const currentVersioned = this.toVersion(current, version);
       const requested = typeof input === 'function' ? input(copyObject(currentVersioned)) : copyObject(input);
-      return this.prepareUpdate(requested, current, namespace, name, context, typeof input === 'function');
+      return this.preparation.prepareUpdate(requested, current, namespace, name, context, typeof input === 'function');
     };
     try {
       if (context.dryRun) {
@@ -332,62 +275,6 @@ export class GenericStore {
     }
   }
 
-  private async prepareUpdate(
-    requested: KubeObject,
-    current: KubeObject,
-    namespace: string,
-    name: string,
-    context: WriteContext,
-    isPatch: boolean,
-  ): Promise<KubeObject> {
-    const defaulted = this.defaulted(requested);
-    const metadata = defaulted.metadata;
-    if ((metadata.name ?? '') !== name) {
-      throw StatusError.badRequest(
-        `the name of the object (${metadata.name ?? ''}) does not match the name on the URL (${name})`,
-      );
-    }
-    const currentVersion = current.metadata.resourceVersion ?? '';
-    if (metadata.resourceVersion) {
-      if (metadata.resourceVersion !== currentVersion)
-        throw StatusError.conflictModified(this.groupResource, name);
-    } else if (!isPatch && this.definition.strategy?.allowUnconditionalUpdate === false) {
-      throw this.invalid(name, [
-        {
-          field: 'metadata.resourceVersion',
-          type: 'FieldValueInvalid',
-          value: 0,
-          detail: 'must be specified for an update',
-        },
-      ]);
-    }
-    if (this.definition.namespaced) metadata.namespace = namespace;
-    const errors: FieldError[] = [];
-    if (isPatch && metadata.uid && metadata.uid !== current.metadata.uid) {
-      errors.push({
-        field: 'metadata.uid',
-        type: 'FieldValueInvalid',
-        value: metadata.uid,
-        detail: 'field is immutable',
-      });
-    }
-    errors.push(...validateObjectMeta(metadata, this.metaValidation()), ...this.scheme.validate(defaulted));
-    if (errors.length > 0) throw this.invalid(name, errors);
-    const hub = mergeForUpdate(this.scheme.toHub(defaulted), current, {
-      statusSubresource: Boolean(this.definition.subresources?.status),
-      subresource: context.subresource,
-    });
-    const finalizerErrors = validateFinalizersWhileDeleting(hub, current);
-    if (finalizerErrors.length > 0) throw this.invalid(name, finalizerErrors);
-    const scope = this.scope(namespace, name, context);
-    const strategy = this.definition.strategy;
-    strategy?.prepareForUpdate?.(hub, current, scope);
-    const strategyErrors = strategy?.validateUpdate?.(hub, current, scope) ?? [];
-    if (strategyErrors.length > 0) throw this.invalid(name, strategyErrors);
-    await strategy?.admit?.('update', hub, current, scope);
-    return hub;
-  }
-
   /**
    * Deletes one object. An object with finalizers only gets `deletionTimestamp` (and grace period 0)
    * and stays until an update empties its finalizers.
@@ -404,7 +291,7 @@ export class GenericStore {
       const current = await this.storage.get(key);
       if (!current) throw StatusError.notFound(this.groupResource, name);
       this.checkPreconditions(key, current, preconditions);
-      const scope = this.scope(namespace, name, context);
+      const scope = this.preparation.scope(namespace, name, context);
       await this.definition.strategy?.admit?.('delete', current, current, scope);
       if ((current.metadata.finalizers ?? []).length > 0) {
         if (current.metadata.deletionTimestamp || context.dryRun) {
