@@ -14,18 +14,9 @@ import {
 } from '@kapi/apimachinery';
 import {
   buildHandlerChain,
-  loopbackAuthenticator,
   requestContext,
   requestTarget,
-  withAuthentication,
-  withAuthorization,
-  withCors,
-  withMaxInFlight,
-  withPanicRecovery,
-  withRequestInfo,
-  withRequestTimeout,
   writeStatus,
-  type Filter,
   type Handler,
 } from '@kapi/filters';
 import { isCloser, type Interface } from '@kapi/storage';
@@ -37,6 +28,8 @@ import type { Endpoint } from './handlers/decode-object.js';
 import { handleVirtualRequest } from './handlers/virtual-handler.js';
 import { parseResourcePath } from './handlers/resource-path.js';
 import { writeError } from './handlers/response-writer.js';
+import { configuredFilters } from './server-filters.js';
+import { storageVersionInfosOf } from './storage-version-infos.js';
 import { WatchRegistry } from './handlers/watch-handler.js';
 import { HealthRegistry, type PostStartHook } from './health/index.js';
 import { ServerMetrics } from './metrics/index.js';
@@ -124,39 +117,10 @@ export class GenericAPIServer {
       }),
     ];
     this.routes = (request, response) => this.route(request, response);
-    this.handler = buildHandlerChain(this.filters(), this.routes);
-  }
-
-  private filters(): Filter[] {
-    const options = this.options;
-    const base = options.baseFilters ?? [
-      withPanicRecovery(),
-      withRequestInfo(),
-      withMaxInFlight({
-        maxRequestsInFlight: options.maxRequestsInFlight,
-        maxMutatingRequestsInFlight: options.maxMutatingRequestsInFlight,
-      }),
-      withRequestTimeout({ timeoutMs: options.requestTimeoutMs }),
-      withCors({ allowedOrigins: options.corsAllowedOrigins.map((origin) => new RegExp(origin)) }),
-    ];
-    const authenticators = options.authenticators
-      ? [loopbackAuthenticator(options.loopbackToken), ...options.authenticators]
-      : undefined;
-    const authentication =
-      options.authentication ??
-      (authenticators
-        ? withAuthentication({ authenticators, ...(options.anonymous ? { anonymous: true } : {}) })
-        : undefined);
-    const authorization =
-      options.authorization ??
-      (options.authorizer ? withAuthorization({ authorizer: options.authorizer }) : undefined);
-    return [
-      (next) => (request, response) => this.track(next, request, response),
-      ...base,
-      ...(authentication ? [authentication] : []),
-      ...(authorization ? [authorization] : []),
-      ...(options.innermostFilters ?? []),
-    ];
+    this.handler = buildHandlerChain(
+      [(next) => (request, response) => this.track(next, request, response), ...configuredFilters(options)],
+      this.routes,
+    );
   }
 
   /** Outermost: refuses requests during shutdown, counts in-flight requests and records metrics. */
@@ -367,18 +331,7 @@ export class GenericAPIServer {
    * StorageVersion API (KEP-2339): the storage version, and the served versions as decodable.
    */
   storageVersionInfos(): StorageVersionInfo[] {
-    return this.installedResources().filter(({ definition }) => !definition.virtual).map(({ definition }) => {
-      const encoding = definition.storageVersion ?? definition.versions[0] ?? '';
-      const decodable = definition.versions.includes(encoding)
-        ? definition.versions
-        : [encoding, ...definition.versions];
-      return {
-        groupResource: { group: definition.group, resource: definition.resource },
-        kind: definition.kind,
-        encodingVersion: { group: definition.group, version: encoding },
-        decodableVersions: decodable.map((version) => ({ group: definition.group, version })),
-      };
-    });
+    return storageVersionInfosOf(this.installedResources());
   }
 
   /** Registers a hook run once the server listens; `/readyz` waits for it (`poststarthook/<name>`). */
