@@ -52,6 +52,15 @@ export async function openStorageBackend(options: ServerOptions): Promise<Storag
           path: (mkdirSync(options.dataDir, { recursive: true }), join(options.dataDir, 'kapi.db')),
           progressNotifyIntervalMs: options.progressNotifyIntervalMs,
           exclusive: options.sqliteExclusive,
+        }).catch((error: unknown) => {
+          // Another server on the same --data-dir: say how to share it (or to pick another directory).
+          const message = error instanceof Error ? error.message : String(error);
+          if (!message.includes('is locked by another process')) throw error;
+          throw new Error(
+            `${message}. Is another kube-apiserver-lite running with --data-dir=${options.dataDir}? ` +
+              'Use another --data-dir, or start every server on this file with --sqlite-exclusive=false.',
+            { cause: error },
+          );
         });
   const compactor = compactionMs > 0 ? startLocalCompactor(kv, compactionMs) : undefined;
   return {

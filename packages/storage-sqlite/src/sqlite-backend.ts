@@ -145,6 +145,13 @@ export class SqliteBackend implements KVBackend {
       return new SqliteBackend(db, options);
     } catch (error) {
       db.close();
+      if ((error as { code?: string }).code === 'SQLITE_BUSY') {
+        throw new Error(
+          `the SQLite database ${options.path} is locked by another process` +
+            (options.exclusive ? ' (this backend wants it to itself: exclusive)' : ' that holds it exclusively'),
+          { cause: error },
+        );
+      }
       throw error;
     }
   }

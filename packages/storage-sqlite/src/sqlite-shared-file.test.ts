@@ -116,6 +116,9 @@ describe('SqliteBackend with exclusive: true', () => {
       const other = new Database(database.path, { timeout: 50 });
       expect(() => other.prepare('SELECT count(*) FROM log').get()).toThrow(/locked/);
       other.close();
+      await expect(SqliteBackend.open({ path: database.path, busyTimeoutMs: 50 })).rejects.toThrow(
+        `the SQLite database ${database.path} is locked by another process that holds it exclusively`,
+      );
       await kv.close();
       const reopened = await SqliteBackend.open({ path: database.path, exclusive: true });
       expect(await reopened.currentRevision()).toBe(start + 3);
