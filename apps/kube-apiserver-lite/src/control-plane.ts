@@ -118,6 +118,8 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
         resourcePrefix: prefix,
         loadHistory: options.watchCacheHistory,
         progressNotify: options.watchCacheProgressNotify,
+        // Embedded stores know their revision in-process: a consistent GET is cheaper from the cache.
+        consistentGetFromCache: options.storage !== 'etcd',
         ...(definition.strategy?.getAttributes ? { getAttributes: definition.strategy.getAttributes } : {}),
       });
       void cacher.start();

@@ -91,14 +91,18 @@ function identity(object: KubeObject): string {
   return `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
 }
 
-/** A cacher over a Store over `kv`, started, with the raw backend exposed for the suite. */
-async function cacherTarget(kv: KVBackend, closeKV: () => Promise<void>) {
+/**
+ * A cacher over a Store over `kv`, started, with the raw backend exposed for the suite. The embedded
+ * backends run it as kube-apiserver-lite does (consistent GETs from the cache), etcd as upstream does.
+ */
+async function cacherTarget(kv: KVBackend, closeKV: () => Promise<void>, consistentGetFromCache = false) {
   const storage = new KeyRecordingStore(new Store({ kv }));
   const cacher = new Cacher({
     storage,
     resourcePrefix: '/registry/conformance',
     keyFunc: (object) => storage.keyOf(object),
     retryDelayMs: 100,
+    consistentGetFromCache,
   });
   await cacher.start();
   return {
@@ -113,7 +117,7 @@ async function cacherTarget(kv: KVBackend, closeKV: () => Promise<void>) {
 
 runStorageConformance('cacher/memory', () => {
   const kv = new MemoryBackend({ progressNotifyIntervalMs: 200 });
-  return cacherTarget(kv, () => kv.close());
+  return cacherTarget(kv, () => kv.close(), true);
 });
 
 const directory = mkdtempSync(join(tmpdir(), 'kapi-cacher-sqlite-'));
@@ -123,6 +127,11 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 runStorageConformance('cacher/sqlite', async () => {
   const kv = await SqliteBackend.open({ path: join(directory, `c${++files}.db`), progressNotifyIntervalMs: 200 });
   return cacherTarget(kv, () => kv.close());
+});
+
+runStorageConformance('cacher/sqlite (exclusive, consistent GETs from the cache)', async () => {
+  const kv = await SqliteBackend.open({ path: join(directory, `c${++files}.db`), progressNotifyIntervalMs: 200, exclusive: true });
+  return cacherTarget(kv, () => kv.close(), true);
 });
 
 let etcd: EtcdInstance | undefined;

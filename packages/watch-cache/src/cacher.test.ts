@@ -185,6 +185,28 @@ describe('Cacher reads', () => {
   });
 });
 
+describe('Cacher consistent GETs', () => {
+  it('reads the storage by default, and the cache once caught up with consistentGetFromCache', async () => {
+    for (const consistentGetFromCache of [false, true]) {
+      const { cacher, store } = setup({ consistentGetFromCache });
+      await cacher.start();
+      await cacher.create(keyOf('a'), configMap('a'));
+      // Written behind the cacher's back: a consistent read must still see it.
+      const updated = await store.guaranteedUpdate(keyOf('a'), {
+        tryUpdate: (current) => ({ ...current, data: { value: 'new' } }),
+      });
+      const first = await cacher.get(keyOf('a'));
+      expect(first).toEqual(updated);
+      const second = await cacher.get(keyOf('a'));
+      // The cache hands out its one shared object; the storage decodes a new one per read.
+      if (consistentGetFromCache) expect(second).toBe(first);
+      else expect(second).not.toBe(first);
+      await expect(cacher.get(keyOf('missing'))).rejects.toMatchObject({ code: 'KeyNotFound' });
+      expect(await cacher.get(keyOf('missing'), { ignoreNotFound: true })).toBeUndefined();
+    }
+  });
+});
+
 describe('Cacher paging', () => {
   it('serves the first NotOlderThan page from the cache with a continue token the storage follows', async () => {
     const { cacher, storage } = setup();

@@ -192,16 +192,17 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
 
   /**
    * GET: a revision is served from the cache once it has reached it (waiting up to 3 s, then 504 too
-   * large). `RV=""` (a consistent read) is served from the cache once it has caught up with the storage's
-   * current revision, as consistent LISTs are (KEP-2340); without progress notifications, or when the
-   * cache does not catch up in time, it reads the storage. Read by the storage while the cache is not ready.
+   * large). `RV=""` (a consistent read) reads the storage, as upstream does; with `consistentGetFromCache`
+   * it is served from the cache once the cache has caught up with the storage's current revision, as
+   * consistent LISTs are (KEP-2340), and from the storage when that cannot be done in time. Read by the
+   * storage while the cache is not ready.
    */
   async get(key: string, options: GetOptions = {}): Promise<KubeObject | undefined> {
     const text = options.resourceVersion ?? '';
     const revision = text === '' ? 0 : parseResourceVersion(text);
     if (revision === undefined || !this.owns(key) || !this.ready.isReady) return this.storage.get(key, options);
     if (text === '') {
-      if (!this.consistentStorage) return this.storage.get(key, options);
+      if (!this.consistentStorage || !this.options.consistentGetFromCache) return this.storage.get(key, options);
       try {
         await this.waitForConsistency();
       } catch (error) {
