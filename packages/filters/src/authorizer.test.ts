@@ -162,3 +162,34 @@ describe('authorizers', () => {
     });
   });
 });
+
+describe('unionAuthorizer with authorizers that answer at once', () => {
+  const now = (result: AuthorizationDecision): Authorizer => ({ authorize: () => result });
+  const throwing: Authorizer = {
+    authorize: () => {
+      throw new Error('cache not synced');
+    },
+  };
+
+  it('answers at once when every authorizer asked does, and waits only for a promised answer', async () => {
+    const immediate = unionAuthorizer(now({ decision: 'noOpinion', reason: 'a' }), now({ decision: 'allow' }), fixed({ decision: 'deny' }));
+    const answer = immediate.authorize(attributes('GET', '/api/v1/pods'));
+    expect(answer).not.toBeInstanceOf(Promise);
+    expect(answer).toEqual({ decision: 'allow' });
+    const mixed = unionAuthorizer(now({ decision: 'noOpinion', reason: 'a' }), fixed({ decision: 'noOpinion', reason: 'b' }), now({ decision: 'deny', reason: 'c' }));
+    const later = mixed.authorize(attributes('GET', '/api/v1/pods'));
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toEqual({ decision: 'deny', reason: 'c' });
+    const none = unionAuthorizer(now({ decision: 'noOpinion', reason: 'a' }), fixed({ decision: 'noOpinion', reason: 'b' }));
+    expect(await none.authorize(attributes('GET', '/api/v1/pods'))).toEqual({ decision: 'noOpinion', reason: 'a\nb' });
+  });
+
+  it('treats a throwing authorizer as no opinion unless nobody decides', async () => {
+    expect(unionAuthorizer(throwing, now({ decision: 'allow' })).authorize(attributes('GET', '/api/v1/pods'))).toEqual({ decision: 'allow' });
+    expect(() => unionAuthorizer(throwing, now({ decision: 'noOpinion' })).authorize(attributes('GET', '/api/v1/pods'))).toThrow('cache not synced');
+    expect(await authorizeAttributes(unionAuthorizer(throwing), attributes('GET', '/api/v1/pods'))).toEqual({
+      allowed: false,
+      evaluationError: 'cache not synced',
+    });
+  });
+});

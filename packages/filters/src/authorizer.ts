@@ -23,10 +23,16 @@ export interface AuthorizationDecision {
   reason?: string;
 }
 
-/** Decides requests (`--authorization-mode` entries). */
+/**
+ * Decides requests (`--authorization-mode` entries). An authorizer that can answer at once may return
+ * the decision itself (no promise, no extra tick on the request path).
+ */
 export interface Authorizer {
-  authorize(attributes: AuthorizationAttributes): Promise<AuthorizationDecision>;
+  authorize(attributes: AuthorizationAttributes): AuthorizationDecision | Promise<AuthorizationDecision>;
 }
+
+const allowed: AuthorizationDecision = Object.freeze({ decision: 'allow' });
+const noOpinion: AuthorizationDecision = Object.freeze({ decision: 'noOpinion' });
 
 /** Builds authorization attributes from a parsed request and its user. */
 export function attributesFromRequest(
@@ -49,22 +55,20 @@ export function attributesFromRequest(
 
 /** `--authorization-mode=AlwaysAllow`. */
 export const alwaysAllowAuthorizer: Authorizer = {
-  authorize: async () => ({ decision: 'allow' }),
+  authorize: () => allowed,
 };
 
 /** `--authorization-mode=AlwaysDeny`. */
 export const alwaysDenyAuthorizer: Authorizer = {
-  authorize: async () => ({ decision: 'noOpinion', reason: 'Everything is forbidden.' }),
+  authorize: () => ({ decision: 'noOpinion', reason: 'Everything is forbidden.' }),
 };
 
 /** Allows every member of the given groups (kube-apiserver puts `system:masters` first). */
 export function privilegedGroupsAuthorizer(groups: readonly string[]): Authorizer {
   const privileged = new Set(groups);
   return {
-    authorize: async (attributes) =>
-      attributes.user?.groups.some((group) => privileged.has(group))
-        ? { decision: 'allow' }
-        : { decision: 'noOpinion' },
+    authorize: (attributes) =>
+      attributes.user?.groups.some((group) => privileged.has(group)) ? allowed : noOpinion,
   };
 }
 
@@ -75,29 +79,44 @@ export function privilegedGroupsAuthorizer(groups: readonly string[]): Authorize
  */
 export function unionAuthorizer(...authorizers: readonly Authorizer[]): Authorizer {
   return {
-    async authorize(attributes) {
+    authorize(attributes) {
       const reasons: string[] = [];
       const errors: unknown[] = [];
-      for (const authorizer of authorizers) {
-        let result: AuthorizationDecision;
-        try {
-          result = await authorizer.authorize(attributes);
-        } catch (error) {
-          errors.push(error);
-          continue;
+      /** Asks authorizers from `index` on; waits only for an authorizer that answers with a promise. */
+      const from = (index: number): AuthorizationDecision | Promise<AuthorizationDecision> => {
+        for (let next = index; next < authorizers.length; next++) {
+          let result: AuthorizationDecision | Promise<AuthorizationDecision>;
+          try {
+            result = (authorizers[next] as Authorizer).authorize(attributes);
+          } catch (error) {
+            errors.push(error);
+            continue;
+          }
+          if (result instanceof Promise) {
+            return result.then(
+              (decision) => settle(decision) ?? from(next + 1),
+              (error: unknown) => {
+                errors.push(error);
+                return from(next + 1);
+              },
+            );
+          }
+          const decided = settle(result);
+          if (decided) return decided;
         }
+        if (errors.length > 0) {
+          throw new AggregateError(
+            errors,
+            errors.map((error) => (error instanceof Error ? error.message : String(error))).join(', '),
+          );
+        }
+        return reasons.length > 0 ? { decision: 'noOpinion', reason: reasons.join('\n') } : noOpinion;
+      };
+      const settle = (result: AuthorizationDecision): AuthorizationDecision | undefined => {
         if (result.reason) reasons.push(result.reason);
-        if (result.decision !== 'noOpinion') return result;
-      }
-      if (errors.length > 0) {
-        throw new AggregateError(
-          errors,
-          errors.map((error) => (error instanceof Error ? error.message : String(error))).join(', '),
-        );
-      }
-      return reasons.length > 0
-        ? { decision: 'noOpinion', reason: reasons.join('\n') }
-        : { decision: 'noOpinion' };
+        return result.decision !== 'noOpinion' ? result : undefined;
+      };
+      return from(0);
     },
   };
 }

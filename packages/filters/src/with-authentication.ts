@@ -36,32 +36,48 @@ export interface AuthenticationOptions {
  */
 export function withAuthentication(options: AuthenticationOptions): Filter {
   const authenticators = options.authenticators;
-  return (next) => async (request, response) => {
+  return (next) => (request, response) => {
     const errors: unknown[] = [];
-    let user: UserInfo | undefined;
-    for (const authenticate of authenticators) {
-      try {
-        const result = authenticate(request);
-        user = result instanceof Promise ? await result : result;
-      } catch (error) {
-        errors.push(error);
+    const admit = (found: UserInfo | undefined) => {
+      let user = found;
+      if (user) {
+        if (!user.groups.includes(allAuthenticatedGroup) && !user.groups.includes(allUnauthenticatedGroup)) {
+          user = { ...user, groups: [...user.groups, allAuthenticatedGroup] };
+        }
+        delete request.headers.authorization;
+      } else if (options.anonymous && errors.length === 0 && request.headers.authorization === undefined) {
+        user = { name: anonymousUser, groups: [allUnauthenticatedGroup] };
+      } else {
+        writeStatus(response, StatusError.unauthorized('Unauthorized'));
+        return undefined;
       }
-      if (user) break;
-    }
-
-    if (user) {
-      if (!user.groups.includes(allAuthenticatedGroup) && !user.groups.includes(allUnauthenticatedGroup)) {
-        user = { ...user, groups: [...user.groups, allAuthenticatedGroup] };
+      requestContext(request).user = user;
+      return next(request, response);
+    };
+    /** Tries authenticators from `index` on; waits only for one that answers with a promise. */
+    const from = (index: number): void | Promise<void> => {
+      for (let at = index; at < authenticators.length; at++) {
+        let result: UserInfo | undefined | Promise<UserInfo | undefined>;
+        try {
+          result = (authenticators[at] as Authenticator)(request);
+        } catch (error) {
+          errors.push(error);
+          continue;
+        }
+        if (result instanceof Promise) {
+          return result.then(
+            (user) => (user ? admit(user) : from(at + 1)),
+            (error: unknown) => {
+              errors.push(error);
+              return from(at + 1);
+            },
+          );
+        }
+        if (result) return admit(result);
       }
-      delete request.headers.authorization;
-    } else if (options.anonymous && errors.length === 0 && request.headers.authorization === undefined) {
-      user = { name: anonymousUser, groups: [allUnauthenticatedGroup] };
-    } else {
-      writeStatus(response, StatusError.unauthorized('Unauthorized'));
-      return;
-    }
-    requestContext(request).user = user;
-    return next(request, response);
+      return admit(undefined);
+    };
+    return from(0);
   };
 }
 

@@ -1,6 +1,6 @@
 import { StatusError } from '@kapi/apimachinery';
 import { requestContext, writeStatus, type Filter } from './handler.js';
-import { attributesFromRequest, forbiddenError, type Authorizer } from './authorizer.js';
+import { attributesFromRequest, forbiddenError, type AuthorizationDecision, type Authorizer } from './authorizer.js';
 
 /** Options of {@link withAuthorization}. */
 export interface AuthorizationOptions {
@@ -14,7 +14,7 @@ export interface AuthorizationOptions {
  */
 export function withAuthorization(options: AuthorizationOptions): Filter {
   const authorizer = options.authorizer;
-  return (next) => async (request, response) => {
+  return (next) => (request, response) => {
     const context = requestContext(request);
     const info = context.requestInfo;
     if (!info) {
@@ -22,14 +22,23 @@ export function withAuthorization(options: AuthorizationOptions): Filter {
       return;
     }
     const attributes = attributesFromRequest(info, context.user);
-    let result;
-    try {
-      result = await authorizer.authorize(attributes);
-    } catch (error) {
+    const decide = (result: AuthorizationDecision) => {
+      if (result.decision === 'allow') return next(request, response);
+      writeStatus(response, forbiddenError(attributes, result.reason ?? ''));
+      return undefined;
+    };
+    const fail = (error: unknown) => {
       writeStatus(response, error);
+    };
+    let result: AuthorizationDecision | Promise<AuthorizationDecision>;
+    try {
+      result = authorizer.authorize(attributes);
+    } catch (error) {
+      fail(error);
       return;
     }
-    if (result.decision === 'allow') return next(request, response);
-    writeStatus(response, forbiddenError(attributes, result.reason ?? ''));
+    // An answer at once goes straight on to the handler; only a promised one costs a tick.
+    if (!(result instanceof Promise)) return decide(result);
+    return result.then(decide, fail);
   };
 }
