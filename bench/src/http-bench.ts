@@ -104,7 +104,8 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
     // create over HTTP vs the raw backend doing the same writes
     const createBody = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'bench-' }, data: { payload: 'x'.repeat(2048) } });
     const created = await warmedLoad({ ...spec, connections: 64, url: `${server.running.url}${path}`, method: 'POST', body: createBody, headers: server.headers });
-    const rawSqlite = await SqliteBackend.open({ path: join(directory, 'raw.db') });
+    // The same mode as the server's (kube-apiserver-lite opens its file exclusively by default).
+    const rawSqlite = await SqliteBackend.open({ path: join(directory, 'raw.db'), exclusive: true });
     const rawRate = await rawCreateRate(rawSqlite, options.quick ? 2000 : 5000);
     await rawSqlite.close();
     rows.push(row('create over HTTPS, 64 connections (SQLite)', 'kube-apiserver-lite', created.requestsPerSecond, 'raw SQLite Store.create, 64 in flight', rawRate, 'writes/s', '>= 50%'));
