@@ -85,7 +85,7 @@ export interface Watch extends AsyncIterable<StorageWatchEvent> {
    * Optional: takes up to `max` events that are already queued, without waiting, so a consumer that
    * just received one event can write the ones behind it in the same batch (one flush per burst).
    */
-  takeBuffered?(max?: number): StorageWatchEvent[];
+  takeBuffered?(max?: number): readonly StorageWatchEvent[];
 }
 
 /** What {@link Interface.guaranteedUpdate} tells the update function about the current object. */

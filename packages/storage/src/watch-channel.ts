@@ -13,6 +13,9 @@ export interface WatchChannelOptions {
   signal?: AbortSignal;
 }
 
+/** What takeBuffered returns when nothing is queued (shared, frozen). */
+const noEvents: readonly StorageWatchEvent[] = Object.freeze([]);
+
 /**
  * A push-to-pull event queue implementing {@link Watch}: producers call `push`/`close`, consumers
  * iterate. A slow consumer never blocks the producer: past `capacity` the channel closes.
@@ -102,9 +105,9 @@ export class WatchChannel implements Watch {
   }
 
   /** Takes up to `max` events already queued, without waiting (empty when none are). */
-  takeBuffered(max = Number.POSITIVE_INFINITY): StorageWatchEvent[] {
+  takeBuffered(max = Number.POSITIVE_INFINITY): readonly StorageWatchEvent[] {
     const available = Math.min(this.queue.length - this.head, max);
-    if (available <= 0) return [];
+    if (available <= 0) return noEvents;
     const taken = this.queue.slice(this.head, this.head + available);
     this.head += available;
     if (this.head === this.queue.length) {

@@ -29,6 +29,8 @@ export interface CacheWatcherOptions {
   onStop: () => void;
 }
 
+const noEvents: readonly StorageWatchEvent[] = Object.freeze([]);
+
 /**
  * One client watch served from the cache (cache_watcher.go). Initial events are read from a snapshot,
  * then live events from a bounded queue. A consumer that falls `queueCapacity` events behind is closed
@@ -147,8 +149,8 @@ export class CacheWatcher implements Watch {
   }
 
   /** Takes up to `max` events ready now (initial ones first, then queued live ones), without waiting. */
-  takeBuffered(max = Number.POSITIVE_INFINITY): StorageWatchEvent[] {
-    if (this.terminated || (this.initialDone && this.channel.pending === 0)) return [];
+  takeBuffered(max = Number.POSITIVE_INFINITY): readonly StorageWatchEvent[] {
+    if (this.terminated || (this.initialDone && this.channel.pending === 0)) return noEvents;
     const taken: StorageWatchEvent[] = [];
     while (!this.initialDone && taken.length < max) {
       const initial = this.initialEvents.next();

@@ -183,25 +183,26 @@ export async function serveWatch(
     response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
     response.flushHeaders();
     const apiVersion = groupVersionString({ group: route.definition.group, version: route.version });
+    /** Writes one event line; false when the response asks to wait for `drain`. */
+    const writeEvent = (event: PreSerializedWatchEvent): boolean => {
+      if (event.type === 'BOOKMARK' && !query.allowWatchBookmarks) return true;
+      let line: string | Buffer;
+      try {
+        line = wireEvent(event, route, apiVersion, options.table, environment.now);
+      } catch (error) {
+        line = `${JSON.stringify({ type: 'ERROR', object: toStatus(error) })}\n`;
+      }
+      return response.write(line);
+    };
     try {
       for await (const first of watch as AsyncIterable<PreSerializedWatchEvent>) {
         if (controller.signal.aborted) break;
         // The events queued behind this one go out in the same flush (upstream flushes when its
         // channel is empty): one socket write per burst instead of one per event.
-        const queued = watch.takeBuffered?.(maxBatch) ?? noEvents;
-        const batch = queued.length === 0 ? [first] : [first, ...queued];
+        const queued = (watch.takeBuffered?.(maxBatch) ?? noEvents) as readonly PreSerializedWatchEvent[];
         if (queued.length > 0) response.cork();
-        let flowing = true;
-        for (const event of batch as PreSerializedWatchEvent[]) {
-          if (event.type === 'BOOKMARK' && !query.allowWatchBookmarks) continue;
-          let line: string | Buffer;
-          try {
-            line = wireEvent(event, route, apiVersion, options.table, environment.now);
-          } catch (error) {
-            line = `${JSON.stringify({ type: 'ERROR', object: toStatus(error) })}\n`;
-          }
-          flowing = response.write(line);
-        }
+        let flowing = writeEvent(first);
+        for (const event of queued) flowing = writeEvent(event) && flowing;
         if (queued.length > 0) response.uncork();
         if (!flowing) await drained(response, controller.signal);
       }
