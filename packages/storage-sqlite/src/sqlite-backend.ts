@@ -19,7 +19,7 @@ import {
 } from '@kapi/storage';
 import { isEmptyRange, keyBytes, rangeOf } from './key-range.js';
 import { entryOfRow } from './log-row.js';
-import { initializeDatabase, PUT, SqliteStatements } from './sqlite-schema.js';
+import { initializeDatabase, PUT, SqliteStatements, type HeadAndRow } from './sqlite-schema.js';
 import { WalIndexHeaderProbe } from './wal-index-header.js';
 import { WatchHub } from './watch-hub.js';
 import { applyWrite, type WriteRequest } from './write-request.js';
@@ -164,8 +164,8 @@ export class SqliteBackend implements KVBackend {
   async get(key: string, options: { revision?: number } = {}): Promise<KVGetResult> {
     this.assertOpen(key);
     if (options.revision === undefined || options.revision <= 0) {
-      const row = this.statements.currentRowWithHead.get(keyBytes(key));
-      if (!row) return { revision: this.readCurrentRevision() };
+      // The head subquery always yields exactly one row.
+      const row = this.statements.currentRowWithHead.get(keyBytes(key)) as HeadAndRow;
       return row.revision === null ? { revision: row.head } : { entry: entryOfRow(row, this.now()), revision: row.head };
     }
     return this.readAt(key, options.revision);

@@ -203,13 +203,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     if (revision === undefined || !this.owns(key) || !this.ready.isReady) return this.storage.get(key, options);
     if (text === '') {
       if (!this.consistentStorage || !this.options.consistentGetFromCache) return this.storage.get(key, options);
-      try {
-        await this.waitForConsistency();
-      } catch (error) {
-        if (StatusError.isInstance(error) && error.code === 504) return this.storage.get(key, options);
-        throw error;
-      }
-      if (!this.ready.isReady) return this.storage.get(key, options);
+      if (!(await this.caughtUpForConsistentRead()) || !this.ready.isReady) return this.storage.get(key, options);
     } else if (revision > 0) await this.cache.waitUntilFresh(revision, FRESHNESS_TIMEOUT_MS);
     const object = this.cache.store.get(key);
     if (object) return object;
@@ -230,15 +224,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
       this.ready.check();
     }
     if (route.wait === 'revision') await this.cache.waitUntilFresh(route.revision, FRESHNESS_TIMEOUT_MS);
-    if (route.wait === 'consistent') {
-      try {
-        await this.waitForConsistency();
-      } catch (error) {
-        // A consistent list the cache cannot serve in time falls back to the storage.
-        if (StatusError.isInstance(error) && error.code === 504) return this.storage.getList(key, options);
-        throw error;
-      }
-    }
+    if (route.wait === 'consistent' && !(await this.caughtUpForConsistentRead())) return this.storage.getList(key, options);
     const scope: KeyScope = { key, recursive: options.recursive ?? false };
     const filter = this.matcher.filterFor(options.predicate);
     const candidates = this.cache.store.list(scope, this.indexFor(options.predicate));
@@ -363,6 +349,17 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
   private recordError(error: unknown): void {
     this.failure = error;
     if (!this.ready.isReady) this.ready.setPending(error);
+  }
+
+  /** Waits for the cache to catch up for a consistent read; false when it cannot in time (read the storage then). */
+  private async caughtUpForConsistentRead(): Promise<boolean> {
+    try {
+      await this.waitForConsistency();
+      return true;
+    } catch (error) {
+      if (StatusError.isInstance(error) && error.code === 504) return false;
+      throw error;
+    }
   }
 
   private waitForConsistency(timeoutMs = FRESHNESS_TIMEOUT_MS): Promise<number> {

@@ -122,7 +122,6 @@ function drained(response: ServerResponse, signal: AbortSignal): Promise<void> {
 
 /** The most events written in one flush. */
 const maxBatch = 256;
-const noEvents: readonly StorageWatchEvent[] = [];
 
 /**
  * Streams a watch as chunked `application/json`, one `{"type","object"}` line per event, until the
@@ -199,7 +198,7 @@ export async function serveWatch(
         if (controller.signal.aborted) break;
         // The events queued behind this one go out in the same flush (upstream flushes when its
         // channel is empty): one socket write per burst instead of one per event.
-        const queued = (watch.takeBuffered?.(maxBatch) ?? noEvents) as readonly PreSerializedWatchEvent[];
+        const queued = (watch.takeBuffered?.(maxBatch) ?? []) as readonly PreSerializedWatchEvent[];
         if (queued.length > 0) response.cork();
         let flowing = writeEvent(first);
         for (const event of queued) flowing = writeEvent(event) && flowing;
