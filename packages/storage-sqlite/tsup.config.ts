@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/sqlite-writer-worker.ts'],
   format: ['esm'],
   dts: true,
   sourcemap: true,

@@ -6,7 +6,7 @@ describe('parseOptions', () => {
     const options = parseOptions([]);
     expect(options).toMatchObject({
       storage: 'sqlite',
-      sqliteExclusive: true,
+      sqliteMode: 'writer-thread',
       etcdPrefix: '/registry',
       etcdCompactionIntervalMs: 300_000,
       securePort: 6443,
@@ -30,9 +30,9 @@ describe('parseOptions', () => {
       '--authorization-mode=AlwaysAllow,RBAC',
       '--watch-cache=false',
       '--hostname-override=replica-1',
-      '--sqlite-exclusive=false',
+      '--sqlite-mode=exclusive',
     ]);
-    expect(options.sqliteExclusive).toBe(false);
+    expect(options.sqliteMode).toBe('exclusive');
     expect(options.etcdServers).toEqual(['http://127.0.0.1:1', 'http://127.0.0.1:2']);
     expect(options.storageVersions.get('autoscaling/horizontalpodautoscalers')).toBe('autoscaling/v1');
     expect(options.authorizationModes).toEqual(['AlwaysAllow', 'RBAC']);
@@ -42,6 +42,7 @@ describe('parseOptions', () => {
 
   it('rejects bad values and unknown flags', () => {
     expect(() => parseOptions(['--storage=postgres'])).toThrow('--storage must be sqlite, memory or etcd');
+    expect(() => parseOptions(['--sqlite-mode=fast'])).toThrow('--sqlite-mode must be writer-thread, exclusive or shared');
     expect(() => parseOptions(['--storage-version=hpa'])).toThrow('--storage-version takes');
     expect(() => parseOptions(['--nope'])).toThrow();
     expect(() => parseOptions(['--identity-lease-duration-seconds=0'])).toThrow('must be greater than 0');

@@ -6,7 +6,12 @@ export interface ServerOptions {
   storage: 'sqlite' | 'memory' | 'etcd';
   dataDir: string;
   /** The SQLite file is this process's alone (no other process may open it while it runs). */
-  sqliteExclusive: boolean;
+  /**
+   * How the SQLite file is used: `writer-thread` (commits on a worker thread, reads on the event loop; the
+   * file may be shared), `exclusive` (one connection that keeps the file to itself) or `shared` (one
+   * connection, the file may be shared).
+   */
+  sqliteMode: 'writer-thread' | 'exclusive' | 'shared';
   etcdServers: string[];
   etcdPrefix: string;
   etcdCompactionIntervalMs: number;
@@ -50,7 +55,7 @@ interface FlagSpec {
 export const flagSpecs: Record<string, FlagSpec> = {
   storage: { type: 'string', default: 'sqlite', description: 'Storage backend: sqlite (embedded, durable), memory, or etcd.' },
   'data-dir': { type: 'string', default: './.kapi', description: 'Directory for the SQLite database, certificates and the admin kubeconfig.' },
-  'sqlite-exclusive': { type: 'string', default: 'true', description: 'Keep the SQLite file to this process (faster: no file locks per transaction); false lets other processes share it.' },
+  'sqlite-mode': { type: 'string', default: 'writer-thread', description: 'How the SQLite file is used: writer-thread (commits beside the event loop; other processes may share the file), exclusive (one connection, keeps the file to itself), or shared (one connection).' },
   'etcd-servers': { type: 'string', default: 'http://127.0.0.1:2379', description: 'Comma-separated etcd endpoints (with --storage=etcd).' },
   'etcd-prefix': { type: 'string', default: '/registry', description: 'Key prefix of every object in storage.' },
   'etcd-compaction-interval': { type: 'string', default: '5m', description: 'Interval of storage compaction (0 disables), e.g. 5m, 30s.' },
@@ -124,6 +129,9 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
   };
   const storage = get('storage');
   if (storage !== 'sqlite' && storage !== 'memory' && storage !== 'etcd') throw new Error(`--storage must be sqlite, memory or etcd, not ${JSON.stringify(storage)}`);
+  const sqliteMode = get('sqlite-mode');
+  if (sqliteMode !== 'writer-thread' && sqliteMode !== 'exclusive' && sqliteMode !== 'shared')
+    throw new Error(`--sqlite-mode must be writer-thread, exclusive or shared, not ${JSON.stringify(sqliteMode)}`);
   const modes = get('authorization-mode').split(',').map((mode) => mode.trim()).filter(Boolean);
   for (const mode of modes) if (mode !== 'AlwaysAllow' && mode !== 'RBAC') throw new Error(`unsupported --authorization-mode ${mode}`);
   const storageVersionMode = get('storage-version-mode');
@@ -145,7 +153,7 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
     help: values.help === true,
     storage,
     dataDir: get('data-dir'),
-    sqliteExclusive: truthy(get('sqlite-exclusive')),
+    sqliteMode,
     etcdServers: get('etcd-servers').split(',').map((s) => s.trim()).filter(Boolean),
     etcdPrefix: get('etcd-prefix').replace(/\/$/, ''),
     etcdCompactionIntervalMs: parseDuration(get('etcd-compaction-interval')),

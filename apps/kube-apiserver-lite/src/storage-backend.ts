@@ -51,21 +51,22 @@ export async function openStorageBackend(options: ServerOptions): Promise<Storag
       : await SqliteBackend.open({
           path: (mkdirSync(options.dataDir, { recursive: true }), join(options.dataDir, 'kapi.db')),
           progressNotifyIntervalMs: options.progressNotifyIntervalMs,
-          exclusive: options.sqliteExclusive,
+          exclusive: options.sqliteMode === 'exclusive',
+          writerThread: options.sqliteMode === 'writer-thread',
         }).catch((error: unknown) => {
           // Another server on the same --data-dir: say how to share it (or to pick another directory).
           const message = error instanceof Error ? error.message : String(error);
           if (!message.includes('is locked by another process')) throw error;
           throw new Error(
             `${message}. Is another kube-apiserver-lite running with --data-dir=${options.dataDir}? ` +
-              'Use another --data-dir, or start every server on this file with --sqlite-exclusive=false.',
+              'Use another --data-dir, or run every server on this file with --sqlite-mode=writer-thread or shared.',
             { cause: error },
           );
         });
   const compactor = compactionMs > 0 ? startLocalCompactor(kv, compactionMs) : undefined;
   return {
     kv,
-    describe: options.storage === 'memory' ? 'in-memory store' : `SQLite at ${join(options.dataDir, 'kapi.db')}`,
+    describe: options.storage === 'memory' ? 'in-memory store' : `SQLite at ${join(options.dataDir, 'kapi.db')} (${options.sqliteMode})`,
     close: async () => {
       compactor?.stop();
       await kv.close();

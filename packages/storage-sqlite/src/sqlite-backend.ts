@@ -22,7 +22,9 @@ import { entryOfRow } from './log-row.js';
 import { initializeDatabase, PUT, SqliteStatements, type HeadAndRow } from './sqlite-schema.js';
 import { WalIndexHeaderProbe } from './wal-index-header.js';
 import { WatchHub } from './watch-hub.js';
-import { applyWrite, type WriteRequest } from './write-request.js';
+import { batchWriter, compactLog, type BatchWriter } from './write-batch.js';
+import { eventOfWrite, type WriteRequest } from './write-request.js';
+import { WriterThread } from './writer-thread.js';
 
 /** Options of {@link SqliteBackend.open}. */
 export interface SqliteBackendOptions {
@@ -44,6 +46,12 @@ export interface SqliteBackendOptions {
    * revision is known without reading the log. Default false (the file may be shared).
    */
   exclusive?: boolean;
+  /**
+   * Commit on a worker thread with its own connection, so that the SQLite work and fsync of a group
+   * commit run beside the event loop instead of blocking it. Reads stay on the calling thread. Needs the
+   * shared locking mode (not `exclusive`). Default false.
+   */
+  writerThread?: boolean;
 }
 
 /** Counters of the write path. */
@@ -82,6 +90,7 @@ export class SqliteBackend implements KVBackend {
   private flushScheduled = false;
   private sweeping = false;
   private closed = false;
+  private closing: Promise<void> | undefined;
   private readonly counters: SqliteBackendStats = { transactions: 0, writes: 0 };
   private readonly walIndex: WalIndexHeaderProbe;
   /** With `exclusive`, the current revision, kept up to date by this backend's commits. */
@@ -90,13 +99,12 @@ export class SqliteBackend implements KVBackend {
   private head: { header: Buffer; revision: number } | undefined;
   private readonly readAt: (key: string, revision: number) => KVGetResult;
   private readonly readRange: (options: KVRangeOptions) => KVRangeResult;
-  private readonly writeBatch: Database.Transaction<
-    (batch: QueuedWrite[], now: number) => { results: KVWriteResult[]; events: KVEvent[] }
-  >;
+  private readonly writeBatch: BatchWriter;
 
   private constructor(
     private readonly db: Database.Database,
     options: SqliteBackendOptions,
+    private readonly writer: WriterThread | undefined,
   ) {
     this.now = options.now ?? Date.now;
     this.statements = new SqliteStatements(db);
@@ -113,20 +121,7 @@ export class SqliteBackend implements KVBackend {
         : { revision: revision.value };
     });
     this.readRange = db.transaction((options: KVRangeOptions) => this.rangeInTransaction(options));
-    this.writeBatch = db.transaction((batch: QueuedWrite[], now: number) => {
-      let revision = this.readCurrentRevision();
-      const results: KVWriteResult[] = [];
-      const events: KVEvent[] = [];
-      for (const { request } of batch) {
-        const outcome = applyWrite(this.statements, request, revision + 1, now);
-        results.push(outcome.result);
-        if (outcome.event) {
-          events.push(outcome.event);
-          revision++;
-        }
-      }
-      return { results, events };
-    });
+    this.writeBatch = batchWriter(db, this.statements);
     this.every(options.pollIntervalMs ?? 100, () => this.hub.catchUp());
     this.every(options.progressNotifyIntervalMs ?? 5000, () => {
       this.hub.catchUp();
@@ -139,10 +134,16 @@ export class SqliteBackend implements KVBackend {
   static async open(options: SqliteBackendOptions): Promise<SqliteBackend> {
     if (options.path !== ':memory:' && !options.path.startsWith('file:'))
       mkdirSync(dirname(options.path), { recursive: true });
+    if (options.writerThread && options.exclusive)
+      throw new Error('a sqlite backend with a writer thread cannot be exclusive: the thread has its own connection');
+    if (options.writerThread && (options.path === ':memory:' || options.path.startsWith('file:')))
+      throw new Error('a sqlite backend with a writer thread needs a database file path');
     const db = new Database(options.path);
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     try {
-      initializeDatabase(db, options.busyTimeoutMs ?? 5000, options.exclusive ?? false);
-      return new SqliteBackend(db, options);
+      initializeDatabase(db, busyTimeoutMs, options.exclusive ?? false);
+      const writer = options.writerThread ? await WriterThread.start({ path: db.name, busyTimeoutMs }) : undefined;
+      return new SqliteBackend(db, options, writer);
     } catch (error) {
       db.close();
       if ((error as { code?: string }).code === 'SQLITE_BUSY') {
@@ -242,15 +243,11 @@ export class SqliteBackend implements KVBackend {
   async compact(revision: number): Promise<void> {
     this.assertOpen('');
     this.hub.catchUp();
-    this.db
-      .transaction(() => {
-        const current = this.readCurrentRevision();
-        if (revision > current) throw new FutureRevisionError(revision, current);
-        if (revision <= this.readCompactedRevision()) return;
-        this.statements.compact.run(revision, current, revision);
-        this.statements.setCompactedRevision.run(revision);
-      })
-      .immediate();
+    // Revisions only grow, so a revision not in the future now is not in the future in the compaction.
+    const current = this.readCurrentRevision();
+    if (revision > current) throw new FutureRevisionError(revision, current);
+    if (this.writer) await this.writer.compact(revision);
+    else compactLog(this.db, this.statements, revision);
   }
 
   async compactedRevision(): Promise<number> {
@@ -265,10 +262,20 @@ export class SqliteBackend implements KVBackend {
     this.hub.notifyProgress(false);
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /** Commits the writes already queued, then ends every watch and closes the database; later writes fail. */
+  close(): Promise<void> {
+    this.closing ??= this.closeNow();
+    return this.closing;
+  }
+
+  private async closeNow(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
-    while (this.queue.length > 0) this.commit(this.queue.splice(0, maxBatch));
+    if (this.writer) {
+      while (this.queue.length > 0) this.sendBatch();
+      await this.writer.close();
+    } else {
+      while (this.queue.length > 0) this.commit(this.queue.splice(0, maxBatch));
+    }
     this.closed = true;
     this.hub.closeAll(closedError(''));
     this.walIndex.close();
@@ -276,7 +283,7 @@ export class SqliteBackend implements KVBackend {
   }
 
   private enqueue(request: WriteRequest): Promise<KVWriteResult> {
-    if (this.closed) return Promise.reject(closedError(request.key));
+    if (this.closing) return Promise.reject(closedError(request.key));
     return new Promise((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
       this.scheduleFlush();
@@ -286,9 +293,28 @@ export class SqliteBackend implements KVBackend {
   /** Commits the queued writes (at most {@link maxBatch} per turn of the event loop). */
   private flush(): void {
     this.flushScheduled = false;
+    if (this.writer) {
+      this.sendBatch();
+      return;
+    }
     const batch = this.queue.splice(0, maxBatch);
     if (this.queue.length > 0) this.scheduleFlush();
     this.commit(batch);
+  }
+
+  /**
+   * Sends the queued writes to the writer thread without waiting for earlier batches: the thread commits
+   * every batch waiting for it in one transaction, so batches merge while it is busy.
+   */
+  private sendBatch(): void {
+    const batch = this.queue.splice(0, this.queue.length);
+    if (batch.length === 0) return;
+    (this.writer as WriterThread).write(batch.map((write) => write.request), this.now()).then(
+      (results) => this.committed(batch, results),
+      (error: unknown) => {
+        for (const write of batch) write.reject(error);
+      },
+    );
   }
 
   private scheduleFlush(): void {
@@ -304,23 +330,36 @@ export class SqliteBackend implements KVBackend {
       for (const write of batch) write.reject(closedError(write.request.key));
       return;
     }
-    let outcome: { results: KVWriteResult[]; events: KVEvent[] };
+    let results: KVWriteResult[];
     try {
-      outcome = this.writeBatch.immediate(batch, this.now());
+      results = this.writeBatch(
+        batch.map((write) => write.request),
+        this.now(),
+      );
     } catch (error) {
       for (const write of batch) write.reject(error);
       return;
     }
+    this.committed(batch, results);
+  }
+
+  /** After a commit: hands the events to the watches, then answers the writers. */
+  private committed(batch: QueuedWrite[], results: KVWriteResult[]): void {
+    const events: KVEvent[] = [];
+    batch.forEach((write, index) => {
+      const event = eventOfWrite(write.request, results[index] as KVWriteResult);
+      if (event) events.push(event);
+    });
     this.counters.transactions++;
-    this.counters.writes += outcome.events.length;
-    const last = outcome.events.at(-1);
+    this.counters.writes += events.length;
+    const last = events.at(-1);
     if (last && this.exclusiveHead !== undefined) this.exclusiveHead = Math.max(this.exclusiveHead, last.entry.modRevision);
     try {
-      this.hub.deliverCommitted(outcome.events);
+      this.hub.deliverCommitted(events);
     } catch {
       // The writes are committed; the poller delivers whatever this could not.
     }
-    batch.forEach((write, index) => write.resolve(outcome.results[index] as KVWriteResult));
+    batch.forEach((write, index) => write.resolve(results[index] as KVWriteResult));
   }
 
   /** Deletes expired keys through the normal delete path (one delete event each). */
@@ -377,7 +416,11 @@ function writeRequest(
   expectedModRevision: number,
   options: KVWriteOptions,
 ): WriteRequest {
-  const request: WriteRequest = { kind, key, value: Buffer.from(value), expectedModRevision };
+  // A private copy with its own memory (not a slice of Buffer's shared pool), so that handing it to the
+  // writer thread copies only its bytes.
+  const copy = Buffer.allocUnsafeSlow(value.byteLength);
+  copy.set(value);
+  const request: WriteRequest = { kind, key, value: copy, expectedModRevision };
   if (options.ttlSeconds !== undefined) request.ttlSeconds = options.ttlSeconds;
   if (options.condition) request.condition = options.condition;
   return request;

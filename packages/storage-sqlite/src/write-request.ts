@@ -15,12 +15,6 @@ export interface WriteRequest {
   condition?: KVWriteCondition;
 }
 
-/** The result of one write and, when it succeeded, its event. */
-export interface WriteOutcome {
-  result: KVWriteResult;
-  event?: KVEvent;
-}
-
 const empty = Buffer.alloc(0);
 
 /**
@@ -32,64 +26,58 @@ export function applyWrite(
   request: WriteRequest,
   revision: number,
   now: number,
-): WriteOutcome {
+): KVWriteResult {
   const key = keyBytes(request.key);
   const currentRow = statements.currentRow.get(key);
   const current = currentRow ? entryOfRow(currentRow, now) : undefined;
   if (request.condition && !conditionHolds(statements, request.condition)) {
-    return { result: failure('condition', current, revision - 1) };
+    return failure('condition', current, revision - 1);
   }
   if (
     request.kind === 'create' ? current !== undefined : current?.modRevision !== request.expectedModRevision
   ) {
-    return { result: failure('conflict', current, revision - 1) };
+    return failure('conflict', current, revision - 1);
   }
   if (request.kind === 'delete') {
     const previous = current as KVEntry;
-    statements.insertRow.run(
-      revision,
-      key,
-      DELETE,
-      empty,
-      previous.createRevision,
-      previous.modRevision,
-      null,
-    );
+    statements.insertRow.run(revision, key, DELETE, empty, previous.createRevision, previous.modRevision, null);
     statements.deleteCurrent.run(key);
+    return { succeeded: true, revision, previous };
+  }
+  const ttlSeconds = positiveTtl(request);
+  const expiresAt = ttlSeconds !== undefined ? now + ttlSeconds * 1000 : null;
+  const createRevision = current ? current.createRevision : revision;
+  statements.insertRow.run(revision, key, PUT, request.value, createRevision, current?.modRevision ?? 0, expiresAt);
+  statements.upsertCurrent.run(key, revision);
+  return current ? { succeeded: true, revision, previous: current } : { succeeded: true, revision };
+}
+
+/** The watch event of a write that succeeded (built from the request and its result, in either thread). */
+export function eventOfWrite(request: WriteRequest, result: KVWriteResult): KVEvent | undefined {
+  if (!result.succeeded) return undefined;
+  const { previous, revision } = result;
+  if (request.kind === 'delete') {
     const entry: KVEntry = {
       key: request.key,
       value: new Uint8Array(0),
-      createRevision: previous.createRevision,
+      createRevision: previous?.createRevision ?? revision,
       modRevision: revision,
     };
-    return { result: { succeeded: true, revision, previous }, event: { type: 'delete', entry, previous } };
+    return previous ? { type: 'delete', entry, previous } : { type: 'delete', entry };
   }
-  const ttlSeconds =
-    request.ttlSeconds !== undefined && request.ttlSeconds > 0 ? request.ttlSeconds : undefined;
-  const expiresAt = ttlSeconds !== undefined ? now + ttlSeconds * 1000 : null;
-  const createRevision = current ? current.createRevision : revision;
-  statements.insertRow.run(
-    revision,
-    key,
-    PUT,
-    request.value,
-    createRevision,
-    current?.modRevision ?? 0,
-    expiresAt,
-  );
-  statements.upsertCurrent.run(key, revision);
   const entry: KVEntry = {
     key: request.key,
     value: plainBytes(request.value),
-    createRevision,
+    createRevision: previous ? previous.createRevision : revision,
     modRevision: revision,
   };
+  const ttlSeconds = positiveTtl(request);
   if (ttlSeconds !== undefined) entry.ttlSeconds = ttlSeconds;
-  if (!current) return { result: { succeeded: true, revision }, event: { type: 'put', entry } };
-  return {
-    result: { succeeded: true, revision, previous: current },
-    event: { type: 'put', entry, previous: current },
-  };
+  return previous ? { type: 'put', entry, previous } : { type: 'put', entry };
+}
+
+function positiveTtl(request: WriteRequest): number | undefined {
+  return request.ttlSeconds !== undefined && request.ttlSeconds > 0 ? request.ttlSeconds : undefined;
 }
 
 function conditionHolds(statements: SqliteStatements, condition: KVWriteCondition): boolean {

@@ -1,0 +1,88 @@
+import Database from 'better-sqlite3';
+import type { KVEvent } from '@kapi/storage';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteBackend } from './sqlite-backend.js';
+import { temporaryDatabase } from './test-support/temporary-database.js';
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+const text = (value: Uint8Array | undefined) => (value ? new TextDecoder().decode(value) : undefined);
+
+describe('SqliteBackend with a writer thread', () => {
+  let database: ReturnType<typeof temporaryDatabase>;
+  let kv: SqliteBackend;
+
+  beforeEach(async () => {
+    database = temporaryDatabase();
+    kv = await SqliteBackend.open({ path: database.path, writerThread: true });
+  });
+  afterEach(async () => {
+    await kv.close();
+    database.remove();
+  });
+
+  it('commits concurrent writes with one revision each, in order, and watches see them in revision order', async () => {
+    const events: KVEvent[] = [];
+    kv.watch({ key: '/k/', prefix: true, startRevision: 0 }, { onEvents: (batch) => events.push(...batch), onError: () => {} });
+    await kv.create('/k/seed', bytes('0')); // 2
+    const writes = await Promise.all([
+      ...Array.from({ length: 100 }, (_, i) => kv.create(`/k/${i}`, bytes(`v${i}`))),
+      kv.create('/k/seed', bytes('again')), // a compare failure fails only itself
+      kv.update('/k/seed', bytes('1'), 2),
+      kv.delete('/k/missing', 5),
+    ]);
+    const succeeded = writes.filter((result) => result.succeeded);
+    expect(succeeded).toHaveLength(101);
+    expect(succeeded.map((result) => result.revision)).toEqual(Array.from({ length: 101 }, (_, i) => 3 + i));
+    expect(writes[100]).toMatchObject({ succeeded: false, reason: 'conflict', current: { modRevision: 2 } });
+    expect(writes[101]).toMatchObject({ succeeded: true, previous: { modRevision: 2 } });
+    expect(writes[102]).toMatchObject({ succeeded: false, reason: 'conflict' });
+    expect(await kv.currentRevision()).toBe(103);
+    expect(text((await kv.get('/k/seed')).entry?.value)).toBe('1');
+    await expect.poll(() => events.length).toBe(102);
+    expect(events.map((event) => event.entry.modRevision)).toEqual(Array.from({ length: 102 }, (_, i) => 2 + i));
+    expect(events.at(-1)).toMatchObject({ type: 'put', entry: { key: '/k/seed' }, previous: { modRevision: 2 } });
+    expect(kv.stats.writes).toBe(102);
+  });
+
+  it("passes SQLite's own error back to every write of the failed transaction, and goes on afterwards", async () => {
+    // Another connection installs a trigger that makes writes of one key fail inside SQLite.
+    const other = new Database(database.path);
+    other.exec(`CREATE TRIGGER refuse BEFORE INSERT ON log WHEN NEW.key = CAST('/bad' AS BLOB)
+                BEGIN SELECT RAISE(ABORT, 'refused by trigger'); END`);
+    other.close();
+    const together = await Promise.allSettled([kv.create('/good', bytes('1')), kv.create('/bad', bytes('2'))]);
+    for (const outcome of together) {
+      expect(outcome).toMatchObject({ status: 'rejected', reason: { message: 'refused by trigger', code: 'SQLITE_CONSTRAINT_TRIGGER' } });
+    }
+    expect((await kv.get('/good')).entry).toBeUndefined();
+    expect(await kv.create('/good', bytes('1'))).toMatchObject({ succeeded: true });
+  });
+
+  it('commits the writes queued before close, refuses later ones, and leaves them on disk', async () => {
+    const queued = Array.from({ length: 20 }, (_, i) => kv.create(`/c/${i}`, bytes(String(i))));
+    const closing = kv.close();
+    await expect(kv.create('/late', bytes('x'))).rejects.toThrow(/closed/);
+    await closing;
+    expect((await Promise.all(queued)).every((result) => result.succeeded)).toBe(true);
+    const reopened = await SqliteBackend.open({ path: database.path });
+    try {
+      expect((await reopened.range({ key: '/c/', prefix: true })).count).toBe(20);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('compacts on the writer thread and still refuses a future revision', async () => {
+    await kv.create('/x', bytes('1'));
+    await kv.update('/x', bytes('2'), 2);
+    await expect(kv.compact(10)).rejects.toThrow(/future|10/);
+    await kv.compact(3);
+    expect(await kv.compactedRevision()).toBe(3);
+    await expect(kv.get('/x', { revision: 2 })).rejects.toThrow();
+  });
+
+  it('cannot be combined with exclusive mode or an in-memory database', async () => {
+    await expect(SqliteBackend.open({ path: database.path, writerThread: true, exclusive: true })).rejects.toThrow(/cannot be exclusive/);
+    await expect(SqliteBackend.open({ path: ':memory:', writerThread: true })).rejects.toThrow(/database file path/);
+  });
+});

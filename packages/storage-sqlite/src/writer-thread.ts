@@ -1,0 +1,97 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { KVWriteResult } from '@kapi/storage';
+import type { WriteRequest } from './write-request.js';
+import type { WriterReply, WriterRequest, WriterThreadData } from './writer-protocol.js';
+
+interface Pending {
+  resolve: (results: KVWriteResult[]) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * The main thread's handle on the writer thread ({@link ./sqlite-writer-worker.ts}): requests go out as
+ * messages and come back in order. The thread keeps the process alive only while it has work.
+ */
+export class WriterThread {
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private failure: Error | undefined;
+  /** Settles after the last request sent (replies come back in order). */
+  private last: Promise<unknown> = Promise.resolve();
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (reply: WriterReply) => this.settle(reply));
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', () => this.fail(new Error('the sqlite writer thread exited')));
+    worker.unref();
+  }
+
+  /** Starts the thread and waits until it has opened the database (rejects with SQLite's error otherwise). */
+  static async start(data: WriterThreadData): Promise<WriterThread> {
+    const thread = new WriterThread(startWorker(data));
+    await thread.call(0, undefined);
+    return thread;
+  }
+
+  /** Commits a batch in one transaction on the writer thread; results come back in request order. */
+  write(requests: WriteRequest[], now: number): Promise<KVWriteResult[]> {
+    const id = this.nextId++;
+    return this.call(id, { type: 'write', id, requests, now });
+  }
+
+  /** Compacts the log at `revision` on the writer thread. */
+  async compact(revision: number): Promise<void> {
+    const id = this.nextId++;
+    await this.call(id, { type: 'compact', id, revision });
+  }
+
+  /** Waits for the work already sent, then closes the thread's connection and ends the thread. */
+  async close(): Promise<void> {
+    await this.last;
+    if (this.failure) return;
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.postMessage({ type: 'close' } satisfies WriterRequest);
+    this.worker.ref();
+    await exited;
+  }
+
+  private call(id: number, request: WriterRequest | undefined): Promise<KVWriteResult[]> {
+    if (this.failure) return Promise.reject(this.failure);
+    const answer = new Promise<KVWriteResult[]>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      if (request) this.worker.postMessage(request);
+      this.worker.ref();
+    });
+    this.last = answer.catch(() => undefined);
+    return answer;
+  }
+
+  private settle(reply: WriterReply): void {
+    const pending = this.pending.get(reply.id);
+    if (!pending) return;
+    this.pending.delete(reply.id);
+    if (this.pending.size === 0) this.worker.unref();
+    if (reply.error) pending.reject(Object.assign(new Error(reply.error.message), reply.error.code ? { code: reply.error.code } : {}));
+    else pending.resolve(reply.results);
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const pending of this.pending.values()) pending.reject(error);
+    this.pending.clear();
+  }
+}
+
+/**
+ * The built entry (dist/sqlite-writer-worker.js) beside this module; when running from the TypeScript
+ * sources (the workspace's tests), the .ts entry loaded through tsx.
+ */
+function startWorker(data: WriterThreadData): Worker {
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) return new Worker(new URL('./sqlite-writer-worker.js', here), { workerData: data });
+  const entry = new URL('./sqlite-writer-worker.ts', here).href;
+  const tsx = createRequire(here).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs');
+  const loader = `import(${JSON.stringify(new URL(`file://${tsx}`).href)}).then((tsx) => tsx.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}))`;
+  return new Worker(loader, { eval: true, workerData: data });
+}
