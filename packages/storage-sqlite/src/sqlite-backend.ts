@@ -22,7 +22,8 @@ import { entryOfRow } from './log-row.js';
 import { initializeDatabase, PUT, SqliteStatements, type HeadAndRow } from './sqlite-schema.js';
 import { WalIndexHeaderProbe } from './wal-index-header.js';
 import { WatchHub } from './watch-hub.js';
-import { batchWriter, compactLog, type BatchWriter } from './write-batch.js';
+import { batchWriter, compactLog } from './write-batch.js';
+import { WriteQueue } from './write-queue.js';
 import { eventOfWrite, type WriteRequest } from './write-request.js';
 import { WriterThread } from './writer-thread.js';
 
@@ -62,15 +63,6 @@ export interface SqliteBackendStats {
   writes: number;
 }
 
-interface QueuedWrite {
-  request: WriteRequest;
-  resolve: (result: KVWriteResult) => void;
-  reject: (error: unknown) => void;
-}
-
-/** Most writes committed in one transaction, so that one commit never blocks the event loop for long. */
-const maxBatch = 1000;
-
 /** Expired keys deleted per sweep step. */
 const sweepBatch = 1000;
 
@@ -86,8 +78,7 @@ export class SqliteBackend implements KVBackend {
   private readonly hub: WatchHub;
   private readonly now: () => number;
   private readonly timers: NodeJS.Timeout[] = [];
-  private readonly queue: QueuedWrite[] = [];
-  private flushScheduled = false;
+  private readonly writes: WriteQueue;
   private sweeping = false;
   private closed = false;
   private closing: Promise<void> | undefined;
@@ -99,7 +90,6 @@ export class SqliteBackend implements KVBackend {
   private head: { header: Buffer; revision: number } | undefined;
   private readonly readAt: (key: string, revision: number) => KVGetResult;
   private readonly readRange: (options: KVRangeOptions) => KVRangeResult;
-  private readonly writeBatch: BatchWriter;
 
   private constructor(
     private readonly db: Database.Database,
@@ -121,7 +111,9 @@ export class SqliteBackend implements KVBackend {
         : { revision: revision.value };
     });
     this.readRange = db.transaction((options: KVRangeOptions) => this.rangeInTransaction(options));
-    this.writeBatch = batchWriter(db, this.statements);
+    this.writes = new WriteQueue(writer ? { thread: writer } : { inline: batchWriter(db, this.statements) }, this.now, (requests, results) =>
+      this.committed(requests, results),
+    );
     this.every(options.pollIntervalMs ?? 100, () => this.hub.catchUp());
     this.every(options.progressNotifyIntervalMs ?? 5000, () => {
       this.hub.catchUp();
@@ -270,12 +262,7 @@ export class SqliteBackend implements KVBackend {
 
   private async closeNow(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
-    if (this.writer) {
-      while (this.queue.length > 0) this.sendBatch();
-      await this.writer.close();
-    } else {
-      while (this.queue.length > 0) this.commit(this.queue.splice(0, maxBatch));
-    }
+    await this.writes.drain();
     this.closed = true;
     this.hub.closeAll(closedError(''));
     this.walIndex.close();
@@ -284,70 +271,14 @@ export class SqliteBackend implements KVBackend {
 
   private enqueue(request: WriteRequest): Promise<KVWriteResult> {
     if (this.closing) return Promise.reject(closedError(request.key));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
-      this.scheduleFlush();
-    });
+    return this.writes.push(request);
   }
 
-  /** Commits the queued writes (at most {@link maxBatch} per turn of the event loop). */
-  private flush(): void {
-    this.flushScheduled = false;
-    if (this.writer) {
-      this.sendBatch();
-      return;
-    }
-    const batch = this.queue.splice(0, maxBatch);
-    if (this.queue.length > 0) this.scheduleFlush();
-    this.commit(batch);
-  }
-
-  /**
-   * Sends the queued writes to the writer thread without waiting for earlier batches: the thread commits
-   * every batch waiting for it in one transaction, so batches merge while it is busy.
-   */
-  private sendBatch(): void {
-    const batch = this.queue.splice(0, this.queue.length);
-    if (batch.length === 0) return;
-    (this.writer as WriterThread).write(batch.map((write) => write.request), this.now()).then(
-      (results) => this.committed(batch, results),
-      (error: unknown) => {
-        for (const write of batch) write.reject(error);
-      },
-    );
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => this.flush());
-  }
-
-  /** Commits a batch of writes in one transaction, hands the events to the watches, then answers. */
-  private commit(batch: QueuedWrite[]): void {
-    if (batch.length === 0) return;
-    if (this.closed) {
-      for (const write of batch) write.reject(closedError(write.request.key));
-      return;
-    }
-    let results: KVWriteResult[];
-    try {
-      results = this.writeBatch(
-        batch.map((write) => write.request),
-        this.now(),
-      );
-    } catch (error) {
-      for (const write of batch) write.reject(error);
-      return;
-    }
-    this.committed(batch, results);
-  }
-
-  /** After a commit: hands the events to the watches, then answers the writers. */
-  private committed(batch: QueuedWrite[], results: KVWriteResult[]): void {
+  /** After a commit (before the writers are answered): counts it and hands its events to the watches. */
+  private committed(requests: WriteRequest[], results: KVWriteResult[]): void {
     const events: KVEvent[] = [];
-    batch.forEach((write, index) => {
-      const event = eventOfWrite(write.request, results[index] as KVWriteResult);
+    requests.forEach((request, index) => {
+      const event = eventOfWrite(request, results[index] as KVWriteResult);
       if (event) events.push(event);
     });
     this.counters.transactions++;
@@ -359,7 +290,6 @@ export class SqliteBackend implements KVBackend {
     } catch {
       // The writes are committed; the poller delivers whatever this could not.
     }
-    batch.forEach((write, index) => write.resolve(results[index] as KVWriteResult));
   }
 
   /** Deletes expired keys through the normal delete path (one delete event each). */

@@ -1,0 +1,97 @@
+import type { KVWriteResult } from '@kapi/storage';
+import type { BatchWriter } from './write-batch.js';
+import type { WriteRequest } from './write-request.js';
+import type { WriterThread } from './writer-thread.js';
+
+interface QueuedWrite {
+  request: WriteRequest;
+  resolve: (result: KVWriteResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Where batches commit: in this thread's transaction, or on the writer thread. */
+export type BatchCommitter = { inline: BatchWriter } | { thread: WriterThread };
+
+/** Most writes committed inline in one transaction, so that one commit never blocks the event loop for long. */
+const maxInlineBatch = 1000;
+
+/**
+ * The group commit's queue: the writes of one turn of the event loop commit together. Inline, a batch
+ * commits in the next turn; with a writer thread, it is sent at once and the thread merges the batches
+ * waiting for it. After each commit, `committed` sees the requests and their results (to hand events to
+ * the watches) before any writer is answered.
+ */
+export class WriteQueue {
+  private readonly queue: QueuedWrite[] = [];
+  private flushScheduled = false;
+
+  constructor(
+    private readonly committer: BatchCommitter,
+    private readonly now: () => number,
+    private readonly committed: (requests: WriteRequest[], results: KVWriteResult[]) => void,
+  ) {}
+
+  /** Queues a write; settles after its batch commits. */
+  push(request: WriteRequest): Promise<KVWriteResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ request, resolve, reject });
+      if (this.flushScheduled) return;
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    });
+  }
+
+  /** Commits everything queued now (and waits for the writer thread's answers). */
+  async drain(): Promise<void> {
+    if ('thread' in this.committer) {
+      this.flush();
+      await this.committer.thread.close();
+    } else {
+      while (this.queue.length > 0) this.flush();
+    }
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if ('thread' in this.committer) {
+      this.send(this.committer.thread, this.queue.splice(0, this.queue.length));
+      return;
+    }
+    const batch = this.queue.splice(0, maxInlineBatch);
+    if (this.queue.length > 0 && !this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+    if (batch.length === 0) return;
+    let results: KVWriteResult[];
+    try {
+      results = this.committer.inline(requestsOf(batch), this.now());
+    } catch (error) {
+      for (const write of batch) write.reject(error);
+      return;
+    }
+    this.answer(batch, results);
+  }
+
+  private send(thread: WriterThread, batch: QueuedWrite[]): void {
+    if (batch.length === 0) return;
+    thread.write(requestsOf(batch), this.now()).then(
+      (results) => this.answer(batch, results),
+      (error: unknown) => {
+        for (const write of batch) write.reject(error);
+      },
+    );
+  }
+
+  private answer(batch: QueuedWrite[], results: KVWriteResult[]): void {
+    try {
+      this.committed(requestsOf(batch), results);
+    } finally {
+      batch.forEach((write, index) => write.resolve(results[index] as KVWriteResult));
+    }
+  }
+}
+
+function requestsOf(batch: QueuedWrite[]): WriteRequest[] {
+  return batch.map((write) => write.request);
+}
