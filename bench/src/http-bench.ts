@@ -153,7 +153,8 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
 async function rawCreateRate(kv: KVBackend, total: number): Promise<number> {
   const store = new Store({ kv });
   const names = generatedNames(total + Math.ceil(total / 4));
-  const create = (name: string) => store.create(`/registry/configmaps/default/${name}`, { ...sampleObject(name), metadata: { name, namespace: 'default' } } as KubeObject);
+  // In a namespace of its own: on etcd, the HTTP run's objects share the store.
+  const create = (name: string) => store.create(`/registry/configmaps/raw-control/${name}`, { ...sampleObject(name), metadata: { name, namespace: 'raw-control' } } as KubeObject);
   await measureRate(Math.ceil(total / 4), 64, (i) => create(names[total + i] as string));
   return measureRate(total, 64, (i) => create(names[i] as string));
 }
