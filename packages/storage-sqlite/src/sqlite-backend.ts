@@ -83,6 +83,8 @@ export class SqliteBackend implements KVBackend {
   private closed = false;
   private closing: Promise<void> | undefined;
   private readonly counters: SqliteBackendStats = { transactions: 0, writes: 0 };
+  /** The writer thread's number of the last transaction counted. */
+  private lastTransaction: number | undefined;
   private readonly walIndex: WalIndexHeaderProbe;
   /** With `exclusive`, the current revision, kept up to date by this backend's commits. */
   private exclusiveHead: number | undefined;
@@ -111,8 +113,8 @@ export class SqliteBackend implements KVBackend {
         : { revision: revision.value };
     });
     this.readRange = db.transaction((options: KVRangeOptions) => this.rangeInTransaction(options));
-    this.writes = new WriteQueue(writer ? { thread: writer } : { inline: batchWriter(db, this.statements) }, this.now, (requests, results) =>
-      this.committed(requests, results),
+    this.writes = new WriteQueue(writer ? { thread: writer } : { inline: batchWriter(db, this.statements) }, this.now, (requests, results, transaction) =>
+      this.committed(requests, results, transaction),
     );
     this.every(options.pollIntervalMs ?? 100, () => this.hub.catchUp());
     this.every(options.progressNotifyIntervalMs ?? 5000, () => {
@@ -275,13 +277,14 @@ export class SqliteBackend implements KVBackend {
   }
 
   /** After a commit (before the writers are answered): counts it and hands its events to the watches. */
-  private committed(requests: WriteRequest[], results: KVWriteResult[]): void {
+  private committed(requests: WriteRequest[], results: KVWriteResult[], transaction?: number): void {
     const events: KVEvent[] = [];
     requests.forEach((request, index) => {
       const event = eventOfWrite(request, results[index] as KVWriteResult);
       if (event) events.push(event);
     });
-    this.counters.transactions++;
+    if (transaction === undefined || transaction !== this.lastTransaction) this.counters.transactions++;
+    this.lastTransaction = transaction;
     this.counters.writes += events.length;
     const last = events.at(-1);
     if (last && this.exclusiveHead !== undefined) this.exclusiveHead = Math.max(this.exclusiveHead, last.entry.modRevision);

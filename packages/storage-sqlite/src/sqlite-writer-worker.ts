@@ -12,6 +12,9 @@ import type { WriterReply, WriterRequest, WriterThreadData } from './writer-prot
 
 type WriteMessage = Extract<WriterRequest, { type: 'write' }>;
 
+/** Transactions committed so far (numbers the replies). */
+let transactions = 0;
+
 function serve(port: MessagePort, { path, busyTimeoutMs }: WriterThreadData): void {
   let db: Database.Database | undefined;
   try {
@@ -73,9 +76,10 @@ function commitTogether(port: MessagePort, write: BatchWriter, messages: WriteMe
     for (const message of messages) port.postMessage(errorReply(message.id, error));
     return;
   }
+  transactions++;
   let offset = 0;
   for (const message of messages) {
-    const reply: WriterReply = { id: message.id, results: results.slice(offset, offset + message.requests.length) };
+    const reply: WriterReply = { id: message.id, results: results.slice(offset, offset + message.requests.length), transaction: transactions };
     offset += message.requests.length;
     port.postMessage(reply);
   }

@@ -19,7 +19,8 @@ const maxInlineBatch = 1000;
  * The group commit's queue: the writes of one turn of the event loop commit together. Inline, a batch
  * commits in the next turn; with a writer thread, it is sent at once and the thread merges the batches
  * waiting for it. After each commit, `committed` sees the requests and their results (to hand events to
- * the watches) before any writer is answered.
+ * the watches) before any writer is answered; with a writer thread, also the number of the transaction
+ * (batches merged by the thread share it).
  */
 export class WriteQueue {
   private readonly queue: QueuedWrite[] = [];
@@ -28,7 +29,7 @@ export class WriteQueue {
   constructor(
     private readonly committer: BatchCommitter,
     private readonly now: () => number,
-    private readonly committed: (requests: WriteRequest[], results: KVWriteResult[]) => void,
+    private readonly committed: (requests: WriteRequest[], results: KVWriteResult[], transaction?: number) => void,
   ) {}
 
   /** Queues a write; settles after its batch commits. */
@@ -76,16 +77,16 @@ export class WriteQueue {
   private send(thread: WriterThread, batch: QueuedWrite[]): void {
     if (batch.length === 0) return;
     thread.write(requestsOf(batch), this.now()).then(
-      (results) => this.answer(batch, results),
+      ({ results, transaction }) => this.answer(batch, results, transaction),
       (error: unknown) => {
         for (const write of batch) write.reject(error);
       },
     );
   }
 
-  private answer(batch: QueuedWrite[], results: KVWriteResult[]): void {
+  private answer(batch: QueuedWrite[], results: KVWriteResult[], transaction?: number): void {
     try {
-      this.committed(requestsOf(batch), results);
+      this.committed(requestsOf(batch), results, transaction);
     } finally {
       batch.forEach((write, index) => write.resolve(results[index] as KVWriteResult));
     }

@@ -13,7 +13,10 @@ export type WriterRequest =
   | { type: 'compact'; id: number; revision: number }
   | { type: 'close' };
 
-/** The writer thread's answer to request `id` (id 0: the database is open). */
+/**
+ * The writer thread's answer to request `id` (id 0: the database is open). `transaction` numbers the
+ * thread's transactions: batches committed together share it.
+ */
 export type WriterReply =
-  | { id: number; results: KVWriteResult[]; error?: undefined }
+  | { id: number; results: KVWriteResult[]; transaction?: number; error?: undefined }
   | { id: number; error: { message: string; code?: string } };

@@ -4,8 +4,14 @@ import type { KVWriteResult } from '@kapi/storage';
 import type { WriteRequest } from './write-request.js';
 import type { WriterReply, WriterRequest, WriterThreadData } from './writer-protocol.js';
 
+/** A batch's results and the number of the transaction that committed it (shared by merged batches). */
+export interface CommittedBatch {
+  results: KVWriteResult[];
+  transaction: number;
+}
+
 interface Pending {
-  resolve: (results: KVWriteResult[]) => void;
+  resolve: (batch: CommittedBatch) => void;
   reject: (error: Error) => void;
 }
 
@@ -35,7 +41,7 @@ export class WriterThread {
   }
 
   /** Commits a batch in one transaction on the writer thread; results come back in request order. */
-  write(requests: WriteRequest[], now: number): Promise<KVWriteResult[]> {
+  write(requests: WriteRequest[], now: number): Promise<CommittedBatch> {
     const id = this.nextId++;
     return this.call(id, { type: 'write', id, requests, now });
   }
@@ -56,9 +62,9 @@ export class WriterThread {
     await exited;
   }
 
-  private call(id: number, request: WriterRequest | undefined): Promise<KVWriteResult[]> {
+  private call(id: number, request: WriterRequest | undefined): Promise<CommittedBatch> {
     if (this.failure) return Promise.reject(this.failure);
-    const answer = new Promise<KVWriteResult[]>((resolve, reject) => {
+    const answer = new Promise<CommittedBatch>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       if (request) this.worker.postMessage(request);
       this.worker.ref();
@@ -73,7 +79,7 @@ export class WriterThread {
     this.pending.delete(reply.id);
     if (this.pending.size === 0) this.worker.unref();
     if (reply.error) pending.reject(Object.assign(new Error(reply.error.message), reply.error.code ? { code: reply.error.code } : {}));
-    else pending.resolve(reply.results);
+    else pending.resolve({ results: reply.results, transaction: reply.transaction ?? 0 });
   }
 
   private fail(error: Error): void {
