@@ -20,7 +20,7 @@ export const requestTimeoutMessage = 'Timeout: request did not complete within t
  */
 export function withRequestTimeout(options: RequestTimeoutOptions = {}): Filter {
   const maximum = options.timeoutMs ?? 60_000;
-  return (next) => async (request, response) => {
+  return (next) => (request, response) => {
     const context = requestContext(request);
     if (context.longRunning) return next(request, response);
 
@@ -56,16 +56,30 @@ export function withRequestTimeout(options: RequestTimeoutOptions = {}): Filter 
       }
       expire?.();
     }, Math.max(0, context.deadline - Date.now()));
+    let work: void | Promise<void>;
     try {
-      const work = next(request, response);
-      if (work) {
-        await new Promise<void>((resolve, reject) => {
-          expire = resolve;
-          work.then(resolve, reject);
-        });
-      }
-    } finally {
+      work = next(request, response);
+    } catch (error) {
       clearTimeout(timer);
+      throw error;
     }
+    if (!work) {
+      clearTimeout(timer);
+      return;
+    }
+    const handled = work;
+    return new Promise<void>((resolve, reject) => {
+      expire = resolve;
+      handled.then(
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
   };
 }

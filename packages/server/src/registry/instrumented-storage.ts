@@ -7,11 +7,11 @@ async function timed<T>(
   resource: string,
   run: () => Promise<T>,
 ): Promise<T> {
-  const started = process.hrtime.bigint();
+  const started = performance.now();
   try {
     return await run();
   } finally {
-    metrics.observeStorage(operation, resource, Number(process.hrtime.bigint() - started) / 1e9);
+    metrics.observeStorage(operation, resource, (performance.now() - started) / 1000);
   }
 }
 
