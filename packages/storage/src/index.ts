@@ -9,6 +9,7 @@ export type {
   ListResult,
   StorageWatchEvent,
   Watch,
+  WatchReceiver,
   ResponseMeta,
   UpdateResult,
   UpdateFunc,

@@ -75,6 +75,13 @@ export interface StorageWatchEvent {
   previousObject?: KubeObject;
 }
 
+/**
+ * Receives the events of a watch in push mode (see {@link Watch.deliver}), synchronously. Returns false
+ * to pause (e.g. the socket asked to wait for `drain`): the events that follow are queued until the
+ * consumer calls `deliver` again.
+ */
+export type WatchReceiver = (event: StorageWatchEvent) => boolean;
+
 /** A running watch: an async iterable of events that ends when the watch stops. */
 export interface Watch extends AsyncIterable<StorageWatchEvent> {
   /** Stops the watch; iteration ends after events already queued are drained or dropped. */
@@ -86,6 +93,16 @@ export interface Watch extends AsyncIterable<StorageWatchEvent> {
    * just received one event can write the ones behind it in the same batch (one flush per burst).
    */
   takeBuffered?(max?: number): readonly StorageWatchEvent[];
+  /**
+   * Optional push mode, used instead of iterating (a consumer uses one or the other). Hands `receive`
+   * the events already queued, at most `max`, in one synchronous run whatever it returns (so they can
+   * go out as one batch). Then, if nothing is left queued and `receive` never returned false, keeps it
+   * attached: the events that follow are handed to it synchronously as they are produced, with no
+   * promise per event, until it returns false. Resolves with false once the watch has ended and every
+   * event was handed over; with true when `receive` was detached or events are left queued: call
+   * `deliver` again (after waiting for the consumer to drain, if `receive` returned false).
+   */
+  deliver?(receive: WatchReceiver, max?: number): Promise<boolean>;
 }
 
 /** What {@link Interface.guaranteedUpdate} tells the update function about the current object. */

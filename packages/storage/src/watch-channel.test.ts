@@ -52,3 +52,100 @@ describe('WatchChannel', () => {
     expect(channel.closed).toBe(true);
   });
 });
+
+describe('WatchChannel.deliver (push mode)', () => {
+  const nameOf = (e: StorageWatchEvent) => (e.object as { metadata: { name: string } }).metadata.name;
+
+  it('hands queued events over first, then live ones synchronously as they are pushed', async () => {
+    const channel = new WatchChannel();
+    channel.push(event('a'));
+    channel.push(event('b'));
+    const received: string[] = [];
+    const delivery = channel.deliver((e) => (received.push(nameOf(e)), true));
+    expect(received).toEqual(['a', 'b']);
+    expect(channel.receiving).toBe(true);
+    channel.push(event('c'));
+    expect(received).toEqual(['a', 'b', 'c']);
+    expect(channel.pending).toBe(0);
+    channel.close();
+    expect(await delivery).toBe(false);
+    expect(channel.receiving).toBe(false);
+  });
+
+  it('pauses when the receiver returns false, queues what follows and resumes in order', async () => {
+    const channel = new WatchChannel();
+    const received: string[] = [];
+    let accept = true;
+    const receive = (e: StorageWatchEvent) => (received.push(nameOf(e)), accept);
+    const first = channel.deliver(receive);
+    accept = false;
+    channel.push(event('a'));
+    expect(await first).toBe(true);
+    expect(channel.receiving).toBe(false);
+    channel.push(event('b'));
+    channel.push(event('c'));
+    expect(received).toEqual(['a']);
+    expect(channel.pending).toBe(2);
+    accept = true;
+    const second = channel.deliver(receive);
+    channel.push(event('d'));
+    expect(received).toEqual(['a', 'b', 'c', 'd']);
+    channel.stop();
+    expect(await second).toBe(false);
+  });
+
+  it('hands over at most max queued events per call and does not attach while events are left or the receiver paused', async () => {
+    const channel = new WatchChannel();
+    for (const name of ['a', 'b', 'c']) channel.push(event(name));
+    const received: string[] = [];
+    expect(await channel.deliver((e) => (received.push(nameOf(e)), true), 2)).toBe(true);
+    expect(received).toEqual(['a', 'b']);
+    expect(channel.receiving).toBe(false);
+    // A batch is handed over whole even when the receiver asks to pause (it writes it as one flush).
+    channel.push(event('d'));
+    expect(await channel.deliver((e) => (received.push(nameOf(e)), false))).toBe(true);
+    expect(received).toEqual(['a', 'b', 'c', 'd']);
+    expect(channel.receiving).toBe(false);
+  });
+
+  it('ends after the queued events when the producer closed, and at once when stopped', async () => {
+    const closed = new WatchChannel();
+    closed.push(event('a'));
+    closed.close();
+    const received: string[] = [];
+    expect(await closed.deliver((e) => (received.push(nameOf(e)), true))).toBe(false);
+    expect(received).toEqual(['a']);
+    const stopped = new WatchChannel();
+    stopped.push(event('b'));
+    stopped.stop();
+    expect(await stopped.deliver(() => true)).toBe(false);
+  });
+
+  it('closes a paused consumer that falls behind instead of blocking the producer', async () => {
+    const channel = new WatchChannel({ capacity: 2 });
+    const delivery = channel.deliver(() => false);
+    expect(channel.push(event('a'))).toBe(true);
+    expect(await delivery).toBe(true);
+    expect(channel.push(event('b'))).toBe(true);
+    expect(channel.push(event('c'))).toBe(true);
+    expect(channel.push(event('d'))).toBe(false);
+    expect(channel.overflowed).toBe(true);
+    await channel.done;
+  });
+
+  it('stops the channel and rejects the delivery when the receiver throws, without throwing at the producer', async () => {
+    const channel = new WatchChannel();
+    const delivery = channel.deliver(() => {
+      throw new Error('socket gone');
+    });
+    expect(channel.push(event('a'))).toBe(false);
+    await expect(delivery).rejects.toThrow('socket gone');
+    expect(channel.closed).toBe(true);
+  });
+
+  it('refuses a second receiver while one is attached', () => {
+    const channel = new WatchChannel();
+    void channel.deliver(() => true);
+    expect(() => channel.deliver(() => true)).toThrow(/already attached|while a delivery/);
+  });
+});

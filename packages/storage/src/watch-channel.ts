@@ -1,4 +1,4 @@
-import type { StorageWatchEvent, Watch } from './interfaces.js';
+import type { StorageWatchEvent, Watch, WatchReceiver } from './interfaces.js';
 
 /** Options of a {@link WatchChannel}. */
 export interface WatchChannelOptions {
@@ -15,15 +15,22 @@ export interface WatchChannelOptions {
 
 /** What takeBuffered returns when nothing is queued (shared, frozen). */
 const noEvents: readonly StorageWatchEvent[] = Object.freeze([]);
+const goOn = Promise.resolve(true);
+const ended = Promise.resolve(false);
 
 /**
  * A push-to-pull event queue implementing {@link Watch}: producers call `push`/`close`, consumers
- * iterate. A slow consumer never blocks the producer: past `capacity` the channel closes.
+ * iterate, or receive events synchronously in push mode ({@link deliver}) while they keep up. A slow
+ * consumer never blocks the producer: past `capacity` the channel closes.
  */
 export class WatchChannel implements Watch {
   private readonly queue: StorageWatchEvent[] = [];
   private head = 0;
   private waiter: ((result: IteratorResult<StorageWatchEvent>) => void) | undefined;
+  /** Push mode: the attached receiver (only while nothing is queued) and how its delivery settles. */
+  private receiver: WatchReceiver | undefined;
+  private settleDelivery: ((more: boolean) => void) | undefined;
+  private failDelivery: ((error: unknown) => void) | undefined;
   private stopped = false;
   private resolveDone!: () => void;
   /** True once the channel closed because its consumer fell more than `capacity` events behind. */
@@ -44,6 +51,11 @@ export class WatchChannel implements Watch {
     return this.stopped;
   }
 
+  /** True while a consumer in push mode is attached: pushes are handed to it at once (nothing is queued). */
+  get receiving(): boolean {
+    return this.receiver !== undefined;
+  }
+
   /** Number of events queued and not yet read. */
   get pending(): number {
     return this.queue.length - this.head;
@@ -52,6 +64,8 @@ export class WatchChannel implements Watch {
   /** Queues an event. Returns false when the channel is closed (or just closed by overflow). */
   push(event: StorageWatchEvent): boolean {
     if (this.stopped) return false;
+    const receiver = this.receiver;
+    if (receiver) return this.handOver(receiver, event);
     const waiter = this.waiter;
     if (waiter) {
       this.waiter = undefined;
@@ -87,6 +101,7 @@ export class WatchChannel implements Watch {
     const waiter = this.waiter;
     this.waiter = undefined;
     waiter?.({ value: undefined, done: true });
+    this.detach(false);
     this.options.onStop?.();
     this.resolveDone();
   }
@@ -115,6 +130,55 @@ export class WatchChannel implements Watch {
       this.head = 0;
     }
     return taken;
+  }
+
+  /**
+   * Push mode (see {@link Watch.deliver}): hands `receive` up to `max` queued events, then, when none
+   * are left and it kept up, attaches it so that pushes call it directly until it returns false.
+   */
+  deliver(receive: WatchReceiver, max = Number.POSITIVE_INFINITY): Promise<boolean> {
+    if (this.receiver) throw new Error('WatchChannel: deliver called while a delivery is attached');
+    let flowing = true;
+    for (let count = 0; count < max && this.head < this.queue.length; count++) {
+      flowing = receive(this.queue[this.head++] as StorageWatchEvent) && flowing;
+    }
+    if (this.head === this.queue.length) {
+      this.queue.length = 0;
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+    if (this.head < this.queue.length || !flowing) return goOn;
+    if (this.stopped) return ended;
+    this.receiver = receive;
+    return new Promise((resolve, reject) => {
+      this.settleDelivery = resolve;
+      this.failDelivery = reject;
+    });
+  }
+
+  /** Hands a pushed event to the attached receiver; detaches it when it asks to pause or throws (which stops the channel). */
+  private handOver(receive: WatchReceiver, event: StorageWatchEvent): boolean {
+    let flowing: boolean;
+    try {
+      flowing = receive(event);
+    } catch (error) {
+      const fail = this.failDelivery;
+      this.receiver = this.settleDelivery = this.failDelivery = undefined;
+      fail?.(error);
+      this.stop();
+      return false;
+    }
+    if (!flowing) this.detach(true);
+    return true;
+  }
+
+  /** Ends push mode: the pending delivery resolves with `more`. */
+  private detach(more: boolean): void {
+    const settle = this.settleDelivery;
+    this.receiver = this.settleDelivery = this.failDelivery = undefined;
+    settle?.(more);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StorageWatchEvent> {

@@ -26,6 +26,18 @@ export function inScope(scope: KeyScope, candidate: string): boolean {
   return scope.recursive ? candidate.startsWith(directoryOf(scope.key)) : candidate === scope.key;
 }
 
+/** Names a scope: scopes with the same name cover the same keys. */
+export function scopeName(scope: KeyScope): string {
+  return scope.recursive ? `prefix ${directoryOf(scope.key)}` : `key ${scope.key}`;
+}
+
+/** {@link inScope} for one scope, with its directory made once. */
+export function scopeMatcher(scope: KeyScope): (candidate: string) => boolean {
+  if (!scope.recursive) return (candidate) => candidate === scope.key;
+  const directory = directoryOf(scope.key);
+  return (candidate) => candidate.startsWith(directory);
+}
+
 /**
  * The current state of the cache: the latest object per key, listed in key order (the backend's order),
  * with optional secondary indexes. The key order is maintained lazily: keys added or removed since the

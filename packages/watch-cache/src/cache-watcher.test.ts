@@ -33,3 +33,74 @@ describe('CacheWatcher.takeBuffered', () => {
     expect((await iterator.next()).done).toBe(true);
   });
 });
+
+describe('CacheWatcher.deliver (push mode)', () => {
+  const scope = { key: '/registry/configmaps/ns/', recursive: true };
+  const change = (name: string, revision: number) =>
+    new WatchCacheEvent('ADDED', `/registry/configmaps/ns/${name}`, object(name, revision), undefined, revision, 0);
+  const watcherOf = (options: { initial?: KubeObject[]; queueCapacity?: number; allowBookmarks?: boolean } = {}) =>
+    new CacheWatcher({
+      scope,
+      startRevision: 3,
+      allowBookmarks: options.allowBookmarks ?? false,
+      queueCapacity: options.queueCapacity ?? 10,
+      initialState: options.initial,
+      onStop: () => {},
+    });
+
+  it('hands over the initial events, then queued live ones, then live ones synchronously as they are dispatched', async () => {
+    const watcher = watcherOf({ initial: [object('a', 2)] });
+    watcher.dispatch(change('b', 4));
+    const names: string[] = [];
+    const delivery = watcher.deliver((event) => (names.push(nameOf(event) ?? ''), true));
+    expect(names).toEqual(['a', 'b']);
+    watcher.dispatch(change('c', 5));
+    // No await: the event reached the receiver inside dispatch.
+    expect(names).toEqual(['a', 'b', 'c']);
+    watcher.stop();
+    expect(await delivery).toBe(false);
+  });
+
+  it('queues while the receiver is paused and resumes in order', async () => {
+    const watcher = watcherOf();
+    const names: string[] = [];
+    let flowing = true;
+    const receive = (event: { object: unknown }) => (names.push(nameOf(event) ?? ''), flowing);
+    const first = watcher.deliver(receive);
+    flowing = false;
+    watcher.dispatch(change('a', 4));
+    expect(await first).toBe(true);
+    watcher.dispatch(change('b', 5));
+    watcher.dispatch(change('c', 6));
+    expect(names).toEqual(['a']);
+    flowing = true;
+    const second = watcher.deliver(receive);
+    expect(names).toEqual(['a', 'b', 'c']);
+    watcher.dispatch(change('d', 7));
+    expect(names).toEqual(['a', 'b', 'c', 'd']);
+    watcher.stop();
+    expect(await second).toBe(false);
+  });
+
+  it('closes itself when its paused consumer falls queueCapacity behind', async () => {
+    const watcher = watcherOf({ queueCapacity: 2 });
+    const delivery = watcher.deliver(() => false);
+    watcher.dispatch(change('a', 4));
+    expect(await delivery).toBe(true);
+    watcher.dispatch(change('b', 5));
+    watcher.dispatch(change('c', 6));
+    expect(watcher.closed).toBe(false);
+    watcher.dispatch(change('d', 7));
+    expect(watcher.overflowed).toBe(true);
+    expect(await watcher.deliver(() => true)).toBe(false);
+  });
+
+  it('hands the final bookmark to an attached receiver, then ends', async () => {
+    const watcher = watcherOf({ allowBookmarks: true });
+    const types: string[] = [];
+    const delivery = watcher.deliver((event) => (types.push(event.type), true));
+    watcher.close({ event: { type: 'BOOKMARK', object: { metadata: { resourceVersion: '9' } } }, revision: 9 });
+    expect(types).toEqual(['BOOKMARK']);
+    expect(await delivery).toBe(false);
+  });
+});

@@ -1,4 +1,4 @@
-import type { StorageWatchEvent, Watch } from '@kapi/storage';
+import type { StorageWatchEvent, Watch, WatchReceiver } from '@kapi/storage';
 import { WatchChannel } from '@kapi/storage';
 import type { KubeObject } from '@kapi/apimachinery';
 import { inScope, type KeyScope } from './cache-store.js';
@@ -30,10 +30,13 @@ export interface CacheWatcherOptions {
 }
 
 const noEvents: readonly StorageWatchEvent[] = Object.freeze([]);
+const goOn = Promise.resolve(true);
+const ended = Promise.resolve(false);
 
 /**
  * One client watch served from the cache (cache_watcher.go). Initial events are read from a snapshot,
- * then live events from a bounded queue. A consumer that falls `queueCapacity` events behind is closed
+ * then live events from a bounded queue, or, in push mode ({@link deliver}), handed to the consumer as
+ * they are dispatched while it keeps up. A consumer that falls `queueCapacity` events behind is closed
  * (its client resumes from the last revision it saw) so it never slows the others.
  */
 export class CacheWatcher implements Watch {
@@ -44,8 +47,15 @@ export class CacheWatcher implements Watch {
   private initialDone = false;
   private terminated = false;
   private fellBehind = false;
+  // Read for every dispatched event: kept on the watcher itself rather than looked up in its options.
+  private readonly startRevision: number;
+  private readonly queueCapacity: number;
+  private readonly matches: ((object: KubeObject) => boolean) | undefined;
 
   constructor(private readonly options: CacheWatcherOptions) {
+    this.startRevision = options.startRevision;
+    this.queueCapacity = options.queueCapacity;
+    this.matches = options.matches;
     this.initialEvents = this.initial();
     const signal = options.signal;
     const onAbort = (): void => this.stop();
@@ -87,18 +97,21 @@ export class CacheWatcher implements Watch {
     return this.options.deadline;
   }
 
-  /** Delivers a live change, converted for this watcher's selector; closes the watcher when it is too far behind. */
+  /**
+   * Delivers a live change in the watcher's scope (the caller matched the key: see
+   * `CacheWatchers`), converted for its selector; closes the watcher when it is too far behind.
+   */
   dispatch(event: WatchCacheEvent): void {
-    if (this.channel.closed || event.resourceVersion <= this.options.startRevision) return;
-    if (!inScope(this.options.scope, event.key)) return;
+    const channel = this.channel;
+    if (event.resourceVersion <= this.startRevision || channel.closed) return;
     const converted = this.convert(event);
     if (!converted) return;
-    if (this.channel.pending >= this.options.queueCapacity) {
+    if (!channel.receiving && channel.pending >= this.queueCapacity) {
       this.fellBehind = true;
       this.stop();
       return;
     }
-    if (this.channel.push(converted)) this.progressRevision = event.resourceVersion;
+    if (channel.push(converted)) this.progressRevision = event.resourceVersion;
   }
 
   /** True when the cache is at a revision this watcher has not been told about (neither by an event nor by progress). */
@@ -163,6 +176,26 @@ export class CacheWatcher implements Watch {
     return taken;
   }
 
+  /**
+   * Push mode (see `Watch.deliver`): hands `receive` up to `max` ready events (initial ones first, then
+   * queued live ones); once none are left, live events are handed to it as they are dispatched.
+   */
+  deliver(receive: WatchReceiver, max = Number.POSITIVE_INFINITY): Promise<boolean> {
+    let flowing = true;
+    let count = 0;
+    while (!this.initialDone && !this.terminated && count < max) {
+      const initial = this.initialEvents.next();
+      if (initial.done) this.initialDone = true;
+      else {
+        flowing = receive(initial.value) && flowing;
+        count++;
+      }
+    }
+    if (this.terminated) return ended;
+    if (!this.initialDone || !flowing) return goOn;
+    return this.channel.deliver(receive, max - count);
+  }
+
   [Symbol.asyncIterator](): AsyncIterator<StorageWatchEvent> {
     const live = this.channel[Symbol.asyncIterator]();
     return {
@@ -198,7 +231,7 @@ export class CacheWatcher implements Watch {
 
   /** Selector transitions as the storage does: leaving the selection is DELETED, entering it ADDED. */
   private convert(event: WatchCacheEvent): StorageWatchEvent | undefined {
-    const matches = this.options.matches;
+    const matches = this.matches;
     if (!matches) {
       if (event.type === 'ADDED') return event.asAdded();
       return event.type === 'MODIFIED' ? event.asModified() : event.asDeleted();

@@ -1,6 +1,7 @@
 import { INITIAL_EVENTS_END_ANNOTATION, type KubeObject, type Status } from '@kapi/apimachinery';
 import type { StorageWatchEvent } from '@kapi/storage';
 import { BookmarkSchedule, JitteredTicker, nextBookmarkTime } from './bookmark-timer.js';
+import { scopeMatcher, scopeName } from './cache-store.js';
 import { CacheWatcher, type CacheWatcherOptions } from './cache-watcher.js';
 import type { Clock } from './clock.js';
 import type { WatchCacheEvent } from './watch-cache-event.js';
@@ -21,12 +22,19 @@ export interface CacheWatchersOptions {
   random: () => number;
 }
 
+/** Watchers of the same scope: a change's key is matched once for all of them. */
+interface ScopeGroup {
+  covers: (key: string) => boolean;
+  watchers: Set<CacheWatcher>;
+}
+
 /**
  * The cacher's watchers: fan-out of changes and progress, and the bookmark timer (a jittered 1 s tick
  * that sends bookmarks to the watchers whose time has come).
  */
 export class CacheWatchers {
   private readonly watchers = new Set<CacheWatcher>();
+  private readonly scopes = new Map<string, ScopeGroup>();
   private readonly bookmarks = new BookmarkSchedule<CacheWatcher>();
   private readonly ticker: JitteredTicker;
 
@@ -45,16 +53,26 @@ export class CacheWatchers {
 
   /** Creates a watcher and subscribes it (in the same turn as its initial events were taken). */
   add(options: Omit<CacheWatcherOptions, 'onStop'>): CacheWatcher {
-    const watcher: CacheWatcher = new CacheWatcher({ ...options, onStop: () => this.watchers.delete(watcher) });
+    const name = scopeName(options.scope);
+    const watcher: CacheWatcher = new CacheWatcher({ ...options, onStop: () => this.remove(watcher, name) });
     if (watcher.closed) return watcher;
     this.watchers.add(watcher);
+    let group = this.scopes.get(name);
+    if (!group) {
+      group = { covers: scopeMatcher(options.scope), watchers: new Set() };
+      this.scopes.set(name, group);
+    }
+    group.watchers.add(watcher);
     if (watcher.allowBookmarks) this.scheduleBookmark(watcher, this.options.clock.now());
     return watcher;
   }
 
-  /** Delivers a change to every watcher. */
+  /** Delivers a change to every watcher whose scope covers its key. */
   dispatch(event: WatchCacheEvent): void {
-    for (const watcher of this.watchers) watcher.dispatch(event);
+    for (const group of this.scopes.values()) {
+      if (!group.covers(event.key)) continue;
+      for (const watcher of group.watchers) watcher.dispatch(event);
+    }
   }
 
   /** Forwards a backend progress notification to the watchers that asked for progress. */
@@ -122,8 +140,17 @@ export class CacheWatchers {
     if (next !== undefined) this.bookmarks.add(watcher, next);
   }
 
+  private remove(watcher: CacheWatcher, scope: string): void {
+    this.watchers.delete(watcher);
+    const group = this.scopes.get(scope);
+    if (!group) return;
+    group.watchers.delete(watcher);
+    if (group.watchers.size === 0) this.scopes.delete(scope);
+  }
+
   private clear(): void {
     this.watchers.clear();
+    this.scopes.clear();
     this.bookmarks.clear();
   }
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Interface, StorageWatchEvent, Watch } from '@kapi/storage';
+import { WatchChannel, type Interface, type StorageWatchEvent, type Watch } from '@kapi/storage';
 import { startTestServer, widget, widgetsPath, type TestServer } from '../test-support/test-server.js';
 
 let api: TestServer;
@@ -208,6 +208,49 @@ describe('watch', () => {
     } finally {
       stringify.mockRestore();
     }
+  });
+
+  it('writes pushed events at once, queues them while the client is slow and resumes in order after drain', async () => {
+    const channel = new WatchChannel();
+    const deliver = vi.spyOn(channel, 'deliver');
+    const unused = () => Promise.reject(new Error('not used'));
+    const pushing: Interface = {
+      create: unused,
+      get: unused,
+      getList: unused,
+      guaranteedUpdate: unused,
+      delete: unused,
+      count: unused,
+      watch: async (): Promise<Watch> => channel,
+    };
+    const event = (name: string, size: number): StorageWatchEvent => ({
+      type: 'ADDED',
+      object: {
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: { name, resourceVersion: '5', annotations: { payload: 'x'.repeat(size) } },
+      },
+    });
+    await api.close();
+    api = await startTestServer({ storage: () => pushing });
+    const watch = await openWatch(`${widgetsPath()}?watch=1`);
+    await vi.waitFor(() => expect(channel.receiving).toBe(true));
+    channel.push(event('first', 10));
+    expect((await watch.next())?.object.metadata.name).toBe('first');
+    // Each 64 KiB line fills the response's buffer: the first one makes the handler pause, the rest queue.
+    const names = Array.from({ length: 100 }, (_, index) => `w${index}`);
+    for (const name of names) channel.push(event(name, 65_536));
+    expect(channel.receiving).toBe(false);
+    expect(channel.pending).toBe(names.length - 1);
+    const received: string[] = [];
+    for (const _ of names) received.push((await watch.next())?.object.metadata.name ?? '');
+    expect(received).toEqual(names);
+    await vi.waitFor(() => expect(channel.receiving).toBe(true));
+    expect(deliver.mock.calls.length).toBeGreaterThan(2);
+    channel.push(event('last', 10));
+    expect((await watch.next())?.object.metadata.name).toBe('last');
+    channel.close();
+    expect(await watch.next()).toBeUndefined();
   });
 
   it('ends the stream at timeoutSeconds and on shutdown, stopping the storage watch', async () => {

@@ -7,7 +7,7 @@ import {
   type KubeObject,
 } from '@kapi/apimachinery';
 import { requestContext } from '@kapi/filters';
-import type { StorageWatchEvent } from '@kapi/storage';
+import type { StorageWatchEvent, Watch, WatchReceiver } from '@kapi/storage';
 import type { HandlerEnvironment, ResourceRoute } from './resource-handler.js';
 import type { ReadQuery } from './query-options.js';
 import { sharedSerialization } from './shared-serialization.js';
@@ -58,6 +58,15 @@ export interface WatchTableForm {
   includeObject: IncludeObject;
 }
 
+/**
+ * The last line made for an event, by event object and apiVersion. A watch cache hands the very same
+ * event object to all of its watchers, one after another, so the line is looked up once per event
+ * rather than once per watcher.
+ */
+let lastEvent: PreSerializedWatchEvent | undefined;
+let lastApiVersion = '';
+let lastLine: string | Buffer = '';
+
 function wireEvent(
   event: PreSerializedWatchEvent,
   route: ResourceRoute,
@@ -65,14 +74,15 @@ function wireEvent(
   table?: WatchTableForm,
   now?: () => Date,
 ): string | Buffer {
-  if (!table) {
-    const cached = event.serializedFor?.(apiVersion);
-    if (cached !== undefined) return cached;
-    return sharedSerialization(event.object, `${event.type}|${apiVersion}`, () =>
-      serialize(event, route, apiVersion),
-    );
-  }
-  return serialize(event, route, apiVersion, table, now);
+  if (table) return serialize(event, route, apiVersion, table, now);
+  if (event === lastEvent && apiVersion === lastApiVersion) return lastLine;
+  const line =
+    event.serializedFor?.(apiVersion) ??
+    sharedSerialization(event.object, `${event.type}|${apiVersion}`, () => serialize(event, route, apiVersion));
+  lastEvent = event;
+  lastApiVersion = apiVersion;
+  lastLine = line;
+  return line;
 }
 
 function serialize(
@@ -122,6 +132,51 @@ function drained(response: ServerResponse, signal: AbortSignal): Promise<void> {
 
 /** The most events written in one flush. */
 const maxBatch = 256;
+
+/**
+ * Push mode: the watch hands events to `writeEvent` as it produces them (the queued ones first, as one
+ * flush); when the response asks to wait, the watch queues events until it has drained.
+ */
+async function pushEvents(
+  deliver: NonNullable<Watch['deliver']>,
+  response: ServerResponse,
+  signal: AbortSignal,
+  writeEvent: (event: PreSerializedWatchEvent) => boolean,
+): Promise<void> {
+  let flowing = true;
+  const receive: WatchReceiver = (event) => (flowing = writeEvent(event) && flowing);
+  while (!signal.aborted) {
+    flowing = true;
+    response.cork();
+    let delivery: Promise<boolean>;
+    try {
+      delivery = deliver(receive, maxBatch);
+    } finally {
+      response.uncork();
+    }
+    if (!(await delivery)) return;
+    if (!flowing) await drained(response, signal);
+  }
+}
+
+/** Pull mode, for watches without push: the events queued behind each one go out in the same flush. */
+async function pullEvents(
+  watch: Watch,
+  response: ServerResponse,
+  signal: AbortSignal,
+  writeEvent: (event: PreSerializedWatchEvent) => boolean,
+): Promise<void> {
+  for await (const first of watch as AsyncIterable<PreSerializedWatchEvent>) {
+    if (signal.aborted) break;
+    // Upstream flushes when its channel is empty: one socket write per burst instead of one per event.
+    const queued = (watch.takeBuffered?.(maxBatch) ?? []) as readonly PreSerializedWatchEvent[];
+    if (queued.length > 0) response.cork();
+    let flowing = writeEvent(first);
+    for (const event of queued) flowing = writeEvent(event) && flowing;
+    if (queued.length > 0) response.uncork();
+    if (!flowing) await drained(response, signal);
+  }
+}
 
 /**
  * Streams a watch as chunked `application/json`, one `{"type","object"}` line per event, until the
@@ -194,17 +249,9 @@ export async function serveWatch(
       return response.write(line);
     };
     try {
-      for await (const first of watch as AsyncIterable<PreSerializedWatchEvent>) {
-        if (controller.signal.aborted) break;
-        // The events queued behind this one go out in the same flush (upstream flushes when its
-        // channel is empty): one socket write per burst instead of one per event.
-        const queued = (watch.takeBuffered?.(maxBatch) ?? []) as readonly PreSerializedWatchEvent[];
-        if (queued.length > 0) response.cork();
-        let flowing = writeEvent(first);
-        for (const event of queued) flowing = writeEvent(event) && flowing;
-        if (queued.length > 0) response.uncork();
-        if (!flowing) await drained(response, controller.signal);
-      }
+      const deliver = watch.deliver?.bind(watch);
+      if (deliver) await pushEvents(deliver, response, controller.signal, writeEvent);
+      else await pullEvents(watch, response, controller.signal, writeEvent);
     } finally {
       watch.stop();
     }
