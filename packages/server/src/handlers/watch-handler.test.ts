@@ -172,23 +172,14 @@ describe('watch', () => {
       type: 'ADDED',
       object: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 's', resourceVersion: '5' } },
     };
-    const unused = () => Promise.reject(new Error('not used'));
     // A stand-in for a watch cache: every watcher gets the very same event object.
-    const cacheLike: Interface = {
-      create: unused,
-      get: unused,
-      getList: unused,
-      guaranteedUpdate: unused,
-      delete: unused,
-      count: unused,
-      watch: async (): Promise<Watch> => ({
-        stop() {},
-        done: Promise.resolve(),
-        async *[Symbol.asyncIterator]() {
-          yield shared;
-        },
-      }),
-    };
+    const cacheLike = storageWatching(async () => ({
+      stop() {},
+      done: Promise.resolve(),
+      async *[Symbol.asyncIterator]() {
+        yield shared;
+      },
+    }));
     await api.close();
     api = await startTestServer({ storage: () => cacheLike });
     const stringify = vi.spyOn(JSON, 'stringify');
@@ -213,16 +204,7 @@ describe('watch', () => {
   it('writes pushed events at once, queues them while the client is slow and resumes in order after drain', async () => {
     const channel = new WatchChannel();
     const deliver = vi.spyOn(channel, 'deliver');
-    const unused = () => Promise.reject(new Error('not used'));
-    const pushing: Interface = {
-      create: unused,
-      get: unused,
-      getList: unused,
-      guaranteedUpdate: unused,
-      delete: unused,
-      count: unused,
-      watch: async (): Promise<Watch> => channel,
-    };
+    const pushing = storageWatching(async () => channel);
     const event = (name: string, size: number): StorageWatchEvent => ({
       type: 'ADDED',
       object: {
@@ -276,3 +258,9 @@ describe('watch', () => {
     expect(api.storage.activeWatches).toBe(0);
   });
 });
+
+/** A storage whose only working call is `watch`. */
+function storageWatching(watch: () => Promise<Watch>): Interface {
+  const unused = () => Promise.reject(new Error('not used'));
+  return { create: unused, get: unused, getList: unused, guaranteedUpdate: unused, delete: unused, count: unused, watch };
+}
