@@ -151,6 +151,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   const authorizer = unionAuthorizer(...authorizers);
 
   const observability = createObservability();
+  if (backend.sqliteStats) observability.watchSqlite(backend.sqliteStats);
   const manager = options.storageVersionAPI
     ? new StorageVersionManager({ onUpdate: (gr, outcome) => observability.storageVersionUpdate(gr, outcome) })
     : undefined;

@@ -1,5 +1,6 @@
 import { Counter, Gauge } from 'prom-client';
 import { HealthRegistry, ServerMetrics } from '@kapi/server';
+import type { SqliteBackendStats } from '@kapi/storage-sqlite';
 import type { StorageVersionManager } from '@kapi/storageversion';
 
 /** The server's metrics and health registries, wired so every health-check result is a gauge. */
@@ -8,6 +9,8 @@ export interface Observability {
   health: HealthRegistry;
   /** Counts StorageVersion updates by resource and outcome (success, conflict, error). */
   storageVersionUpdate(groupResource: { group: string; resource: string }, outcome: string): void;
+  /** Exports the embedded SQLite store's write counters (read at each scrape). */
+  watchSqlite(stats: () => SqliteBackendStats): void;
   /** Re-runs the health checks periodically so the gauges stay current without /readyz traffic. */
   start(manager?: StorageVersionManager): void;
   stop(): void;
@@ -32,6 +35,24 @@ export function createObservability(): Observability {
   return {
     metrics,
     health,
+    watchSqlite(stats) {
+      const counter = (name: string, help: string, value: (current: SqliteBackendStats) => number) =>
+        new Counter({
+          name,
+          help,
+          registers: [metrics.registry],
+          collect() {
+            this.reset();
+            this.inc(value(stats()));
+          },
+        });
+      counter('kapi_sqlite_writes_total', 'Writes committed to the embedded SQLite store (one revision each).', (s) => s.writes);
+      counter(
+        'kapi_sqlite_write_transactions_total',
+        'Write transactions of the embedded SQLite store (one fsync each); group commit makes this lower than the writes.',
+        (s) => s.transactions,
+      );
+    },
     storageVersionUpdate(gr, outcome) {
       updates.inc({ resource: gr.group ? `${gr.resource}.${gr.group}` : gr.resource, outcome });
     },

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KVBackend } from '@kapi/storage';
 import { MemoryBackend } from '@kapi/storage-memory';
-import { SqliteBackend } from '@kapi/storage-sqlite';
+import { SqliteBackend, type SqliteBackendStats } from '@kapi/storage-sqlite';
 import { Etcd3Backend, startCompactor } from '@kapi/storage-etcd3';
 import type { ServerOptions } from './options.js';
 
@@ -10,6 +10,8 @@ import type { ServerOptions } from './options.js';
 export interface StorageBackend {
   kv: KVBackend;
   describe: string;
+  /** The embedded SQLite store's write counters (SQLite only). */
+  sqliteStats?: () => SqliteBackendStats;
   close(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export async function openStorageBackend(options: ServerOptions): Promise<Storag
   return {
     kv,
     describe: options.storage === 'memory' ? 'in-memory store' : `SQLite at ${join(options.dataDir, 'kapi.db')} (${options.sqliteMode})`,
+    ...(kv instanceof SqliteBackend ? { sqliteStats: () => kv.stats } : {}),
     close: async () => {
       compactor?.stop();
       await kv.close();

@@ -206,6 +206,10 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
       /kapi_health_check\{name="poststarthook\/built-in-resources-storage-version-updater",type="readyz"\} 1/,
     );
     expect(metrics).toMatch(/apiserver_request_total\{[^}]*resource="configmaps"/);
+    if (backend === 'sqlite') {
+      expect(metrics).toMatch(/^kapi_sqlite_writes_total [1-9]\d*$/m);
+      expect(metrics).toMatch(/^kapi_sqlite_write_transactions_total [1-9]\d*$/m);
+    }
   });
 
   it('terminates a namespace: refuses new content, waits for finalizers, then removes it', async () => {
