@@ -14,7 +14,7 @@ export { withPanicRecovery } from './with-panic-recovery.js';
 
 export type { RequestInfoOptions } from './with-request-info.js';
 export { withRequestInfo } from './with-request-info.js';
-export { parseRequestInfo, isLongRunningRequest } from './request-info.js';
+export { parseRequestInfo, isLongRunningRequest, pathSegments } from './request-info.js';
 
 export type { MaxInFlightOptions, MaxInFlightFilter, InFlightCounts } from './with-max-in-flight.js';
 export { withMaxInFlight, tooManyRequestsMessage } from './with-max-in-flight.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '@kapi/apimachinery';
-import { isLongRunningRequest, parseRequestInfo } from './request-info.js';
+import { isLongRunningRequest, parseRequestInfo, pathSegments } from './request-info.js';
 
 function pick(method: string, url: string) {
   const info = parseRequestInfo(method, url);
@@ -201,5 +201,15 @@ describe('parseRequestInfo', () => {
     expect(isLongRunningRequest(parseRequestInfo('GET', '/api/v1/pods'))).toBe(false);
     expect(isLongRunningRequest(parseRequestInfo('GET', '/api/v1/pods?watch=false'))).toBe(false);
     expect(isLongRunningRequest(parseRequestInfo('GET', '/healthz'))).toBe(false);
+  });
+});
+
+describe('pathSegments', () => {
+  it('drops leading and trailing slashes and keeps inner empty segments', () => {
+    expect(pathSegments('/api/v1/')).toEqual(['api', 'v1']);
+    expect(pathSegments('///apis//g/')).toEqual(['apis', '', 'g']);
+    expect(pathSegments('/')).toEqual([]);
+    expect(pathSegments('')).toEqual([]);
+    expect(pathSegments('healthz')).toEqual(['healthz']);
   });
 });

@@ -21,10 +21,13 @@ const methodVerbs: Record<string, string> = {
   DELETE: 'delete',
 };
 
-function splitPath(path: string): string[] {
-  const trimmed = path.replace(/^\/+|\/+$/g, '');
-  if (trimmed === '') return [];
-  return trimmed.split('/');
+/** The segments of a path between its leading and trailing slashes (`/api/v1/` gives `api`, `v1`). */
+export function pathSegments(path: string): string[] {
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === 0x2f) start++;
+  while (end > start && path.charCodeAt(end - 1) === 0x2f) end--;
+  return start === end ? [] : path.slice(start, end).split('/');
 }
 
 /**
@@ -51,7 +54,7 @@ export function parseRequestInfo(method: string, url: string | RequestTarget): R
     parts: [],
   };
 
-  let parts = splitPath(path);
+  let parts = pathSegments(path);
   if (parts.length < 3) return info;
   const prefix = parts[0] ?? '';
   if (!apiPrefixes.has(prefix)) return info;

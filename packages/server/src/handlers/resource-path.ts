@@ -1,3 +1,5 @@
+import { pathSegments } from '@kapi/filters';
+
 /** A parsed resource URL (k8s.io/apiserver RequestInfo, for the paths the REST handlers serve). */
 export interface ResourcePath {
   group: string;
@@ -19,8 +21,7 @@ const namespaceSubresources = new Set(['status', 'finalize']);
  * and name). Returns undefined for anything else.
  */
 export function parseResourcePath(path: string): ResourcePath | undefined {
-  const trimmed = path.replace(/^\/+|\/+$/g, '');
-  const segments = trimmed === '' ? [] : trimmed.split('/');
+  const segments = pathSegments(path);
   let group: string;
   let version: string;
   let rest: string[];
