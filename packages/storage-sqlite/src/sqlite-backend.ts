@@ -230,7 +230,7 @@ export class SqliteBackend implements KVBackend {
     const header = this.walIndex.read();
     if (header && this.head && header.equals(this.head.header)) return this.head.revision;
     const revision = this.readCurrentRevision();
-    this.head = header ? { header, revision } : undefined;
+    this.head = header ? { header: Buffer.from(header), revision } : undefined;
     return revision;
   }
 

@@ -22,17 +22,19 @@ describe('WalIndexHeaderProbe', () => {
       writer.close();
       database.remove();
     });
-    const first = probe.read();
+    // The probe's Buffer is overwritten by each read: keep copies.
+    const read = () => Buffer.from(probe.read() as Buffer);
+    const first = read();
     expect(first).toHaveLength(48);
-    expect(probe.read()).toEqual(first);
+    expect(read()).toEqual(first);
     writer.prepare('INSERT INTO t VALUES (1)').run();
-    const second = probe.read();
+    const second = read();
     expect(second).not.toEqual(first);
-    expect(probe.read()).toEqual(second);
+    expect(read()).toEqual(second);
     other.prepare('SELECT count(*) FROM t').get();
-    expect(probe.read()).toEqual(second);
+    expect(read()).toEqual(second);
     other.prepare('INSERT INTO t VALUES (2)').run();
-    expect(probe.read()).not.toEqual(second);
+    expect(read()).not.toEqual(second);
   });
 
   it('has nothing to read for an in-memory database', () => {

@@ -18,7 +18,10 @@ export class WalIndexHeaderProbe {
   /** `databasePath`: the database file; in-memory and URI databases have no probe. */
   constructor(private readonly databasePath: string) {}
 
-  /** A copy of the header, or undefined when it cannot be read (no `-shm` file yet, not initialised). */
+  /**
+   * The header, or undefined when it cannot be read (no `-shm` file yet, not initialised). The Buffer is
+   * the probe's own and is overwritten by the next call: copy it to keep it.
+   */
   read(): Buffer | undefined {
     if (this.fd === undefined) {
       if (this.databasePath === ':memory:' || this.databasePath.startsWith('file:')) return undefined;
@@ -35,7 +38,7 @@ export class WalIndexHeaderProbe {
       return undefined;
     }
     if (read < HEADER_BYTES || this.buffer[IS_INIT_OFFSET] !== 1) return undefined;
-    return Buffer.from(this.buffer);
+    return this.buffer;
   }
 
   close(): void {
