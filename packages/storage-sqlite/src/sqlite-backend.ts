@@ -349,11 +349,7 @@ function writeRequest(
   expectedModRevision: number,
   options: KVWriteOptions,
 ): WriteRequest {
-  // A private copy with its own memory (not a slice of Buffer's shared pool), so that handing it to the
-  // writer thread copies only its bytes.
-  const copy = Buffer.allocUnsafeSlow(value.byteLength);
-  copy.set(value);
-  const request: WriteRequest = { kind, key, value: copy, expectedModRevision };
+  const request: WriteRequest = { kind, key, value: Buffer.from(value), expectedModRevision };
   if (options.ttlSeconds !== undefined) request.ttlSeconds = options.ttlSeconds;
   if (options.condition) request.condition = options.condition;
   return request;

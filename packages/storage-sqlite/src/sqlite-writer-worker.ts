@@ -8,7 +8,7 @@ import type { KVWriteResult } from '@kapi/storage';
 import { initializeDatabase, SqliteStatements } from './sqlite-schema.js';
 import { batchWriter, compactLog, type BatchWriter } from './write-batch.js';
 import type { WriteRequest } from './write-request.js';
-import type { WriterReply, WriterRequest, WriterThreadData } from './writer-protocol.js';
+import { unpackWrites, type WriterReply, type WriterRequest, type WriterThreadData } from './writer-protocol.js';
 
 type WriteMessage = Extract<WriterRequest, { type: 'write' }>;
 
@@ -61,14 +61,8 @@ function serve(port: MessagePort, { path, busyTimeoutMs }: WriterThreadData): vo
 /** Commits several batches in one transaction and answers each batch with its own results. */
 function commitTogether(port: MessagePort, write: BatchWriter, messages: WriteMessage[]): void {
   if (messages.length === 0) return;
-  const requests: WriteRequest[] = [];
-  for (const message of messages) {
-    for (const request of message.requests) {
-      // Values arrive as plain Uint8Arrays (structured clone); better-sqlite3 binds Buffers.
-      request.value = Buffer.from(request.value.buffer, request.value.byteOffset, request.value.byteLength);
-      requests.push(request);
-    }
-  }
+  const batches = messages.map((message) => unpackWrites(message.writes));
+  const requests: WriteRequest[] = batches.flat();
   let results: KVWriteResult[];
   try {
     results = write(requests, (messages[0] as WriteMessage).now);
@@ -78,11 +72,12 @@ function commitTogether(port: MessagePort, write: BatchWriter, messages: WriteMe
   }
   transactions++;
   let offset = 0;
-  for (const message of messages) {
-    const reply: WriterReply = { id: message.id, results: results.slice(offset, offset + message.requests.length), transaction: transactions };
-    offset += message.requests.length;
+  messages.forEach((message, index) => {
+    const count = (batches[index] as WriteRequest[]).length;
+    const reply: WriterReply = { id: message.id, results: results.slice(offset, offset + count), transaction: transactions };
+    offset += count;
     port.postMessage(reply);
-  }
+  });
 }
 
 function errorReply(id: number, error: unknown): WriterReply {

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { KVWriteResult } from '@kapi/storage';
 import type { WriteRequest } from './write-request.js';
-import type { WriterReply, WriterRequest, WriterThreadData } from './writer-protocol.js';
+import { packWrites, type WriterReply, type WriterRequest, type WriterThreadData } from './writer-protocol.js';
 
 /** A batch's results and the number of the transaction that committed it (shared by merged batches). */
 export interface CommittedBatch {
@@ -43,7 +43,8 @@ export class WriterThread {
   /** Commits a batch in one transaction on the writer thread; results come back in request order. */
   write(requests: WriteRequest[], now: number): Promise<CommittedBatch> {
     const id = this.nextId++;
-    return this.call(id, { type: 'write', id, requests, now });
+    const { packed, transfer } = packWrites(requests);
+    return this.call(id, { type: 'write', id, writes: packed, now }, transfer);
   }
 
   /** Compacts the log at `revision` on the writer thread. */
@@ -62,11 +63,11 @@ export class WriterThread {
     await exited;
   }
 
-  private call(id: number, request: WriterRequest | undefined): Promise<CommittedBatch> {
+  private call(id: number, request: WriterRequest | undefined, transfer: ArrayBuffer[] = []): Promise<CommittedBatch> {
     if (this.failure) return Promise.reject(this.failure);
     const answer = new Promise<CommittedBatch>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      if (request) this.worker.postMessage(request);
+      if (request) this.worker.postMessage(request, transfer);
       this.worker.ref();
     });
     this.last = answer.catch(() => undefined);
