@@ -1,13 +1,31 @@
 import type { KubeObject } from '@kapi/apimachinery';
 
+/** The last second formatted (every create in that second asks for the same text). */
+let formatted = { second: Number.NaN, text: '' };
+
 /** RFC 3339 with whole seconds, as metav1.Time serializes. */
 export function formatTime(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(date.getTime() / 1000);
+  if (second !== formatted.second) formatted = { second, text: date.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  return formatted.text;
 }
 
-/** A deep copy of a JSON object. */
+/** A deep copy of a JSON object (several times faster than structuredClone for plain JSON values). */
 export function copyObject<T extends KubeObject>(object: T): T {
-  return structuredClone(object);
+  return copyJson(object) as T;
+}
+
+function copyJson(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyJson((value as Record<string, unknown>)[key]);
+    // JSON.parse makes "__proto__" an own property; keep it one (assignment would set the prototype).
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
+  }
+  return copy;
 }
 
 /** Everything but metadata and status, for deciding whether `metadata.generation` moves. */
