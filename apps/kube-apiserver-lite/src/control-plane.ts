@@ -152,6 +152,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
 
   const observability = createObservability();
   if (backend.sqliteStats) observability.watchSqlite(backend.sqliteStats);
+  if (backend.healthCheck) observability.health.addCheck(backend.healthCheck.name, backend.healthCheck.check);
   const manager = options.storageVersionAPI
     ? new StorageVersionManager({ onUpdate: (gr, outcome) => observability.storageVersionUpdate(gr, outcome) })
     : undefined;

@@ -10,9 +10,27 @@ import type { ServerOptions } from './options.js';
 export interface StorageBackend {
   kv: KVBackend;
   describe: string;
+  /** The storage's health check for /healthz, /livez and /readyz (upstream's `etcd` check); none in memory. */
+  healthCheck?: { name: string; check(): Promise<void> };
   /** The embedded SQLite store's write counters (SQLite only). */
   sqliteStats?: () => SqliteBackendStats;
   close(): Promise<void>;
+}
+
+/** How long the etcd health check waits (upstream's --etcd-healthcheck-timeout default). */
+const etcdHealthTimeoutMs = 2000;
+
+/** Resolves with nothing once `work` settles, or rejects after `timeoutMs`. */
+async function withTimeout(work: Promise<unknown>, timeoutMs: number, message: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${message} within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -41,6 +59,7 @@ export async function openStorageBackend(options: ServerOptions): Promise<Storag
     return {
       kv,
       describe: `etcd at ${options.etcdServers.join(',')}`,
+      healthCheck: { name: 'etcd', check: () => withTimeout(kv.currentRevision(), etcdHealthTimeoutMs, 'etcd did not answer') },
       close: async () => {
         await compactor?.stop();
         await kv.close();
@@ -69,7 +88,9 @@ export async function openStorageBackend(options: ServerOptions): Promise<Storag
   return {
     kv,
     describe: options.storage === 'memory' ? 'in-memory store' : `SQLite at ${join(options.dataDir, 'kapi.db')} (${options.sqliteMode})`,
-    ...(kv instanceof SqliteBackend ? { sqliteStats: () => kv.stats } : {}),
+    ...(kv instanceof SqliteBackend
+      ? { sqliteStats: () => kv.stats, healthCheck: { name: 'sqlite', check: async () => kv.checkHealth() } }
+      : {}),
     close: async () => {
       compactor?.stop();
       await kv.close();

@@ -151,6 +151,17 @@ export class SqliteBackend implements KVBackend {
     }
   }
 
+  /**
+   * Throws unless the backend can serve: open, its writer thread (if any) alive, and the database
+   * readable (for health checks).
+   */
+  checkHealth(): void {
+    this.assertOpen('');
+    const failed = this.writer?.failed;
+    if (failed) throw new Error(`the sqlite writer thread failed: ${failed.message}`);
+    this.readCurrentRevision();
+  }
+
   /** Write-path counters (for tests and metrics). */
   get stats(): SqliteBackendStats {
     return { ...this.counters };

@@ -61,6 +61,12 @@ describe('SqliteBackend with a writer thread', () => {
     expect(await kv.create('/good', bytes('1'))).toMatchObject({ succeeded: true });
   });
 
+  it('is healthy while open with a live writer thread, and not once closed', async () => {
+    expect(() => kv.checkHealth()).not.toThrow();
+    await kv.close();
+    expect(() => kv.checkHealth()).toThrow(/closed/);
+  });
+
   it('commits the writes queued before close, refuses later ones, and leaves them on disk', async () => {
     const queued = Array.from({ length: 20 }, (_, i) => kv.create(`/c/${i}`, bytes(String(i))));
     const closing = kv.close();

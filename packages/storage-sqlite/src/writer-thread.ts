@@ -40,6 +40,11 @@ export class WriterThread {
     return thread;
   }
 
+  /** Why the thread stopped working (it exited or crashed), or undefined while it works. */
+  get failed(): Error | undefined {
+    return this.failure;
+  }
+
   /** Commits a batch in one transaction on the writer thread; results come back in request order. */
   write(requests: WriteRequest[], now: number): Promise<CommittedBatch> {
     const id = this.nextId++;

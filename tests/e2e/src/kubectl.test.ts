@@ -206,6 +206,9 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
       /kapi_health_check\{name="poststarthook\/built-in-resources-storage-version-updater",type="readyz"\} 1/,
     );
     expect(metrics).toMatch(/apiserver_request_total\{[^}]*resource="configmaps"/);
+    // The storage's health check, named like upstream's for etcd.
+    const readyz = await kubectl(server, ['get', '--raw', '/readyz?verbose']);
+    expect(readyz).toContain(backend === 'sqlite' ? '[+]sqlite ok' : '[+]etcd ok');
     if (backend === 'sqlite') {
       expect(metrics).toMatch(/^kapi_sqlite_writes_total [1-9]\d*$/m);
       expect(metrics).toMatch(/^kapi_sqlite_write_transactions_total [1-9]\d*$/m);
