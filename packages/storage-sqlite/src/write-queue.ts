@@ -36,10 +36,14 @@ export class WriteQueue {
   push(request: WriteRequest): Promise<KVWriteResult> {
     return new Promise((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
-      if (this.flushScheduled) return;
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
+      this.schedule();
     });
+  }
+
+  private schedule(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
   }
 
   /** Commits everything queued now (and waits for the writer thread's answers). */
@@ -59,10 +63,7 @@ export class WriteQueue {
       return;
     }
     const batch = this.queue.splice(0, maxInlineBatch);
-    if (this.queue.length > 0 && !this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
-    }
+    if (this.queue.length > 0) this.schedule();
     if (batch.length === 0) return;
     let results: KVWriteResult[];
     try {

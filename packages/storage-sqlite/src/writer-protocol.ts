@@ -36,7 +36,12 @@ export function packWrites(requests: readonly WriteRequest[]): { packed: PackedW
   requests.forEach((request, index) => {
     keys.push(request.key);
     values.set(request.value, offset);
-    numbers.set([kinds.indexOf(request.kind), request.expectedModRevision, request.ttlSeconds ?? 0, offset, request.value.byteLength], index * fieldsPerWrite);
+    const at = index * fieldsPerWrite;
+    numbers[at] = kinds.indexOf(request.kind);
+    numbers[at + 1] = request.expectedModRevision;
+    numbers[at + 2] = request.ttlSeconds ?? 0;
+    numbers[at + 3] = offset;
+    numbers[at + 4] = request.value.byteLength;
     offset += request.value.byteLength;
     if (request.condition) (conditions ??= {})[index] = request.condition;
   });
