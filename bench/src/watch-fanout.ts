@@ -173,83 +173,138 @@ async function startServer(directory: string): Promise<{ running: RunningControl
 
 const configMap = (name: string) => ({ ...sampleObject(name), metadata: { name, namespace: 'default' } });
 
-/**
- * Scenario 1: one writer and N HTTPS watchers (in a child process) on one resource of an in-process
- * kube-apiserver-lite (memory storage, watch cache on), beside a raw node:https server writing the same
- * event line to the same number of sockets. Also counts watch-event encodes in the server process.
- */
-export async function watchFanOutRows(options: { watchers: number; events: number; timeoutMs: number }): Promise<BenchRow[]> {
-  const { watchers, events, timeoutMs } = options;
-  const directory = mkdtempSync(join(tmpdir(), 'kapi-watch-bench-'));
-  const cleanups: Array<() => Promise<void>> = [];
-  const rows: BenchRow[] = [];
-  const counter = new EncodeCounter();
-  try {
-    const server = await startServer(directory);
-    cleanups.push(async () => {
-      server.client.close();
-      await server.running.stop();
-    });
-    const path = '/api/v1/namespaces/default/configmaps';
-    await server.client.request({ method: 'POST', path, body: configMap('warm-up') });
-    const list = await server.client.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path });
-    const headers = { authorization: `Bearer ${server.token}` };
-    const clients = new WatcherProcess({ url: `${server.running.url}${path}?watch=true&resourceVersion=${list.metadata.resourceVersion}`, ca: server.ca, headers, watchers });
-    cleanups.unshift(() => clients.close());
-    const opened = await clients.ready(timeoutMs);
-    console.log(`[bench] fan-out: ${opened.open} watchers open on kube-apiserver-lite (${opened.failed} failed)`);
+interface RunResult {
+  rate: number;
+  lines: number;
+  expected: number;
+  ended: number;
+  complete: boolean;
+  notes: string;
+}
 
-    counter.install();
+/** One subject run: new watchers from the current resourceVersion, then `events` sequential creates. */
+async function subjectRun(
+  server: { running: RunningControlPlane; client: RestClient; ca: string; token: string },
+  run: number,
+  options: { watchers: number; events: number; timeoutMs: number },
+): Promise<RunResult & { writes: number; sample: string | undefined }> {
+  const path = '/api/v1/namespaces/default/configmaps';
+  const list = await server.client.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}?limit=1` });
+  const headers = { authorization: `Bearer ${server.token}` };
+  const clients = new WatcherProcess({ url: `${server.running.url}${path}?watch=true&resourceVersion=${list.metadata.resourceVersion}`, ca: server.ca, headers, watchers: options.watchers });
+  try {
+    const opened = await clients.ready(options.timeoutMs);
+    console.log(`[bench] fan-out: ${opened.open} watchers open on kube-apiserver-lite (${opened.failed} failed)`);
     const started = Date.now();
     let writes = 0;
     const writer = (async () => {
-      for (let i = 0; i < events; i++) {
-        await server.client.request({ method: 'POST', path, body: configMap(`event-${i}`) });
+      for (let i = 0; i < options.events; i++) {
+        await server.client.request({ method: 'POST', path, body: configMap(`event-${run}-${i}`) });
         writes++;
       }
     })();
-    const done = clients.expect(opened.open * events, timeoutMs);
+    const done = clients.expect(opened.open * options.events, options.timeoutMs);
     await writer;
     const writerSeconds = (Date.now() - started) / 1000;
-    const subject = await done;
-    counter.uninstall();
-    const subjectSeconds = Math.max(subject.lastAt - started, 1) / 1000;
-    const subjectRate = subject.lines / subjectSeconds;
-    console.log(`[bench] fan-out: ${subject.lines} deliveries of ${writes} events in ${subjectSeconds.toFixed(2)} s; ${subject.ended} streams ended early; ${counter.count} event encodes`);
-    const sample = clients.sample ?? `${JSON.stringify({ type: 'ADDED', object: configMap('sample') })}\n`;
+    const result = await done;
+    const seconds = Math.max(result.lastAt - started, 1) / 1000;
+    console.log(`[bench] fan-out: ${result.lines} deliveries of ${writes} events in ${seconds.toFixed(2)} s; ${result.ended} streams ended early`);
+    return {
+      rate: result.lines / seconds,
+      lines: result.lines,
+      expected: opened.open * options.events,
+      ended: result.ended,
+      complete: result.complete,
+      writes,
+      sample: clients.sample,
+      notes: `writer done after ${writerSeconds.toFixed(2)} s, last delivery after ${seconds.toFixed(2)} s`,
+    };
+  } finally {
     await clients.close();
-    cleanups.shift();
+  }
+}
 
-    // control: the same number of sockets, the same bytes, one write per event per socket
+/** One control run: a raw node:https server writing `sample` to the same number of sockets, `events` times. */
+async function controlRun(
+  tls: { key: string; cert: string },
+  ca: string,
+  sample: string,
+  options: { watchers: number; events: number; timeoutMs: number },
+): Promise<RunResult> {
+  const raw = await rawWatchServer(tls);
+  const clients = new WatcherProcess({ url: raw.url, ca, headers: {}, watchers: options.watchers });
+  try {
+    const opened = await clients.ready(options.timeoutMs);
+    const started = Date.now();
+    const done = clients.expect(opened.open * options.events, options.timeoutMs);
+    await raw.broadcast(Buffer.from(sample), options.events);
+    const broadcastSeconds = (Date.now() - started) / 1000;
+    const result = await done;
+    const seconds = Math.max(result.lastAt - started, 1) / 1000;
+    return {
+      rate: result.lines / seconds,
+      lines: result.lines,
+      expected: opened.open * options.events,
+      ended: result.ended,
+      complete: result.complete,
+      notes: `server done writing after ${broadcastSeconds.toFixed(2)} s, last delivery after ${seconds.toFixed(2)} s`,
+    };
+  } finally {
+    await clients.close();
+    await raw.close();
+  }
+}
+
+/**
+ * Scenario 1: one writer and N HTTPS watchers (in a child process) on one resource of an in-process
+ * kube-apiserver-lite (memory storage, watch cache on), beside a raw node:https server writing the same
+ * event line to the same number of sockets. Subject and control run twice each, alternately, and each
+ * keeps its best run (this VM's throughput drifts by tens of percent within minutes). Also counts
+ * watch-event encodes in the server process.
+ */
+export async function watchFanOutRows(options: { watchers: number; events: number; timeoutMs: number }): Promise<BenchRow[]> {
+  const { watchers, events } = options;
+  const directory = mkdtempSync(join(tmpdir(), 'kapi-watch-bench-'));
+  const rows: BenchRow[] = [];
+  const counter = new EncodeCounter();
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  try {
+    server = await startServer(directory);
+    await server.client.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: configMap('warm-up') });
     const tls = { key: readFileSync(join(directory, 'apiserver.key'), 'utf8'), cert: readFileSync(join(directory, 'apiserver.crt'), 'utf8') };
-    const raw = await rawWatchServer(tls);
-    cleanups.unshift(() => raw.close());
-    const rawClients = new WatcherProcess({ url: raw.url, ca: server.ca, headers: {}, watchers });
-    cleanups.unshift(() => rawClients.close());
-    const rawOpened = await rawClients.ready(timeoutMs);
-    const rawStarted = Date.now();
-    const rawDone = rawClients.expect(rawOpened.open * events, timeoutMs);
-    await raw.broadcast(Buffer.from(sample), events);
-    const broadcastSeconds = (Date.now() - rawStarted) / 1000;
-    const control = await rawDone;
-    const controlRate = control.lines / (Math.max(control.lastAt - rawStarted, 1) / 1000);
-
-    const scenario = `watch fan-out, ${watchers} HTTPS watchers, ${events} x ${Buffer.byteLength(sample)} B events, 1 writer`;
+    const subjects: Array<Awaited<ReturnType<typeof subjectRun>>> = [];
+    const controls: RunResult[] = [];
+    for (let run = 0; run < 2; run++) {
+      counter.install();
+      try {
+        subjects.push(await subjectRun(server, run, options));
+      } finally {
+        counter.uninstall();
+      }
+      const sample = subjects[0]?.sample ?? `${JSON.stringify({ type: 'ADDED', object: configMap('sample') })}\n`;
+      controls.push(await controlRun(tls, server.ca, sample, options));
+    }
+    const best = <T extends RunResult>(runs: T[]): T => runs.reduce((a, b) => (b.rate > a.rate ? b : a));
+    const subject = best(subjects);
+    const control = best(controls);
+    const sampleBytes = Buffer.byteLength(subjects[0]?.sample ?? '');
+    const describe = (name: string, r: RunResult) =>
+      `${name} ${r.lines}/${r.expected} deliveries${r.complete ? '' : ' (timed out)'}, ${r.ended} streams ended early, ${r.notes}`;
     rows.push({
-      ...row(scenario, 'kube-apiserver-lite (memory, watch cache)', subjectRate, 'raw node:https, same line per socket', controlRate, 'deliveries/s', '>= 80%'),
-      notes:
-        `subject ${subject.lines}/${opened.open * events} deliveries${subject.complete ? '' : ' (timed out)'}, ${subject.ended} streams ended early, ` +
-        `writer done after ${writerSeconds.toFixed(2)} s, last delivery after ${subjectSeconds.toFixed(2)} s; ` +
-        `control ${control.lines}/${rawOpened.open * events}, server done writing after ${broadcastSeconds.toFixed(2)} s, last delivery after ${((control.lastAt - rawStarted) / 1000).toFixed(2)} s`,
+      ...row(`watch fan-out, ${watchers} HTTPS watchers, ${events} x ${sampleBytes} B events, 1 writer`, 'kube-apiserver-lite (memory, watch cache)', subject.rate, 'raw node:https, same line per socket', control.rate, 'deliveries/s', '>= 80%'),
+      notes: `best of 2 runs each, alternating (subject ${subjects.map((r) => r.rate.toFixed(0)).join(' / ')}, control ${controls.map((r) => r.rate.toFixed(0)).join(' / ')}); ${describe('subject', subject)}; ${describe('control', control)}`,
     });
-    const perEvent = counter.count / Math.max(writes, 1);
+    const writes = subjects.reduce((sum, r) => sum + r.writes, 0);
     rows.push({
-      ...row(`watch event encodes per event, ${watchers} watchers`, 'kube-apiserver-lite encodes/event', perEvent, 'one per apiVersion', 1, 'encodes/event', '~1 (not 1 per watcher)'),
+      ...row(`watch event encodes per event, ${watchers} watchers`, 'kube-apiserver-lite encodes/event', counter.count / Math.max(writes, 1), 'one per apiVersion', 1, 'encodes/event', '~1 (not 1 per watcher)'),
       notes: `${counter.count} JSON.stringify calls on {type, object} values of the ${writes} written events (${counter.other} on other watch events)`,
     });
   } finally {
     counter.uninstall();
-    for (const cleanup of cleanups) await cleanup().catch((error: unknown) => console.error('[bench] cleanup failed:', error));
+    if (server) {
+      server.client.close();
+      await server.running.stop().catch((error: unknown) => console.error('[bench] cleanup failed:', error));
+    }
     rmSync(directory, { recursive: true, force: true });
   }
   return rows;
