@@ -52,6 +52,11 @@ export function createObservability(): Observability {
         'Write transactions of the embedded SQLite store (one fsync each); group commit makes this lower than the writes.',
         (s) => s.transactions,
       );
+      counter(
+        'kapi_sqlite_checkpoints_total',
+        'WAL checkpoints run beside the writer thread by the embedded SQLite store (--sqlite-mode=writer-thread).',
+        (s) => s.checkpoints,
+      );
     },
     storageVersionUpdate(gr, outcome) {
       updates.inc({ resource: gr.group ? `${gr.resource}.${gr.group}` : gr.resource, outcome });

@@ -53,6 +53,12 @@ export interface SqliteBackendOptions {
    * shared locking mode (not `exclusive`). Default false.
    */
   writerThread?: boolean;
+  /**
+   * With `writerThread`: how often a third connection, on a thread of its own, copies the WAL back
+   * into the database (a PASSIVE checkpoint), so that commits do not stop for it. Default 250 ms; 0
+   * leaves checkpoints to the committing connection (SQLite's default, every 1000 WAL pages).
+   */
+  checkpointIntervalMs?: number;
 }
 
 /** Counters of the write path. */
@@ -61,6 +67,8 @@ export interface SqliteBackendStats {
   transactions: number;
   /** Successful writes (each one revision). */
   writes: number;
+  /** Checkpoints run by the checkpoint thread (see `checkpointIntervalMs`). */
+  checkpoints: number;
 }
 
 /** Expired keys deleted per sweep step. */
@@ -82,7 +90,7 @@ export class SqliteBackend implements KVBackend {
   private sweeping = false;
   private closed = false;
   private closing: Promise<void> | undefined;
-  private readonly counters: SqliteBackendStats = { transactions: 0, writes: 0 };
+  private readonly counters: Omit<SqliteBackendStats, 'checkpoints'> = { transactions: 0, writes: 0 };
   /** The writer thread's number of the last transaction counted. */
   private lastTransaction: number | undefined;
   private readonly walIndex: WalIndexHeaderProbe;
@@ -136,7 +144,9 @@ export class SqliteBackend implements KVBackend {
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     try {
       initializeDatabase(db, busyTimeoutMs, options.exclusive ?? false);
-      const writer = options.writerThread ? await WriterThread.start({ path: db.name, busyTimeoutMs }) : undefined;
+      const writer = options.writerThread
+        ? await WriterThread.start({ path: db.name, busyTimeoutMs, checkpointIntervalMs: options.checkpointIntervalMs ?? 250 })
+        : undefined;
       return new SqliteBackend(db, options, writer);
     } catch (error) {
       db.close();
@@ -164,7 +174,7 @@ export class SqliteBackend implements KVBackend {
 
   /** Write-path counters (for tests and metrics). */
   get stats(): SqliteBackendStats {
-    return { ...this.counters };
+    return { ...this.counters, checkpoints: this.writer?.checkpoints ?? 0 };
   }
 
   async get(key: string, options: { revision?: number } = {}): Promise<KVGetResult> {

@@ -15,11 +15,12 @@ type WriteMessage = Extract<WriterRequest, { type: 'write' }>;
 /** Transactions committed so far (numbers the replies). */
 let transactions = 0;
 
-function serve(port: MessagePort, { path, busyTimeoutMs }: WriterThreadData): void {
+function serve(port: MessagePort, { path, busyTimeoutMs, autocheckpointPages }: WriterThreadData): void {
   let db: Database.Database | undefined;
   try {
     db = new Database(path);
     initializeDatabase(db, busyTimeoutMs, false);
+    if (autocheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${Math.floor(autocheckpointPages)}`);
   } catch (error) {
     db?.close();
     port.postMessage(errorReply(0, error));

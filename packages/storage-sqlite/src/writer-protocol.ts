@@ -5,6 +5,8 @@ import type { WriteRequest } from './write-request.js';
 export interface WriterThreadData {
   path: string;
   busyTimeoutMs: number;
+  /** The writer connection's `wal_autocheckpoint` (pages); SQLite's default (1000) when absent. */
+  autocheckpointPages?: number;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { endianness } from 'node:os';
 import Database from 'better-sqlite3';
 import type { KVEvent } from '@kapi/storage';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -90,8 +92,43 @@ describe('SqliteBackend with a writer thread', () => {
     await expect(kv.get('/x', { revision: 2 })).rejects.toThrow();
   });
 
+  it('copies the WAL back into the database on the checkpoint thread, which ends on close', async () => {
+    // Without the checkpoint thread nothing copies these few WAL pages back (SQLite waits for 1000).
+    const unchecked = temporaryDatabase();
+    const plain = await SqliteBackend.open({ path: unchecked.path, writerThread: true, checkpointIntervalMs: 0 });
+    try {
+      const value = bytes('x'.repeat(2048));
+      await Promise.all(Array.from({ length: 100 }, (_, i) => kv.create(`/w/${i}`, value)));
+      await Promise.all(Array.from({ length: 100 }, (_, i) => plain.create(`/w/${i}`, value)));
+      await expect.poll(() => walProgress(database.path), { timeout: 3000 }).toMatchObject({ pending: 0 });
+      expect(walProgress(database.path).frames).toBeGreaterThan(0);
+      expect(kv.stats.checkpoints).toBeGreaterThan(0);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(walProgress(unchecked.path).pending).toBeGreaterThan(0);
+      expect(plain.stats.checkpoints).toBe(0);
+    } finally {
+      await plain.close();
+      unchecked.remove();
+    }
+    const runs = kv.stats.checkpoints;
+    await kv.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(kv.stats.checkpoints).toBe(runs);
+  });
+
   it('cannot be combined with exclusive mode or an in-memory database', async () => {
     await expect(SqliteBackend.open({ path: database.path, writerThread: true, exclusive: true })).rejects.toThrow(/cannot be exclusive/);
     await expect(SqliteBackend.open({ path: ':memory:', writerThread: true })).rejects.toThrow(/database file path/);
   });
 });
+
+/**
+ * The WAL's frames and those not yet copied back into the database, from the WAL index (`-shm`, in the
+ * machine's byte order): `mxFrame` in the header, `nBackfill` right after its two copies.
+ */
+function walProgress(path: string): { frames: number; pending: number } {
+  const index = readFileSync(`${path}-shm`);
+  const read = (offset: number) => (endianness() === 'LE' ? index.readUInt32LE(offset) : index.readUInt32BE(offset));
+  const frames = read(16);
+  return { frames, pending: frames - read(96) };
+}

@@ -1,7 +1,8 @@
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { KVWriteResult } from '@kapi/storage';
 import type { WriteRequest } from './write-request.js';
+import { CheckpointThread } from './checkpoint-thread.js';
+import { startWorker } from './worker-entry.js';
 import { packWrites, type WriterReply, type WriterRequest, type WriterThreadData } from './writer-protocol.js';
 
 /** A batch's results and the number of the transaction that committed it (shared by merged batches). */
@@ -26,6 +27,8 @@ export class WriterThread {
   /** Settles after the last request sent (replies come back in order). */
   private last: Promise<unknown> = Promise.resolve();
 
+  private checkpointer: CheckpointThread | undefined;
+
   private constructor(private readonly worker: Worker) {
     worker.on('message', (reply: WriterReply) => this.settle(reply));
     worker.on('error', (error) => this.fail(error));
@@ -33,11 +36,23 @@ export class WriterThread {
     worker.unref();
   }
 
-  /** Starts the thread and waits until it has opened the database (rejects with SQLite's error otherwise). */
-  static async start(data: WriterThreadData): Promise<WriterThread> {
-    const thread = new WriterThread(startWorker(data));
+  /**
+   * Starts the thread and waits until it has opened the database (rejects with SQLite's error
+   * otherwise). With `checkpointIntervalMs`, a {@link CheckpointThread} copies the WAL back beside it,
+   * and the writer's own checkpoint waits for a WAL of `backstopPages` (default 10000 pages).
+   */
+  static async start(data: WriterThreadData & { checkpointIntervalMs?: number; backstopPages?: number }): Promise<WriterThread> {
+    const { checkpointIntervalMs, backstopPages = 10_000, ...writer } = data;
+    const background = checkpointIntervalMs !== undefined && checkpointIntervalMs > 0;
+    const thread = new WriterThread(startWorker('sqlite-writer-worker', background ? { ...writer, autocheckpointPages: backstopPages } : writer));
     await thread.call(0, undefined);
+    if (background) thread.checkpointer = CheckpointThread.start({ path: data.path, busyTimeoutMs: data.busyTimeoutMs, intervalMs: checkpointIntervalMs });
     return thread;
+  }
+
+  /** Background checkpoints run so far (0 without a checkpoint thread). */
+  get checkpoints(): number {
+    return this.checkpointer?.checkpoints ?? 0;
   }
 
   /** Why the thread stopped working (it exited or crashed), or undefined while it works. */
@@ -60,6 +75,7 @@ export class WriterThread {
 
   /** Waits for the work already sent, then closes the thread's connection and ends the thread. */
   async close(): Promise<void> {
+    await this.checkpointer?.close();
     await this.last;
     if (this.failure) return;
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
@@ -93,17 +109,4 @@ export class WriterThread {
     for (const pending of this.pending.values()) pending.reject(error);
     this.pending.clear();
   }
-}
-
-/**
- * The built entry (dist/sqlite-writer-worker.js) beside this module; when running from the TypeScript
- * sources (the workspace's tests), the .ts entry loaded through tsx.
- */
-function startWorker(data: WriterThreadData): Worker {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./sqlite-writer-worker.js', here), { workerData: data });
-  const entry = new URL('./sqlite-writer-worker.ts', here).href;
-  const tsx = createRequire(here).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs');
-  const loader = `import(${JSON.stringify(new URL(`file://${tsx}`).href)}).then((tsx) => tsx.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}))`;
-  return new Worker(loader, { eval: true, workerData: data });
 }
