@@ -182,6 +182,12 @@ interface RunResult {
   notes: string;
 }
 
+/** A run's rate and counters from its watchers' stats (`started`: when its first event was sent, epoch ms). */
+function runResult(stats: ClientStats & { complete: boolean }, started: number, expected: number, notes: (seconds: number) => string): RunResult {
+  const seconds = Math.max(stats.lastAt - started, 1) / 1000;
+  return { rate: stats.lines / seconds, lines: stats.lines, expected, ended: stats.ended, complete: stats.complete, notes: notes(seconds) };
+}
+
 /** One subject run: new watchers from the current resourceVersion, then `events` sequential creates. */
 async function subjectRun(
   server: { running: RunningControlPlane; client: RestClient; ca: string; token: string },
@@ -206,19 +212,9 @@ async function subjectRun(
     const done = clients.expect(opened.open * options.events, options.timeoutMs);
     await writer;
     const writerSeconds = (Date.now() - started) / 1000;
-    const result = await done;
-    const seconds = Math.max(result.lastAt - started, 1) / 1000;
-    console.log(`[bench] fan-out: ${result.lines} deliveries of ${writes} events in ${seconds.toFixed(2)} s; ${result.ended} streams ended early`);
-    return {
-      rate: result.lines / seconds,
-      lines: result.lines,
-      expected: opened.open * options.events,
-      ended: result.ended,
-      complete: result.complete,
-      writes,
-      sample: clients.sample,
-      notes: `writer done after ${writerSeconds.toFixed(2)} s, last delivery after ${seconds.toFixed(2)} s`,
-    };
+    const result = runResult(await done, started, opened.open * options.events, (seconds) => `writer done after ${writerSeconds.toFixed(2)} s, last delivery after ${seconds.toFixed(2)} s`);
+    console.log(`[bench] fan-out: ${result.lines} deliveries of ${writes} events; ${result.notes}; ${result.ended} streams ended early`);
+    return { ...result, writes, sample: clients.sample };
   } finally {
     await clients.close();
   }
@@ -239,16 +235,7 @@ async function controlRun(
     const done = clients.expect(opened.open * options.events, options.timeoutMs);
     await raw.broadcast(Buffer.from(sample), options.events);
     const broadcastSeconds = (Date.now() - started) / 1000;
-    const result = await done;
-    const seconds = Math.max(result.lastAt - started, 1) / 1000;
-    return {
-      rate: result.lines / seconds,
-      lines: result.lines,
-      expected: opened.open * options.events,
-      ended: result.ended,
-      complete: result.complete,
-      notes: `server done writing after ${broadcastSeconds.toFixed(2)} s, last delivery after ${seconds.toFixed(2)} s`,
-    };
+    return runResult(await done, started, opened.open * options.events, (seconds) => `server done writing after ${broadcastSeconds.toFixed(2)} s, last delivery after ${seconds.toFixed(2)} s`);
   } finally {
     await clients.close();
     await raw.close();
