@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { withCheckTimeout, type HealthCheck } from '@kapi/server';
 import type { KVBackend } from '@kapi/storage';
 import { MemoryBackend } from '@kapi/storage-memory';
 import { SqliteBackend, type SqliteBackendStats } from '@kapi/storage-sqlite';
@@ -11,7 +12,7 @@ export interface StorageBackend {
   kv: KVBackend;
   describe: string;
   /** The storage's health check for /healthz, /livez and /readyz (upstream's `etcd` check); none in memory. */
-  healthCheck?: { name: string; check(): Promise<void> };
+  healthCheck?: { name: string; check: HealthCheck };
   /** The embedded SQLite store's write counters (SQLite only). */
   sqliteStats?: () => SqliteBackendStats;
   close(): Promise<void>;
@@ -19,19 +20,6 @@ export interface StorageBackend {
 
 /** How long the etcd health check waits (upstream's --etcd-healthcheck-timeout default). */
 const etcdHealthTimeoutMs = 2000;
-
-/** Resolves with nothing once `work` settles, or rejects after `timeoutMs`. */
-async function withTimeout(work: Promise<unknown>, timeoutMs: number, message: string): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${message} within ${timeoutMs} ms`)), timeoutMs);
-  });
-  try {
-    await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * Compacts an embedded store every interval to the revision seen one interval earlier (as the etcd
@@ -59,7 +47,9 @@ export async function openStorageBackend(options: ServerOptions): Promise<Storag
     return {
       kv,
       describe: `etcd at ${options.etcdServers.join(',')}`,
-      healthCheck: { name: 'etcd', check: () => withTimeout(kv.currentRevision(), etcdHealthTimeoutMs, 'etcd did not answer') },
+      healthCheck: { name: 'etcd', check: withCheckTimeout('etcd', async () => {
+        await kv.currentRevision();
+      }, etcdHealthTimeoutMs) },
       close: async () => {
         await compactor?.stop();
         await kv.close();
@@ -89,7 +79,7 @@ export async function openStorageBackend(options: ServerOptions): Promise<Storag
     kv,
     describe: options.storage === 'memory' ? 'in-memory store' : `SQLite at ${join(options.dataDir, 'kapi.db')} (${options.sqliteMode})`,
     ...(kv instanceof SqliteBackend
-      ? { sqliteStats: () => kv.stats, healthCheck: { name: 'sqlite', check: async () => kv.checkHealth() } }
+      ? { sqliteStats: () => kv.stats, healthCheck: { name: 'sqlite', check: () => kv.checkHealth() } }
       : {}),
     close: async () => {
       compactor?.stop();

@@ -91,7 +91,7 @@ export {
   operationGroupName,
 } from './openapi/index.js';
 export type { OpenAPIOptions, DefinitionNamer, OpenAPIFlavour, JSONSchema } from './openapi/index.js';
-export { HealthRegistry } from './health/index.js';
+export { HealthRegistry, withCheckTimeout } from './health/index.js';
 export type {
   HealthCheck,
   HealthCheckEndpoints,
