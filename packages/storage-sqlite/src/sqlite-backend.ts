@@ -285,7 +285,7 @@ export class SqliteBackend implements KVBackend {
 
   private async closeNow(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
-    await this.writes.drain();
+    await this.writes.close();
     this.closed = true;
     this.hub.closeAll(closedError(''));
     this.walIndex.close();

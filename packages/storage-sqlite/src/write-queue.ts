@@ -46,8 +46,8 @@ export class WriteQueue {
     setImmediate(() => this.flush());
   }
 
-  /** Commits everything queued now (and waits for the writer thread's answers). */
-  async drain(): Promise<void> {
+  /** Commits everything queued now, then (with a writer thread) waits for its answers and closes it. */
+  async close(): Promise<void> {
     if ('thread' in this.committer) {
       this.flush();
       await this.committer.thread.close();
@@ -65,29 +65,31 @@ export class WriteQueue {
     const batch = this.queue.splice(0, maxInlineBatch);
     if (this.queue.length > 0) this.schedule();
     if (batch.length === 0) return;
+    const requests = requestsOf(batch);
     let results: KVWriteResult[];
     try {
-      results = this.committer.inline(requestsOf(batch), this.now());
+      results = this.committer.inline(requests, this.now());
     } catch (error) {
       for (const write of batch) write.reject(error);
       return;
     }
-    this.answer(batch, results);
+    this.answer(batch, requests, results);
   }
 
   private send(thread: WriterThread, batch: QueuedWrite[]): void {
     if (batch.length === 0) return;
-    thread.write(requestsOf(batch), this.now()).then(
-      ({ results, transaction }) => this.answer(batch, results, transaction),
+    const requests = requestsOf(batch);
+    thread.write(requests, this.now()).then(
+      ({ results, transaction }) => this.answer(batch, requests, results, transaction),
       (error: unknown) => {
         for (const write of batch) write.reject(error);
       },
     );
   }
 
-  private answer(batch: QueuedWrite[], results: KVWriteResult[], transaction?: number): void {
+  private answer(batch: QueuedWrite[], requests: WriteRequest[], results: KVWriteResult[], transaction?: number): void {
     try {
-      this.committed(requestsOf(batch), results, transaction);
+      this.committed(requests, results, transaction);
     } finally {
       batch.forEach((write, index) => write.resolve(results[index] as KVWriteResult));
     }
