@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WatchChannel, type Interface, type StorageWatchEvent, type Watch } from '@kapi/storage';
 import { startTestServer, widget, widgetsPath, type TestServer } from '../test-support/test-server.js';
@@ -219,11 +220,19 @@ describe('watch', () => {
     await vi.waitFor(() => expect(channel.receiving).toBe(true));
     channel.push(event('first', 10));
     expect((await watch.next())?.object.metadata.name).toBe('first');
-    // Each 64 KiB line fills the response's buffer: the first one makes the handler pause, the rest queue.
-    const names = Array.from({ length: 100 }, (_, index) => `w${index}`);
-    for (const name of names) channel.push(event(name, 65_536));
+    // 64 KiB lines, written while the client reads nothing, until the connection asks the handler to
+    // wait (the socket and the kernel's buffers are full); the lines after that queue in the watch.
+    const names: string[] = [];
+    while (channel.receiving && names.length < 10_000) {
+      names.push(`w${names.length}`);
+      channel.push(event(names.at(-1)!, 65_536));
+    }
     expect(channel.receiving).toBe(false);
-    expect(channel.pending).toBe(names.length - 1);
+    for (let index = 0; index < 20; index++) {
+      names.push(`q${index}`);
+      channel.push(event(names.at(-1)!, 65_536));
+    }
+    expect(channel.pending).toBe(20);
     const received: string[] = [];
     for (const _ of names) received.push((await watch.next())?.object.metadata.name ?? '');
     expect(received).toEqual(names);
@@ -233,6 +242,28 @@ describe('watch', () => {
     expect((await watch.next())?.object.metadata.name).toBe('last');
     channel.close();
     expect(await watch.next()).toBeUndefined();
+  });
+
+  it('sends each line as one well-formed chunk on HTTP/1.1 and as plain lines on HTTP/1.0', async () => {
+    await api.call('POST', widgetsPath(), widget('a'));
+    await api.call('POST', widgetsPath(), widget('b'));
+    for (const version of ['1.1', '1.0']) {
+      const raw = await rawExchange(
+        new URL(api.url),
+        `GET ${widgetsPath()}?watch=1&timeoutSeconds=1 HTTP/${version}\r\nHost: test\r\nConnection: close\r\n\r\n`,
+      );
+      const [head = '', body = ''] = raw.split(/\r\n\r\n(.*)/s);
+      expect(head).toMatch(/^HTTP\/1.1 200/);
+      const lines = (version === '1.1' ? dechunk(body) : body).split('\n').filter(Boolean);
+      expect(lines.map((line) => (JSON.parse(line) as Line).object.metadata.name)).toEqual(['a', 'b']);
+      if (version === '1.1') {
+        expect(head).toMatch(/transfer-encoding: chunked/i);
+        // One chunk per line, each exactly the line, then the last chunk.
+        expect(body).toBe(`${lines.map((line) => `${(Buffer.byteLength(line) + 1).toString(16)}\r\n${line}\n\r\n`).join('')}0\r\n\r\n`);
+      } else {
+        expect(head).not.toMatch(/transfer-encoding/i);
+      }
+    }
   });
 
   it('ends the stream at timeoutSeconds and on shutdown, stopping the storage watch', async () => {
@@ -263,4 +294,32 @@ describe('watch', () => {
 function storageWatching(watch: () => Promise<Watch>): Interface {
   const unused = () => Promise.reject(new Error('not used'));
   return { create: unused, get: unused, getList: unused, guaranteedUpdate: unused, delete: unused, count: unused, watch };
+}
+
+/** Sends `request` on a new TCP connection and returns everything the server wrote until it closed. */
+function rawExchange(url: URL, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(request));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
+/** The payload of a chunked body (strict: throws on a malformed chunk). */
+function dechunk(body: string): string {
+  let payload = '';
+  let rest = body;
+  for (;;) {
+    const match = /^([0-9a-f]+)\r\n/.exec(rest);
+    if (!match) throw new Error(`malformed chunk at ${JSON.stringify(rest.slice(0, 20))}`);
+    const size = Number.parseInt(match[1]!, 16);
+    const data = Buffer.from(rest.slice(match[0].length), 'utf8');
+    if (size === 0) return payload;
+    payload += data.subarray(0, size).toString('utf8');
+    rest = data.subarray(size).toString('utf8');
+    if (!rest.startsWith('\r\n')) throw new Error('chunk not followed by CRLF');
+    rest = rest.slice(2);
+  }
 }

@@ -12,6 +12,7 @@ import type { HandlerEnvironment, ResourceRoute } from './resource-handler.js';
 import type { ReadQuery } from './query-options.js';
 import { sharedSerialization } from './shared-serialization.js';
 import { buildTable, type IncludeObject } from './table.js';
+import { WatchLineWriter } from './watch-line-writer.js';
 
 /** Tracks running watch streams so shutdown can end them. */
 export class WatchRegistry {
@@ -116,20 +117,6 @@ function serialize(
   return `${JSON.stringify({ type: event.type, object })}\n`;
 }
 
-/** Resolves when the response drains (or the watch is aborted). */
-function drained(response: ServerResponse, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      response.off('drain', done);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    response.on('drain', done);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
 /** The most events written in one flush. */
 const maxBatch = 256;
 
@@ -139,7 +126,7 @@ const maxBatch = 256;
  */
 async function pushEvents(
   deliver: NonNullable<Watch['deliver']>,
-  response: ServerResponse,
+  writer: WatchLineWriter,
   signal: AbortSignal,
   writeEvent: (event: PreSerializedWatchEvent) => boolean,
 ): Promise<void> {
@@ -147,22 +134,22 @@ async function pushEvents(
   const receive: WatchReceiver = (event) => (flowing = writeEvent(event) && flowing);
   while (!signal.aborted) {
     flowing = true;
-    response.cork();
+    writer.cork();
     let delivery: Promise<boolean>;
     try {
       delivery = deliver(receive, maxBatch);
     } finally {
-      response.uncork();
+      writer.uncork();
     }
     if (!(await delivery)) return;
-    if (!flowing) await drained(response, signal);
+    if (!flowing) await writer.drained(signal);
   }
 }
 
 /** Pull mode, for watches without push: the events queued behind each one go out in the same flush. */
 async function pullEvents(
   watch: Watch,
-  response: ServerResponse,
+  writer: WatchLineWriter,
   signal: AbortSignal,
   writeEvent: (event: PreSerializedWatchEvent) => boolean,
 ): Promise<void> {
@@ -170,11 +157,11 @@ async function pullEvents(
     if (signal.aborted) break;
     // Upstream flushes when its channel is empty: one socket write per burst instead of one per event.
     const queued = (watch.takeBuffered?.(maxBatch) ?? []) as readonly PreSerializedWatchEvent[];
-    if (queued.length > 0) response.cork();
+    if (queued.length > 0) writer.cork();
     let flowing = writeEvent(first);
     for (const event of queued) flowing = writeEvent(event) && flowing;
-    if (queued.length > 0) response.uncork();
-    if (!flowing) await drained(response, signal);
+    if (queued.length > 0) writer.uncork();
+    if (!flowing) await writer.drained(signal);
   }
 }
 
@@ -236,6 +223,7 @@ export async function serveWatch(
     if (controller.signal.aborted) watch.stop();
     response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
     response.flushHeaders();
+    const writer = new WatchLineWriter(response);
     const apiVersion = groupVersionString({ group: route.definition.group, version: route.version });
     /** Writes one event line; false when the response asks to wait for `drain`. */
     const writeEvent = (event: PreSerializedWatchEvent): boolean => {
@@ -246,12 +234,12 @@ export async function serveWatch(
       } catch (error) {
         line = `${JSON.stringify({ type: 'ERROR', object: toStatus(error) })}\n`;
       }
-      return response.write(line);
+      return writer.write(line);
     };
     try {
       const deliver = watch.deliver?.bind(watch);
-      if (deliver) await pushEvents(deliver, response, controller.signal, writeEvent);
-      else await pullEvents(watch, response, controller.signal, writeEvent);
+      if (deliver) await pushEvents(deliver, writer, controller.signal, writeEvent);
+      else await pullEvents(watch, writer, controller.signal, writeEvent);
     } finally {
       watch.stop();
     }
