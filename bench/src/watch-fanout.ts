@@ -175,6 +175,8 @@ const configMap = (name: string) => ({ ...sampleObject(name), metadata: { name, 
 
 interface RunResult {
   rate: number;
+  /** This process's CPU (server and, for the subject, its writer) per delivery, in microseconds. */
+  cpuPerDelivery: number;
   lines: number;
   expected: number;
   ended: number;
@@ -182,10 +184,28 @@ interface RunResult {
   notes: string;
 }
 
-/** A run's rate and counters from its watchers' stats (`started`: when its first event was sent, epoch ms). */
-function runResult(stats: ClientStats & { complete: boolean }, started: number, expected: number, notes: (seconds: number) => string): RunResult {
+/**
+ * A run's rate and counters from its watchers' stats (`started`: when its first event was sent, epoch ms;
+ * `cpu`: this process's CPU usage then).
+ */
+function runResult(
+  stats: ClientStats & { complete: boolean },
+  started: number,
+  cpu: NodeJS.CpuUsage,
+  expected: number,
+  notes: (seconds: number) => string,
+): RunResult {
   const seconds = Math.max(stats.lastAt - started, 1) / 1000;
-  return { rate: stats.lines / seconds, lines: stats.lines, expected, ended: stats.ended, complete: stats.complete, notes: notes(seconds) };
+  const used = process.cpuUsage(cpu);
+  return {
+    rate: stats.lines / seconds,
+    cpuPerDelivery: (used.user + used.system) / Math.max(stats.lines, 1),
+    lines: stats.lines,
+    expected,
+    ended: stats.ended,
+    complete: stats.complete,
+    notes: notes(seconds),
+  };
 }
 
 /** One subject run: new watchers from the current resourceVersion, then `events` sequential creates. */
@@ -202,6 +222,7 @@ async function subjectRun(
     const opened = await clients.ready(options.timeoutMs);
     console.log(`[bench] fan-out: ${opened.open} watchers open on kube-apiserver-lite (${opened.failed} failed)`);
     const started = Date.now();
+    const cpu = process.cpuUsage();
     let writes = 0;
     const writer = (async () => {
       for (let i = 0; i < options.events; i++) {
@@ -212,7 +233,7 @@ async function subjectRun(
     const done = clients.expect(opened.open * options.events, options.timeoutMs);
     await writer;
     const writerSeconds = (Date.now() - started) / 1000;
-    const result = runResult(await done, started, opened.open * options.events, (seconds) => `writer done after ${writerSeconds.toFixed(2)} s, last delivery after ${seconds.toFixed(2)} s`);
+    const result = runResult(await done, started, cpu, opened.open * options.events, (seconds) => `writer done after ${writerSeconds.toFixed(2)} s, last delivery after ${seconds.toFixed(2)} s`);
     console.log(`[bench] fan-out: ${result.lines} deliveries of ${writes} events; ${result.notes}; ${result.ended} streams ended early`);
     return { ...result, writes, sample: clients.sample };
   } finally {
@@ -232,10 +253,11 @@ async function controlRun(
   try {
     const opened = await clients.ready(options.timeoutMs);
     const started = Date.now();
+    const cpu = process.cpuUsage();
     const done = clients.expect(opened.open * options.events, options.timeoutMs);
     await raw.broadcast(Buffer.from(sample), options.events);
     const broadcastSeconds = (Date.now() - started) / 1000;
-    return runResult(await done, started, opened.open * options.events, (seconds) => `server done writing after ${broadcastSeconds.toFixed(2)} s, last delivery after ${seconds.toFixed(2)} s`);
+    return runResult(await done, started, cpu, opened.open * options.events, (seconds) => `server done writing after ${broadcastSeconds.toFixed(2)} s, last delivery after ${seconds.toFixed(2)} s`);
   } finally {
     await clients.close();
     await raw.close();
@@ -277,9 +299,10 @@ export async function watchFanOutRows(options: { watchers: number; events: numbe
     const sampleBytes = Buffer.byteLength(subjects[0]?.sample ?? '');
     const describe = (name: string, r: RunResult) =>
       `${name} ${r.lines}/${r.expected} deliveries${r.complete ? '' : ' (timed out)'}, ${r.ended} streams ended early, ${r.notes}`;
+    const cpu = (runs: RunResult[]) => runs.map((r) => r.cpuPerDelivery.toFixed(1)).join(' / ');
     rows.push({
       ...row(`watch fan-out, ${watchers} HTTPS watchers, ${events} x ${sampleBytes} B events, 1 writer`, 'kube-apiserver-lite (memory, watch cache)', subject.rate, 'raw node:https, same line per socket', control.rate, 'deliveries/s', '>= 80%'),
-      notes: `best of 2 runs each, alternating (subject ${subjects.map((r) => r.rate.toFixed(0)).join(' / ')}, control ${controls.map((r) => r.rate.toFixed(0)).join(' / ')}); ${describe('subject', subject)}; ${describe('control', control)}`,
+      notes: `best of 2 runs each, alternating (subject ${subjects.map((r) => r.rate.toFixed(0)).join(' / ')}, control ${controls.map((r) => r.rate.toFixed(0)).join(' / ')}); server-process CPU per delivery: subject ${cpu(subjects)} µs (with its writer), control ${cpu(controls)} µs; ${describe('subject', subject)}; ${describe('control', control)}`,
     });
     const writes = subjects.reduce((sum, r) => sum + r.writes, 0);
     rows.push({
