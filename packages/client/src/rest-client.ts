@@ -2,6 +2,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { StatusError, type KubeObject, type Status, type WatchEvent } from '@kapi/apimachinery';
 import type { RestConfig } from './rest-config.js';
+import { KeepAliveAgent, KeepAliveHttpsAgent } from './keep-alive-agent.js';
 import { decodeWatchStream, type WatchStream } from './watch-stream.js';
 
 /** One HTTP request to the apiserver. */
@@ -37,7 +38,8 @@ function buildQuery(query: RestRequest['query']): string {
 export function errorFromResponse(statusCode: number, body: Buffer): StatusError {
   try {
     const parsed = JSON.parse(body.toString('utf8')) as Partial<Status>;
-    if (parsed && parsed.kind === 'Status') return new StatusError({ ...(parsed as Status), code: parsed.code ?? statusCode });
+    if (parsed && parsed.kind === 'Status')
+      return new StatusError({ ...(parsed as Status), code: parsed.code ?? statusCode });
   } catch {
     // not JSON: fall through
   }
@@ -45,31 +47,57 @@ export function errorFromResponse(statusCode: number, body: Buffer): StatusError
   return StatusError.of(statusCode, '', text);
 }
 
+/** Methods a request may be sent again for: a second delivery has the same effect (RFC 9110 idempotent methods). */
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+/** Errors of a keep-alive connection the server closed while the request was sent on it. */
+const CLOSED_CONNECTION_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE']);
+
+/**
+ * Whether a request that failed on a reused connection before any response may be sent again: its method is
+ * idempotent and the error says the server closed the connection ("socket hang up" has code ECONNRESET).
+ */
+function isRetryable(method: string, error: NodeJS.ErrnoException): boolean {
+  return IDEMPOTENT_METHODS.has(method) && CLOSED_CONNECTION_CODES.has(error.code ?? '');
+}
+
 /**
  * A minimal REST client for JSON over HTTP(S) with keep-alive, bearer-token or client-certificate auth.
  * Non-2xx responses are thrown as StatusError.
+ *
+ * Pooled connections are closed a second before the server's `Keep-Alive: timeout=N` runs out, and an idempotent
+ * request (GET, HEAD, OPTIONS, PUT, DELETE) that finds its reused connection closed by the server before any
+ * response is sent once more on a new connection; POST and PATCH are not, as they could be applied twice.
  */
 export class RestClient {
   private readonly agent: http.Agent;
   private readonly url: URL;
+  /** TLS options for https: on the pooled agent, and on each request that opens a connection of its own. */
+  private readonly tlsOptions: Pick<https.AgentOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized'>;
 
   constructor(readonly config: RestConfig) {
     this.url = new URL(config.server);
     const tls = this.url.protocol === 'https:';
     const agentOptions = { keepAlive: true, maxSockets: 64 };
-    this.agent = tls
-      ? new https.Agent({
-          ...agentOptions,
+    this.tlsOptions = tls
+      ? {
           ...(config.ca ? { ca: config.ca } : {}),
           ...(config.cert ? { cert: config.cert } : {}),
           ...(config.key ? { key: config.key } : {}),
           rejectUnauthorized: !config.insecureSkipTLSVerify,
-        })
-      : new http.Agent(agentOptions);
+        }
+      : {};
+    this.agent = tls
+      ? new KeepAliveHttpsAgent({ ...agentOptions, ...this.tlsOptions })
+      : new KeepAliveAgent(agentOptions);
   }
 
+  /**
+   * Sends a request and resolves with the response once its head arrived. A request that fails on a reused
+   * keep-alive connection the server closed under it (ECONNRESET, EPIPE, "socket hang up") before any response
+   * is sent once more on a connection of its own, if its method is idempotent (as Go's net/http does).
+   */
   private open(request: RestRequest): Promise<IncomingMessage> {
-    const tls = this.url.protocol === 'https:';
     const headers: Record<string, string> = {
       Accept: request.accept ?? 'application/json',
       'User-Agent': this.config.userAgent ?? 'kapi-client',
@@ -81,7 +109,19 @@ export class RestClient {
       headers['Content-Type'] = request.contentType ?? 'application/json';
       headers['Content-Length'] = String(payload.length);
     }
+    return this.send(request, headers, payload, false);
+  }
+
+  /** One attempt of open(): on the pooled agent, or (`fresh`) on a new connection that is closed after it. */
+  private send(
+    request: RestRequest,
+    headers: Record<string, string>,
+    payload: Buffer | undefined,
+    fresh: boolean,
+  ): Promise<IncomingMessage> {
+    const tls = this.url.protocol === 'https:';
     return new Promise((resolve, reject) => {
+      let responded = false;
       const outgoing = (tls ? https : http).request(
         {
           protocol: this.url.protocol,
@@ -90,14 +130,29 @@ export class RestClient {
           method: request.method,
           path: `${this.url.pathname.replace(/\/$/, '')}${request.path}${buildQuery(request.query)}`,
           headers,
-          agent: this.agent,
+          // `agent: false` makes node open a connection for this request alone.
+          ...(fresh ? { agent: false, ...this.tlsOptions } : { agent: this.agent }),
           ...(request.signal ? { signal: request.signal } : {}),
           ...(request.timeoutMs ? { timeout: request.timeoutMs } : {}),
         },
-        resolve,
+        (response) => {
+          responded = true;
+          resolve(response);
+        },
       );
-      outgoing.on('timeout', () => outgoing.destroy(new Error(`request timed out after ${request.timeoutMs} ms`)));
-      outgoing.on('error', reject);
+      outgoing.on('timeout', () =>
+        outgoing.destroy(new Error(`request timed out after ${request.timeoutMs} ms`)),
+      );
+      outgoing.on('error', (error: NodeJS.ErrnoException) => {
+        const retry =
+          !fresh &&
+          !responded &&
+          outgoing.reusedSocket &&
+          !request.signal?.aborted &&
+          isRetryable(request.method, error);
+        if (retry) resolve(this.send(request, headers, payload, true));
+        else reject(error);
+      });
       outgoing.end(payload);
     });
   }
@@ -113,16 +168,24 @@ export class RestClient {
   /** Sends a request and returns the parsed JSON body; throws StatusError on non-2xx. */
   async request<T = unknown>(request: RestRequest): Promise<T> {
     const response = await this.raw(request);
-    if (response.statusCode < 200 || response.statusCode >= 300) throw errorFromResponse(response.statusCode, response.body);
+    if (response.statusCode < 200 || response.statusCode >= 300)
+      throw errorFromResponse(response.statusCode, response.body);
     if (response.body.length === 0) return undefined as T;
     return JSON.parse(response.body.toString('utf8')) as T;
   }
 
   /** Opens a watch (`watch=true` is added) and decodes its event stream. */
-  async watch<T extends KubeObject = KubeObject>(request: Omit<RestRequest, 'method'>): Promise<WatchStream<T>> {
+  async watch<T extends KubeObject = KubeObject>(
+    request: Omit<RestRequest, 'method'>,
+  ): Promise<WatchStream<T>> {
     const abort = new AbortController();
     const signal = request.signal ? AbortSignal.any([request.signal, abort.signal]) : abort.signal;
-    const response = await this.open({ ...request, method: 'GET', query: { ...request.query, watch: 'true' }, signal });
+    const response = await this.open({
+      ...request,
+      method: 'GET',
+      query: { ...request.query, watch: 'true' },
+      signal,
+    });
     const statusCode = response.statusCode ?? 0;
     if (statusCode < 200 || statusCode >= 300) {
       const chunks: Buffer[] = [];
