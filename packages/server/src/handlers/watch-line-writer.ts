@@ -35,7 +35,7 @@ export class WatchLineWriter {
   write(line: Buffer | string): boolean {
     const socket = this.socket;
     if (!socket) return this.response.write(line);
-    if (socket.destroyed) return true;
+    if (!socket.writable) return true;
     return socket.write(chunkFrame(typeof line === 'string' ? Buffer.from(line) : line));
   }
 
