@@ -28,51 +28,57 @@ function agentTimeout(agent: http.Agent): number {
   return (agent as unknown as { options?: { timeout?: number } }).options?.timeout ?? 0;
 }
 
-// A mixin's base must be typed as a constructor taking `any[]` (TS2545).
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AgentConstructor = new (...args: any[]) => http.Agent;
+/**
+ * What node's `keepSocketAlive` leaves out, for a socket going back to the free pool: an idle timeout from the
+ * server's `Keep-Alive: timeout=N` hint, even when the agent has no `timeout` option of its own (node only
+ * applies the hint when it is below that option, and 0 means none). The agent destroys a free socket on its
+ * 'timeout' event, so the client closes an idle connection about a second before the server would, instead of
+ * reusing it just as the server closes it (ECONNRESET). Returns whether the socket may be kept.
+ */
+function keepWithHint(socket: Duplex, keptByNode: unknown): boolean {
+  // node returns false when it will not keep the socket (@types/node types the method as returning void).
+  if (keptByNode === false) return false;
+  const idle = idleTimeoutFromKeepAlive((socket as SocketWithRequest)._httpMessage?.res?.headers['keep-alive']);
+  if (idle === undefined) return true;
+  if (idle <= 0) return false;
+  // node has set the agent's timeout, lowered to the hint when the hint is below it; 0 means none.
+  const tcp = socket as Socket;
+  const current = tcp.timeout ?? 0;
+  const timeout = current > 0 ? Math.min(current, idle) : idle;
+  if (tcp.timeout !== timeout) tcp.setTimeout(timeout);
+  return true;
+}
 
 /**
- * Adds to an `http.Agent` class (or a subclass such as `https.Agent`) what Node 20's agent leaves out: a socket
- * going back to the free pool gets an idle timeout from the server's `Keep-Alive: timeout=N` hint, even when the
- * agent has no `timeout` option of its own (node only applies the hint when it is below that option, and 0 means
- * none). The agent destroys a free socket on its 'timeout' event, so the client closes an idle connection about
- * a second before the server would, instead of reusing it just as the server closes it (ECONNRESET).
- *
  * A socket taken from the pool again gets the agent's own timeout back (0 without a `timeout` option), so the
  * idle timeout never fires on an active request: a watch may stay silent for minutes.
  */
-function withKeepAliveHint<Base extends AgentConstructor>(base: Base) {
-  return class extends base {
-    /** Keeps the socket with the server's hint as its idle timeout; drops it when the hint is too short. */
-    override keepSocketAlive(socket: Duplex): boolean {
-      const kept: unknown = super.keepSocketAlive(socket);
-      if (kept === false) return false;
-      const idle = idleTimeoutFromKeepAlive(
-        (socket as SocketWithRequest)._httpMessage?.res?.headers['keep-alive'],
-      );
-      if (idle === undefined) return true;
-      if (idle <= 0) return false;
-      // node has set the agent's timeout, lowered to the hint when the hint is below it; 0 means none.
-      const tcp = socket as Socket;
-      const current = tcp.timeout ?? 0;
-      const timeout = current > 0 ? Math.min(current, idle) : idle;
-      if (tcp.timeout !== timeout) tcp.setTimeout(timeout);
-      return true;
-    }
-
-    /** Hands a pooled socket to a request, taking the idle timeout off it first. */
-    override reuseSocket(socket: Duplex, request: http.ClientRequest): void {
-      super.reuseSocket(socket, request);
-      const tcp = socket as Socket;
-      const timeout = agentTimeout(this);
-      if (tcp.timeout !== timeout) tcp.setTimeout(timeout);
-    }
-  };
+function takeOffIdleTimeout(agent: http.Agent, socket: Duplex): void {
+  const tcp = socket as Socket;
+  const timeout = agentTimeout(agent);
+  if (tcp.timeout !== timeout) tcp.setTimeout(timeout);
 }
 
-/** An `http.Agent` that closes idle pooled sockets before the server's keep-alive timeout (see withKeepAliveHint). */
-export const KeepAliveAgent = withKeepAliveHint(http.Agent);
+/** An `http.Agent` that closes idle pooled sockets before the server's keep-alive timeout (see keepWithHint). */
+export class KeepAliveAgent extends http.Agent {
+  override keepSocketAlive(socket: Duplex): boolean {
+    return keepWithHint(socket, super.keepSocketAlive(socket));
+  }
 
-/** An `https.Agent` that closes idle pooled sockets before the server's keep-alive timeout (see withKeepAliveHint). */
-export const KeepAliveHttpsAgent = withKeepAliveHint(https.Agent);
+  override reuseSocket(socket: Duplex, request: http.ClientRequest): void {
+    super.reuseSocket(socket, request);
+    takeOffIdleTimeout(this, socket);
+  }
+}
+
+/** An `https.Agent` that closes idle pooled sockets before the server's keep-alive timeout (see keepWithHint). */
+export class KeepAliveHttpsAgent extends https.Agent {
+  override keepSocketAlive(socket: Duplex): boolean {
+    return keepWithHint(socket, super.keepSocketAlive(socket));
+  }
+
+  override reuseSocket(socket: Duplex, request: http.ClientRequest): void {
+    super.reuseSocket(socket, request);
+    takeOffIdleTimeout(this, socket);
+  }
+}
