@@ -4,6 +4,8 @@ import type { WriteContext } from '../registry/generic-store.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch, type SchemaNode } from '../patch/strategic-merge-patch.js';
+import { kindSchema } from '../registry/write-preparation.js';
+import { handleApply } from './apply-patch.js';
 import { checkUnknownFields } from './decode-object.js';
 import type { WriteQuery } from './query-options.js';
 import { mediaType, readBody } from './request-body.js';
@@ -14,12 +16,18 @@ const MERGE_PATCH = 'application/merge-patch+json';
 const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
 
-const acceptedTypes = [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH];
+const acceptedTypes = [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH];
 
-function unsupported(extra = ''): StatusError {
+/** Upstream prints this list (without strategic merge patch) whatever the resource accepts. */
+function unsupported(): StatusError {
   return StatusError.unsupportedMediaType(
-    `the body of the request was in an unknown format - accepted media types include: ${acceptedTypes.join(', ')}${extra}`,
+    `the body of the request was in an unknown format - accepted media types include: ${[JSON_PATCH, MERGE_PATCH, APPLY_PATCH].join(', ')}`,
   );
+}
+
+/** Whether the request is a server-side apply (`application/apply-patch+yaml`). */
+export function isApplyPatch(request: IncomingMessage): boolean {
+  return mediaType(request) === APPLY_PATCH;
 }
 
 /** The 422 upstream gives when the patched document cannot be decoded (cause field `patch`). */
@@ -41,34 +49,31 @@ function patchInvalid(patched: unknown, message: string): StatusError {
 }
 
 function schemaFor(route: ResourceRoute): SchemaNode | undefined {
-  const gvk = { group: route.definition.group, version: route.version, kind: route.definition.kind };
-  const schema = route.scheme.kindFor?.(gvk)?.schema ?? route.scheme.openAPISchema?.(gvk);
-  return typeof schema === 'object' && schema !== null ? (schema as SchemaNode) : undefined;
+  const apiVersion = groupVersionString({ group: route.definition.group, version: route.version });
+  return kindSchema(route.scheme, route.definition, apiVersion);
 }
 
 /**
  * PATCH: applies a JSON, merge or strategic merge patch to the current object in the request version,
- * inside the store's update loop (so a patch without resourceVersion is re-applied on conflict).
- * Server-side apply is refused with 415.
+ * inside the store's update loop (so a patch without resourceVersion is re-applied on conflict), or a
+ * server-side apply (which may create the object: `created`).
  */
 export async function handlePatch(
   request: IncomingMessage,
   route: ResourceRoute,
   target: { namespace: string; name: string; write: WriteQuery; context: WriteContext },
-): Promise<KubeObject> {
+): Promise<{ object: KubeObject; created: boolean }> {
   const type = mediaType(request);
-  if (type === APPLY_PATCH || type === 'application/apply-patch+cbor') {
-    throw unsupported(` (server-side apply, ${type}, is not supported yet)`);
-  }
   if (!acceptedTypes.includes(type)) throw unsupported();
   const body = await readBody(request);
+  const apiVersion = groupVersionString({ group: route.definition.group, version: route.version });
+  if (type === APPLY_PATCH) return handleApply(request, route, body, apiVersion, target);
   let patch: unknown;
   try {
     patch = JSON.parse(body.toString('utf8')) as unknown;
   } catch {
     throw StatusError.badRequest('invalid JSON patch');
   }
-  const apiVersion = groupVersionString({ group: route.definition.group, version: route.version });
   const schema = type === STRATEGIC_MERGE_PATCH ? schemaFor(route) : undefined;
   const transform = (current: KubeObject): KubeObject => {
     let patched: unknown;
@@ -94,5 +99,5 @@ export async function handlePatch(
     route.version,
     target.context,
   );
-  return result.object;
+  return { object: result.object, created: false };
 }

@@ -15,6 +15,53 @@ export interface WriteQuery {
   dryRun: boolean;
   fieldValidation: FieldValidation;
   fieldManager?: string;
+  /** `force` of an apply patch (only allowed there). */
+  force?: boolean;
+}
+
+/** Longest field manager name (bytes). */
+export const FIELD_MANAGER_MAX_BYTES = 128;
+
+/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+function isPrintable(character: string): boolean {
+  return character === ' ' || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(character);
+}
+
+/** ValidateFieldManager: at most 128 bytes, printable characters only (positions in bytes). */
+function fieldManagerErrors(fieldManager: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (Buffer.byteLength(fieldManager) > FIELD_MANAGER_MAX_BYTES) {
+    errors.push({ field: 'fieldManager', type: 'FieldValueTooLong', detail: 'may not be more than 128 bytes' });
+  }
+  let position = 0;
+  for (const character of fieldManager) {
+    if (!isPrintable(character)) {
+      const code = (character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+      errors.push({
+        field: 'fieldManager',
+        type: 'FieldValueInvalid',
+        value: fieldManager,
+        detail: `invalid character U+${code} (at position ${position})`,
+      });
+    }
+    position += Buffer.byteLength(character);
+  }
+  return errors;
+}
+
+/**
+ * The manager of a write (managerOrUserAgent): `fieldManager`, else the User-Agent up to the first `/`
+ * with non-printable characters dropped and cut at 128 bytes; `unknown` when that is empty.
+ */
+export function managerOrUserAgent(fieldManager: string | undefined, userAgent: string | undefined): string {
+  if (fieldManager) return fieldManager;
+  let result = '';
+  for (const character of (userAgent ?? '').split('/')[0] ?? '') {
+    if (!isPrintable(character)) continue;
+    if (Buffer.byteLength(result) + Buffer.byteLength(character) > FIELD_MANAGER_MAX_BYTES) break;
+    result += character;
+  }
+  return result || 'unknown';
 }
 
 /** Query options of get/list/watch/deletecollection. */
@@ -56,9 +103,22 @@ function parseInteger(query: URLSearchParams, name: string): number | undefined 
   return Number(value);
 }
 
-/** Parses and validates `dryRun`, `fieldValidation`, `fieldManager` (CreateOptions/UpdateOptions/PatchOptions/DeleteOptions). */
-export function parseWriteQuery(query: URLSearchParams, optionsKind: string): WriteQuery {
+/**
+ * Parses and validates `dryRun`, `fieldValidation`, `fieldManager` and (PatchOptions) `force`
+ * (CreateOptions/UpdateOptions/PatchOptions/DeleteOptions); `apply` marks an apply patch, which
+ * requires `fieldManager` and is the only write that may set `force`.
+ */
+export function parseWriteQuery(query: URLSearchParams, optionsKind: string, apply = false): WriteQuery {
   const errors: FieldError[] = [];
+  const fieldManager = query.get('fieldManager') ?? undefined;
+  const force = optionsKind === 'PatchOptions' ? parseBoolean(query, 'force') : undefined;
+  if (optionsKind === 'PatchOptions') {
+    if (!apply && force !== undefined)
+      errors.push({ field: 'force', type: 'FieldValueForbidden', detail: 'may not be specified for non-apply patch' });
+    if (apply && !fieldManager)
+      errors.push({ field: 'fieldManager', type: 'FieldValueRequired', detail: 'is required for apply patch' });
+  }
+  if (fieldManager !== undefined && optionsKind !== 'DeleteOptions') errors.push(...fieldManagerErrors(fieldManager));
   const dryRun = query.getAll('dryRun');
   const unsupported = dryRun.filter((value) => value !== 'All');
   if (unsupported.length > 0) {
@@ -78,20 +138,13 @@ export function parseWriteQuery(query: URLSearchParams, optionsKind: string): Wr
       detail: 'supported values: "", "Ignore", "Strict", "Warn"',
     });
   }
-  const fieldManager = query.get('fieldManager') ?? undefined;
-  if (fieldManager !== undefined && Buffer.byteLength(fieldManager) > 128) {
-    errors.push({
-      field: 'fieldManager',
-      type: 'FieldValueTooLong',
-      detail: 'may not be more than 128 bytes',
-    });
-  }
   if (errors.length > 0) throw optionsInvalid(optionsKind, errors);
   const result: WriteQuery = {
     dryRun: dryRun.length > 0,
     fieldValidation: validation === '' ? 'Warn' : (validation as FieldValidation),
   };
   if (fieldManager !== undefined) result.fieldManager = fieldManager;
+  if (force !== undefined) result.force = force;
   return result;
 }
 

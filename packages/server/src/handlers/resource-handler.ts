@@ -6,8 +6,14 @@ import type { ServerMetrics } from '../metrics/index.js';
 import type { Verb } from '../resource-definition.js';
 import type { GenericStore, WriteContext } from '../registry/generic-store.js';
 import { decodeRequestObject, type Endpoint } from './decode-object.js';
-import { handlePatch } from './patch-handler.js';
-import { parseReadQuery, parseWriteQuery, type ReadQuery } from './query-options.js';
+import { handlePatch, isApplyPatch } from './patch-handler.js';
+import {
+  managerOrUserAgent,
+  parseReadQuery,
+  parseWriteQuery,
+  type ReadQuery,
+  type WriteQuery,
+} from './query-options.js';
 import { decodeObjectBody, mediaType, readBody, type ProtobufBodyDecoder } from './request-body.js';
 import type { ResourcePath } from './resource-path.js';
 import { writeObject } from './response-writer.js';
@@ -57,10 +63,17 @@ export function resourceVerb(method: string, path: ResourcePath, query: URLSearc
   }
 }
 
-function writeContext(request: IncomingMessage, dryRun: boolean, subresource: string): WriteContext {
+function writeContext(
+  request: IncomingMessage,
+  dryRun: boolean,
+  subresource: string,
+  write?: WriteQuery,
+): WriteContext {
   const context: WriteContext = { dryRun, subresource };
   const user = requestContext(request).user;
   if (user) context.user = user;
+  // Creates, updates and patches are recorded in managedFields under this manager.
+  if (write) context.manager = managerOrUserAgent(write.fieldManager, request.headers['user-agent']);
   return context;
 }
 
@@ -245,7 +258,12 @@ export async function handleResourceRequest(
           `the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${path.name})`,
         );
       }
-      const created = await store.create(namespace, object, version, writeContext(request, write.dryRun, ''));
+      const created = await store.create(
+        namespace,
+        object,
+        version,
+        writeContext(request, write.dryRun, '', write),
+      );
       return respond(request, response, route, 201, created, false);
     }
     case 'update': {
@@ -267,19 +285,19 @@ export async function handleResourceRequest(
         path.name,
         object,
         version,
-        writeContext(request, write.dryRun, path.subresource),
+        writeContext(request, write.dryRun, path.subresource, write),
       );
       return respond(request, response, route, result.created ? 201 : 200, result.object, false);
     }
     case 'patch': {
-      const write = parseWriteQuery(query, 'PatchOptions');
+      const write = parseWriteQuery(query, 'PatchOptions', isApplyPatch(request));
       const patched = await handlePatch(request, route, {
         namespace,
         name: path.name,
         write,
-        context: writeContext(request, write.dryRun, path.subresource),
+        context: writeContext(request, write.dryRun, path.subresource, write),
       });
-      return respond(request, response, route, 200, patched, false);
+      return respond(request, response, route, patched.created ? 201 : 200, patched.object, false);
     }
     case 'delete': {
       const options = await readDeleteOptions(request, query, environment.protobuf);

@@ -90,7 +90,12 @@ describe('OpenAPI over HTTP', () => {
     const patch = doc.paths['/apis/example.com/v1/namespaces/{namespace}/widgets/{name}'].patch;
     expect(patch['x-kubernetes-group-version-kind']).toEqual({ group: 'example.com', version: 'v1', kind: 'Widget' });
     expect(patch.parameters).toContainEqual(expect.objectContaining({ name: 'fieldValidation', in: 'query', schema: { type: 'string', uniqueItems: true } }));
-    expect(Object.keys(patch.requestBody.content)).toEqual(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
+    expect(Object.keys(patch.requestBody.content)).toEqual([
+      'application/json-patch+json',
+      'application/merge-patch+json',
+      'application/strategic-merge-patch+json',
+      'application/apply-patch+yaml',
+    ]);
     expect(patch.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/com.example.v1.Widget');
     expect(Object.keys(doc.paths).every((path) => path.startsWith('/apis/example.com/v1/'))).toBe(true);
 

@@ -51,7 +51,12 @@ const parameters = {
   ],
 };
 
-const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+const patchTypes = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
 
 /** `Core`, `Apps`, `RbacAuthorization`, `ExampleCom`: the group part of upstream operation ids. */
 export function operationGroupName(group: string): string {

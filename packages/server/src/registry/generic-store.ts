@@ -18,6 +18,7 @@ import {
 } from '@kapi/storage';
 import type { ResourceDefinition } from '../resource-definition.js';
 import type { SchemeLike } from '../scheme-like.js';
+import type { FieldManager } from '../apply/field-manager.js';
 import { copyObject, formatTime } from './object-meta.js';
 import { listKey, objectKey } from './storage-keys.js';
 import { WritePreparation } from './write-preparation.js';
@@ -42,6 +43,13 @@ export interface WriteContext {
   dryRun: boolean;
   /** '' or 'status'. */
   subresource: string;
+  /**
+   * The field manager of the write (`fieldManager`, else the User-Agent prefix): creates and updates
+   * are then recorded in `metadata.managedFields`. Writes without one (internal callers) are not tracked.
+   */
+  manager?: string;
+  /** The object already carries the managedFields of this write (server-side apply computed them). */
+  managedFieldsComputed?: boolean;
 }
 
 /** Selection and paging of a list, watch or deletecollection. */
@@ -54,8 +62,17 @@ export interface ListParameters {
   continue?: string;
 }
 
-/** A new object for PUT, or a function of the current object (in the request version) for PATCH. */
-export type UpdateInput = KubeObject | ((current: KubeObject) => KubeObject);
+/**
+ * A new object for PUT, or a function of the current object (in the request version) for PATCH. With
+ * `allowCreate`, a missing object is passed as an empty object of the kind with `exists` false.
+ */
+export type UpdateInput = KubeObject | ((current: KubeObject, exists: boolean) => KubeObject);
+
+/** Options of {@link GenericStore.update}. */
+export interface UpdateOptions {
+  /** Create when missing even for a function input (server-side apply). */
+  allowCreate?: boolean;
+}
 
 /** The outcome of a delete: the object's last state, and whether it is gone (or only marked). */
 export interface DeleteResult {
@@ -84,6 +101,11 @@ export class GenericStore {
     this.prefix = options.prefix;
     this.now = options.now ?? (() => new Date());
     this.preparation = new WritePreparation(this.definition, this.scheme, this.groupResource, this.now);
+  }
+
+  /** The field manager of this resource (records managedFields, performs server-side apply). */
+  get fieldManager(): FieldManager {
+    return this.preparation.fieldManager;
   }
 
   /** Converts a hub object to `version` with apiVersion/kind set. */
@@ -231,23 +253,38 @@ export class GenericStore {
     input: UpdateInput,
     version: string,
     context: WriteContext,
+    options: UpdateOptions = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
     const key = this.key(namespace, name);
     const strategy = this.definition.strategy;
-    const allowCreate = typeof input !== 'function' && Boolean(strategy?.allowCreateOnUpdate);
+    const allowCreate =
+      typeof input === 'function' ? Boolean(options.allowCreate) : Boolean(strategy?.allowCreateOnUpdate);
     let created = false;
     const preconditions: Preconditions = {};
     if (typeof input !== 'function' && input.metadata.uid) preconditions.uid = input.metadata.uid;
     const tryUpdate = async (current: KubeObject, exists: boolean): Promise<KubeObject> => {
       if (!exists) {
-        if (!allowCreate || typeof input === 'function') throw StatusError.notFound(this.groupResource, name);
+        if (!allowCreate) throw StatusError.notFound(this.groupResource, name);
         created = true;
-        return this.preparation.prepareCreate(input, namespace, context);
+        if (typeof input !== 'function') return this.preparation.prepareCreate(input, namespace, context);
+        const empty: KubeObject = {
+          apiVersion: groupVersionString({ group: this.definition.group, version }),
+          kind: this.definition.kind,
+          metadata: {},
+        };
+        return this.preparation.prepareCreate(input(empty, false), namespace, context);
       }
       created = false;
       const currentVersioned = this.toVersion(current, version);
-      const requested = typeof input === 'function' ? input(copyObject(currentVersioned)) : copyObject(input);
-      return this.preparation.prepareUpdate(requested, current, namespace, name, context, typeof input === 'function');
+      const requested =
+        typeof input === 'function' ? input(copyObject(currentVersioned), true) : copyObject(input);
+      return this.preparation.prepareUpdate(requested, current, {
+        namespace,
+        name,
+        context,
+        isPatch: typeof input === 'function',
+        currentVersioned,
+      });
     };
     try {
       if (context.dryRun) {

@@ -5,12 +5,13 @@ import { copyObject, specChanged } from './object-meta.js';
  * Combines a requested update (hub version) with the stored object as upstream's strategies do:
  * with a status subresource the main resource keeps the stored status and `/status` keeps everything
  * but status; uid, creationTimestamp and deletion fields are immutable; generation moves when anything
- * besides metadata and status changes; absent managedFields keep the stored ones. Returns the new object.
+ * besides metadata and status changes. managedFields are those of `requested` when the field manager
+ * tracked the write; otherwise absent managedFields keep the stored ones. Returns the new object.
  */
 export function mergeForUpdate(
   requested: KubeObject,
   current: KubeObject,
-  options: { statusSubresource: boolean; subresource: string },
+  options: { statusSubresource: boolean; subresource: string; managedFieldsTracked?: boolean },
 ): KubeObject {
   let hub = requested;
   if (options.statusSubresource) {
@@ -30,7 +31,12 @@ export function mergeForUpdate(
     next.deletionGracePeriodSeconds = previous.deletionGracePeriodSeconds;
   else delete next.deletionGracePeriodSeconds;
   next.generation = (previous.generation ?? 1) + (specChanged(current, hub) ? 1 : 0);
-  if (next.managedFields === undefined && previous.managedFields !== undefined)
+  if (options.managedFieldsTracked) {
+    // The field manager decided the managedFields of the request (also for /status).
+    const recorded = requested.metadata.managedFields;
+    if (recorded === undefined) delete next.managedFields;
+    else next.managedFields = recorded;
+  } else if (next.managedFields === undefined && previous.managedFields !== undefined)
     next.managedFields = previous.managedFields;
   delete next.resourceVersion;
   return hub;

@@ -10,8 +10,36 @@ import {
 import type { RequestScope, ResourceDefinition } from '../resource-definition.js';
 import type { SchemeLike } from '../scheme-like.js';
 import type { WriteContext } from './generic-store.js';
+import { FieldManager } from '../apply/field-manager.js';
+import type { SchemaNode } from '../apply/schema-type.js';
 import { mergeForUpdate, validateFinalizersWhileDeleting } from './merge-for-update.js';
 import { copyObject, formatTime } from './object-meta.js';
+
+/** What {@link WritePreparation.prepareUpdate} writes, besides the objects. */
+export interface UpdateWrite {
+  namespace: string;
+  name: string;
+  context: WriteContext;
+  isPatch: boolean;
+  /** The current object in the request version (the field manager compares against it). */
+  currentVersioned?: KubeObject;
+}
+
+/** The kind's JSON schema at `apiVersion` (`group/version`), as the strategic merge patch uses it. */
+export function kindSchema(
+  scheme: SchemeLike,
+  definition: ResourceDefinition,
+  apiVersion: string,
+): SchemaNode | undefined {
+  const slash = apiVersion.lastIndexOf('/');
+  const gvk = {
+    group: slash < 0 ? '' : apiVersion.slice(0, slash),
+    version: apiVersion.slice(slash + 1),
+    kind: definition.kind,
+  };
+  const schema = scheme.kindFor?.(gvk)?.schema ?? scheme.openAPISchema?.(gvk);
+  return typeof schema === 'object' && schema !== null ? (schema as SchemaNode) : undefined;
+}
 
 /**
  * The checks and preparation of a write before it reaches storage (the create and update halves of
@@ -19,12 +47,29 @@ import { copyObject, formatTime } from './object-meta.js';
  * conversion to the hub version, and the resource strategy's hooks and admission.
  */
 export class WritePreparation {
+  /** Records managedFields of tracked writes (and performs server-side apply for the patch handler). */
+  readonly fieldManager: FieldManager;
+
   constructor(
     private readonly definition: ResourceDefinition,
     private readonly scheme: SchemeLike,
     private readonly groupResource: GroupResource,
     private readonly now: () => Date,
-  ) {}
+  ) {
+    this.fieldManager = new FieldManager({
+      schemaFor: (apiVersion) => kindSchema(scheme, definition, apiVersion),
+      statusSubresource: Boolean(definition.subresources?.status),
+      now,
+    });
+  }
+
+  /** Records the write in managedFields (before validation and admission, as upstream) when tracked. */
+  private recordUpdate(live: KubeObject | undefined, next: KubeObject, context: WriteContext): boolean {
+    if (context.manager === undefined) return false;
+    if (!context.managedFieldsComputed)
+      this.fieldManager.update(live, next, { manager: context.manager, subresource: context.subresource });
+    return true;
+  }
 
   /** Options of metadata validation for this resource. */
   private metaValidation(): { namespaced: boolean; nameValidator?: NameValidator } {
@@ -55,6 +100,7 @@ export class WritePreparation {
     context: WriteContext,
   ): Promise<KubeObject> {
     const defaulted = this.defaulted(copyObject(object));
+    this.recordUpdate(undefined, defaulted, context);
     const metadata = defaulted.metadata;
     if (this.definition.namespaced) metadata.namespace = namespace;
     else delete metadata.namespace;
@@ -82,17 +128,14 @@ export class WritePreparation {
     return hub;
   }
 
-  /** Creates an object given in `version`; returns it in `version`. */
-  /** Validates an update (request version), merges it onto the current hub object and runs the update strategy. */
-  async prepareUpdate(
-    requested: KubeObject,
-    current: KubeObject,
-    namespace: string,
-    name: string,
-    context: WriteContext,
-    isPatch: boolean,
-  ): Promise<KubeObject> {
+  /**
+   * Validates an update (request version), records it in managedFields, merges it onto the current hub
+   * object and runs the update strategy.
+   */
+  async prepareUpdate(requested: KubeObject, current: KubeObject, write: UpdateWrite): Promise<KubeObject> {
+    const { namespace, name, context, isPatch } = write;
     const defaulted = this.defaulted(requested);
+    const tracked = this.recordUpdate(write.currentVersioned, defaulted, context);
     const metadata = defaulted.metadata;
     if ((metadata.name ?? '') !== name) {
       throw StatusError.badRequest(
@@ -128,6 +171,7 @@ export class WritePreparation {
     const hub = mergeForUpdate(this.scheme.toHub(defaulted), current, {
       statusSubresource: Boolean(this.definition.subresources?.status),
       subresource: context.subresource,
+      managedFieldsTracked: tracked,
     });
     const finalizerErrors = validateFinalizersWhileDeleting(hub, current);
     if (finalizerErrors.length > 0) throw this.invalid(name, finalizerErrors);

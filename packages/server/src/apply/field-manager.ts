@@ -1,0 +1,240 @@
+import type { KubeObject } from '@kapi/apimachinery';
+import { applyConflictError, type ConflictSets } from './apply-conflicts.js';
+import { fieldElement } from './field-path.js';
+import { FieldSet } from './field-set.js';
+import {
+  capUpdateManagers,
+  decodeManagedFields,
+  decodeManagedFieldsOrEmpty,
+  encodeManagedFields,
+  isResetManagedFields,
+  managerIdentity,
+  type ManagedFields,
+  type ManagerEntry,
+} from './managed-fields.js';
+import type { SchemaNode } from './schema-type.js';
+import { mergeApplied, removeItems } from './typed-merge.js';
+import { compare, jsonEqual, toFieldSet } from './typed-value.js';
+
+/** The manager that owns an object's existing fields when it is first applied to. */
+export const BEFORE_FIRST_APPLY_MANAGER = 'before-first-apply';
+
+/** Who writes: the manager name and the subresource ('' or 'status'). */
+export interface FieldManagerRequest {
+  manager: string;
+  subresource: string;
+}
+
+/** Options of a {@link FieldManager}. */
+export interface FieldManagerOptions {
+  /** The schema of the kind at an apiVersion (`group/version`). */
+  schemaFor(apiVersion: string): SchemaNode | undefined;
+  /** Whether the resource has a status subresource (then the main resource never owns `status`). */
+  statusSubresource: boolean;
+  now?: () => Date;
+  /** How many Update entries are kept before the oldest merge into `ancient-changes` (10). */
+  maxUpdateManagers?: number;
+}
+
+const metadataNeverOwned = [
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'selfLink',
+  'clusterName',
+  'managedFields',
+];
+
+/** Paths no manager owns (stripmeta): apiVersion, kind, metadata itself and its identity fields. */
+const neverOwned = FieldSet.of(
+  [fieldElement('apiVersion')],
+  [fieldElement('kind')],
+  [fieldElement('metadata')],
+  ...metadataNeverOwned.map((name) => [fieldElement('metadata'), fieldElement(name)]),
+);
+
+function formatTime(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * Tracks field ownership in `metadata.managedFields` (k8s.io/apimachinery managedfields): records
+ * Updates (create, update, non-apply patch) and performs server-side apply with conflict detection.
+ * Objects are in the request version; every entry is compared in that version.
+ */
+export class FieldManager {
+  private readonly now: () => Date;
+
+  constructor(private readonly options: FieldManagerOptions) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** The part of an object a write at `subresource` can own (status is reset by the strategies). */
+  private view(object: KubeObject | undefined, subresource: string): Record<string, unknown> {
+    if (!object) return {};
+    if (subresource === 'status') return object['status'] === undefined ? {} : { status: object['status'] };
+    const view: Record<string, unknown> = { ...object, metadata: { ...object.metadata } };
+    delete (view['metadata'] as Record<string, unknown>)['managedFields'];
+    if (this.options.statusSubresource) delete view['status'];
+    return view;
+  }
+
+  private schema(object: KubeObject): SchemaNode | undefined {
+    return this.options.schemaFor(String(object.apiVersion ?? ''));
+  }
+
+  /** Removes from every entry what changed, and records `changed` for the writer (Update semantics). */
+  private recordUpdate(
+    managed: ManagedFields,
+    live: Record<string, unknown>,
+    next: Record<string, unknown>,
+    schema: SchemaNode | undefined,
+    writer: Omit<ManagerEntry, 'fields' | 'time'>,
+  ): void {
+    const comparison = compare(live, next, schema);
+    const changed = comparison.added.union(comparison.modified).difference(neverOwned);
+    const removed = comparison.removed.difference(neverOwned);
+    for (const [identity, entry] of managed) {
+      const fields = entry.fields.difference(changed).difference(removed);
+      if (fields.isEmpty()) managed.delete(identity);
+      else entry.fields = fields;
+    }
+    if (changed.isEmpty()) return;
+    const identity = managerIdentity(writer);
+    const previous = managed.get(identity);
+    managed.set(identity, {
+      ...writer,
+      fields: previous ? previous.fields.union(changed) : changed,
+      time: formatTime(this.now()),
+    });
+  }
+
+  private finish(managed: ManagedFields): ReturnType<typeof encodeManagedFields> {
+    capUpdateManagers(managed, this.options.maxUpdateManagers ?? 10);
+    return encodeManagedFields(managed);
+  }
+
+  /**
+   * Records a create (`live` undefined), update or non-apply patch in `next.metadata.managedFields`.
+   * managedFields sent in `next` replace the live ones when decodable, `[]` resets them (the write is
+   * then untracked), and subresource writes ignore them. Never fails: on error the object is left
+   * without managedFields, as upstream's UpdateNoErrors.
+   */
+  update(live: KubeObject | undefined, next: KubeObject, request: FieldManagerRequest): void {
+    const requested = next.metadata.managedFields;
+    let managed: ManagedFields;
+    if (request.subresource !== '' || requested === undefined || requested === null) {
+      managed = decodeManagedFieldsOrEmpty(live?.metadata.managedFields);
+    } else if (isResetManagedFields(requested)) {
+      managed = new Map();
+    } else {
+      managed = decodeManagedFieldsOrEmpty(requested);
+      if (managed.size === 0) managed = decodeManagedFieldsOrEmpty(live?.metadata.managedFields);
+    }
+    // An existing object without managedFields stays untracked until it is applied to.
+    if (managed.size === 0 && live?.metadata.uid) {
+      delete next.metadata.managedFields;
+      return;
+    }
+    try {
+      this.recordUpdate(managed, this.view(live, request.subresource), this.view(next, request.subresource), this.schema(next), {
+        manager: request.manager,
+        operation: 'Update',
+        apiVersion: String(next.apiVersion ?? ''),
+        ...(request.subresource ? { subresource: request.subresource } : {}),
+      });
+      const encoded = this.finish(managed);
+      // Assigning keeps the key's place, so an unchanged object encodes to the same bytes.
+      if (encoded.length > 0) next.metadata.managedFields = encoded;
+      else delete next.metadata.managedFields;
+    } catch {
+      // Field sets could not be computed: the object is written without managedFields.
+      delete next.metadata.managedFields;
+    }
+  }
+
+  /**
+   * Applies `config` to `live` (or to an empty object when creating): merges it per the schema, prunes
+   * fields the manager applied before and no longer sets (unless others own them), and fails with a
+   * 409 conflict when it changes fields other managers own, unless `force`. Returns the new object with
+   * its managedFields, or `live` itself when nothing changed. Throws {@link TypedValueError} for
+   * configs that do not fit the schema.
+   */
+  apply(
+    live: KubeObject,
+    config: KubeObject,
+    request: FieldManagerRequest & { force: boolean; created: boolean },
+  ): KubeObject {
+    const schema = this.schema(config);
+    const apiVersion = String(config.apiVersion ?? '');
+    const subresource = request.subresource;
+    const liveView = this.view(live, subresource);
+    const managed = decodeManagedFieldsOrEmpty(live.metadata.managedFields);
+    if (managed.size === 0 && !request.created) {
+      this.recordUpdate(managed, {}, liveView, schema, {
+        manager: BEFORE_FIRST_APPLY_MANAGER,
+        operation: 'Update',
+        apiVersion,
+        ...(subresource ? { subresource } : {}),
+      });
+    }
+    const applied = toFieldSet(this.view(config, subresource), schema).difference(neverOwned);
+    const applier: ManagerEntry = {
+      manager: request.manager,
+      operation: 'Apply',
+      apiVersion,
+      ...(subresource ? { subresource } : {}),
+      fields: applied,
+    };
+    const identity = managerIdentity(applier);
+    const previous = managed.get(identity);
+    if (previous?.time) applier.time = previous.time;
+    managed.set(identity, applier);
+    let merged = mergeApplied(live, config, schema) as KubeObject;
+    if (previous && !previous.fields.isEmpty()) {
+      let owned = FieldSet.empty();
+      for (const entry of managed.values()) owned = owned.union(entry.fields);
+      merged = removeItems(merged, previous.fields.difference(owned), owned, schema) as KubeObject;
+    }
+    const mergedView = this.view(merged, subresource);
+    const comparison = compare(liveView, mergedView, schema);
+    const changed = comparison.added.union(comparison.modified).difference(neverOwned);
+    const removed = comparison.removed.difference(neverOwned);
+    const conflicts: ConflictSets = new Map();
+    for (const [other, entry] of managed) {
+      if (other === identity) continue;
+      const conflict = entry.fields.intersection(changed);
+      if (!conflict.isEmpty()) conflicts.set(other, conflict);
+    }
+    if (conflicts.size > 0 && !request.force) throw applyConflictError(conflicts);
+    for (const [other, entry] of managed) {
+      if (other === identity) continue;
+      entry.fields = entry.fields.difference(conflicts.get(other) ?? FieldSet.empty()).difference(removed);
+      if (entry.fields.isEmpty()) managed.delete(other);
+    }
+    const objectChanged = !changed.isEmpty() || !removed.isEmpty() || !jsonEqual(liveView, mergedView);
+    if (objectChanged || !previous) applier.time = formatTime(this.now());
+    const encoded = this.finish(managed);
+    if (!objectChanged) {
+      if (jsonEqual(encoded, live.metadata.managedFields ?? [])) return live;
+      return { ...live, metadata: { ...live.metadata, managedFields: encoded } };
+    }
+    merged.metadata = { ...merged.metadata };
+    if (encoded.length > 0) merged.metadata.managedFields = encoded;
+    else delete merged.metadata.managedFields;
+    return merged;
+  }
+
+  /** Whether `raw` would decode as managedFields (for validating what a client sends). */
+  static decodable(raw: unknown): boolean {
+    try {
+      decodeManagedFields(raw);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import type { IncomingMessage } from 'node:http';
+import { StatusError, isKubeObject, type KubeObject } from '@kapi/apimachinery';
+import { parse as parseYaml, parseDocument } from 'yaml';
+import { TypedValueError, isRecord } from '../apply/typed-value.js';
+import type { WriteContext } from '../registry/generic-store.js';
+import { copyObject } from '../registry/object-meta.js';
+import type { WriteQuery } from './query-options.js';
+import { addWarning } from './response-writer.js';
+import type { ResourceRoute } from './resource-handler.js';
+
+/** Go's `schema.GroupVersionKind.String()`: `apps/v1, Kind=Deployment`, `/v1, Kind=ConfigMap`. */
+function gvkText(apiVersion: unknown, kind: unknown): string {
+  const text = typeof apiVersion === 'string' ? apiVersion : '';
+  const slash = text.indexOf('/');
+  const groupVersion = slash < 0 ? `/${text}` : text;
+  return `${groupVersion}, Kind=${typeof kind === 'string' ? kind : ''}`;
+}
+
+/**
+ * Parses an apply body (JSON or YAML, with YAML 1.1 scalars as sigs.k8s.io/yaml). Duplicate keys: the
+ * last wins, except that `fieldValidation=Strict` fails (400) and `Warn` warns, as upstream.
+ */
+function parseApplyBody(request: IncomingMessage, text: string, fieldValidation: WriteQuery['fieldValidation']): unknown {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text, { version: '1.1', uniqueKeys: false }) as unknown;
+  } catch (error) {
+    throw StatusError.badRequest(`error encoding patch: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (fieldValidation !== 'Ignore') {
+    const duplicates = parseDocument(text, { version: '1.1' })
+      .errors.filter((error) => error.code === 'DUPLICATE_KEY')
+      .map((error) => {
+        const key = /Map keys must be unique(?:; "(.*)" is repeated)?/.exec(error.message)?.[1] ?? '';
+        return `line ${error.linePos?.[0].line ?? 0}: key ${JSON.stringify(key)} already set in map`;
+      });
+    if (duplicates.length > 0) {
+      if (fieldValidation === 'Strict') {
+        throw StatusError.badRequest(
+          `error strict decoding patch: yaml: unmarshal errors:\n${duplicates.map((line) => `  ${line}`).join('\n')}`,
+        );
+      }
+      for (const line of duplicates) addWarning(request, line);
+    }
+  }
+  return parsed;
+}
+
+/** The checks of an apply configuration before it is applied (versioncheck, structuredmerge). */
+function checkConfig(config: unknown, route: ResourceRoute, apiVersion: string, name: string): KubeObject {
+  const record = isRecord(config) ? config : {};
+  if (record['apiVersion'] !== apiVersion || record['kind'] !== route.definition.kind)
+    throw StatusError.badRequest(`invalid object type: ${gvkText(record['apiVersion'], record['kind'])}`);
+  if (record['metadata'] === undefined || record['metadata'] === null) record['metadata'] = {};
+  if (!isKubeObject(record)) throw StatusError.badRequest('metadata must be an object');
+  if (record.metadata.managedFields !== undefined)
+    throw StatusError.badRequest('metadata.managedFields must be nil');
+  if ((record.metadata.name ?? '') !== name) {
+    throw StatusError.badRequest(
+      `the name of the object (${record.metadata.name ?? ''}) does not match the name on the URL (${name})`,
+    );
+  }
+  return record;
+}
+
+/**
+ * Server-side apply (`application/apply-patch+yaml`): applies the configuration as `fieldManager`
+ * inside the store's update loop, creating the object when it does not exist (201).
+ */
+export async function handleApply(
+  request: IncomingMessage,
+  route: ResourceRoute,
+  body: Buffer,
+  apiVersion: string,
+  target: { namespace: string; name: string; write: WriteQuery; context: WriteContext },
+): Promise<{ object: KubeObject; created: boolean }> {
+  const { namespace, name, write } = target;
+  const config = checkConfig(parseApplyBody(request, body.toString('utf8'), write.fieldValidation), route, apiVersion, name);
+  const bodyNamespace = config.metadata.namespace;
+  if (route.definition.namespaced && bodyNamespace && bodyNamespace !== namespace) {
+    throw StatusError.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  const { store } = route;
+  const manager = write.fieldManager ?? '';
+  const context: WriteContext = { ...target.context, manager, managedFieldsComputed: true };
+  const transform = (current: KubeObject, exists: boolean): KubeObject => {
+    if (!exists && config.metadata.uid) {
+      throw StatusError.conflict(
+        store.groupResource,
+        name,
+        `uid mismatch: the provided object specified uid ${config.metadata.uid}, and no existing object was found`,
+      );
+    }
+    try {
+      return store.fieldManager.apply(current, copyObject(config), {
+        manager,
+        subresource: target.context.subresource,
+        force: write.force === true,
+        created: !exists,
+      });
+    } catch (error) {
+      if (!(error instanceof TypedValueError)) throw error;
+      throw StatusError.of(
+        500,
+        '',
+        `failed to create typed patch object (${namespace}/${name}; ${gvkText(apiVersion, route.definition.kind)}): ${error.message}`,
+      );
+    }
+  };
+  return store.update(namespace, name, transform, route.version, context, { allowCreate: true });
+}
