@@ -41,6 +41,27 @@ describe.each(backends)('@kubernetes/client-node against kube-apiserver-lite on 
     });
   });
 
+  it('applies server-side through KubernetesObjectApi.patch', async () => {
+    const objects = k8s.KubernetesObjectApi.makeApiClient(kc);
+    const spec = (data: Record<string, string>) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'ssa', namespace },
+      data,
+    });
+    const apply = k8s.PatchStrategy.ServerSideApply;
+    const created = await objects.patch(spec({ a: '1' }), undefined, undefined, 'first', false, apply);
+    expect(created.metadata?.managedFields?.map((entry) => [entry.manager, entry.operation])).toEqual([
+      ['first', 'Apply'],
+    ]);
+    await expect(objects.patch(spec({ a: '2' }), undefined, undefined, 'second', false, apply)).rejects.toMatchObject({
+      code: 409,
+    });
+    const forced = await objects.patch(spec({ a: '2' }), undefined, undefined, 'second', true, apply);
+    expect((forced as k8s.V1ConfigMap).data).toEqual({ a: '2' });
+    expect(forced.metadata?.managedFields?.map((entry) => entry.manager)).toEqual(['second']);
+  });
+
   it('pages a list with limit and continue', async () => {
     for (let i = 0; i < 5; i++)
       await core.createNamespacedConfigMap({

@@ -106,6 +106,35 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     expect(out.metadata.labels).toEqual({ tier: 'x' });
   });
 
+  it('applies server-side: creates, configures, reports conflicts, forces, prunes, shows managedFields', async () => {
+    const manifest = (data: Record<string, string>) =>
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default' }, data });
+    const data = async () =>
+      (JSON.parse(await kubectl(server, ['get', 'cm', 'ssa', '-n', 'default', '-o', 'json'])) as { data: Record<string, string> })
+        .data;
+    const created = await kubectl(server, ['apply', '--server-side', '-f', '-'], manifest({ a: '1', b: '2' }));
+    expect(created).toContain('configmap/ssa serverside-applied');
+    await kubectl(server, ['apply', '--server-side', '-f', '-'], manifest({ a: '1', b: '2', c: '3' }));
+    expect(await data()).toEqual({ a: '1', b: '2', c: '3' });
+    await expect(
+      kubectl(server, ['apply', '--server-side', '--field-manager=other', '-f', '-'], manifest({ a: '9' })),
+    ).rejects.toThrow(/Apply failed with 1 conflict: conflict with "kubectl": \.data\.a/);
+    expect((await data())['a']).toBe('1');
+    await kubectl(
+      server,
+      ['apply', '--server-side', '--field-manager=other', '--force-conflicts', '-f', '-'],
+      manifest({ a: '9' }),
+    );
+    expect((await data())['a']).toBe('9');
+    // kubectl no longer applies a (now owned by other) nor b (owned by nobody else): b is pruned.
+    await kubectl(server, ['apply', '--server-side', '-f', '-'], manifest({ c: '3' }));
+    expect(await data()).toEqual({ a: '9', c: '3' });
+    const yaml = await kubectl(server, ['get', 'cm', 'ssa', '-n', 'default', '-o', 'yaml', '--show-managed-fields']);
+    expect(yaml).toMatch(/- apiVersion: v1\n\s+fieldsType: FieldsV1\n\s+fieldsV1:\n\s+f:data:\n\s+f:c: \{\}\n\s+manager: kubectl\n\s+operation: Apply/);
+    expect(yaml).toMatch(/f:a: \{\}\n\s+manager: other\n\s+operation: Apply/);
+    expect(await kubectl(server, ['get', 'cm', 'ssa', '-n', 'default', '-o', 'yaml'])).not.toContain('managedFields');
+  });
+
   it('deletes', async () => {
     await kubectl(server, ['create', 'configmap', 'doomed', '-n', 'default']);
     expect(await kubectl(server, ['delete', 'cm', 'doomed', '-n', 'default'])).toContain(
