@@ -12,6 +12,7 @@ import {
   type ManagedFields,
   type ManagerEntry,
 } from './managed-fields.js';
+import { formatTime } from '../registry/object-meta.js';
 import type { SchemaNode } from './schema-type.js';
 import { mergeApplied, removeItems } from './typed-merge.js';
 import { compare, jsonEqual, toFieldSet } from './typed-value.js';
@@ -56,10 +57,6 @@ const neverOwned = FieldSet.of(
   ...metadataNeverOwned.map((name) => [fieldElement('metadata'), fieldElement(name)]),
 );
 
-function formatTime(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 /**
  * Tracks field ownership in `metadata.managedFields` (k8s.io/apimachinery managedfields): records
  * Updates (create, update, non-apply patch) and performs server-side apply with conflict detection.
@@ -76,9 +73,16 @@ export class FieldManager {
   private view(object: KubeObject | undefined, subresource: string): Record<string, unknown> {
     if (!object) return {};
     if (subresource === 'status') return object['status'] === undefined ? {} : { status: object['status'] };
-    const view: Record<string, unknown> = { ...object, metadata: { ...object.metadata } };
-    delete (view['metadata'] as Record<string, unknown>)['managedFields'];
-    if (this.options.statusSubresource) delete view['status'];
+    const stripStatus = this.options.statusSubresource && object['status'] !== undefined;
+    // Views are only read: copy a level only when something has to be left out.
+    if (object.metadata.managedFields === undefined && !stripStatus) return object;
+    const view: Record<string, unknown> = { ...object };
+    if (object.metadata.managedFields !== undefined) {
+      const metadata: Record<string, unknown> = { ...object.metadata };
+      delete metadata['managedFields'];
+      view['metadata'] = metadata;
+    }
+    if (stripStatus) delete view['status'];
     return view;
   }
 

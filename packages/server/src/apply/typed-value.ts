@@ -163,22 +163,26 @@ export function compare(live: unknown, next: unknown, schema: SchemaNode | undef
   const added = FieldSet.empty();
   const modified = FieldSet.empty();
   const removed = FieldSet.empty();
+  // One path array is pushed and popped along the walk (FieldSet.insert copies what it keeps).
   const markAll = (target: FieldSet, value: unknown, type: SchemaType, path: PathElement[]) => {
     target.insert(path);
     const shape = shapeOf(value, type);
     if (shape === 'map') {
-      for (const [name, child] of Object.entries(value as JsonRecord)) {
+      const record = value as JsonRecord;
+      for (const name of Object.keys(record)) {
         const childSchema = fieldSchema(type, name);
-        markAll(target, child, schemaType(childSchema === false ? undefined : childSchema), [
-          ...path,
-          fieldElement(name),
-        ]);
+        path.push(fieldElement(name));
+        markAll(target, record[name], schemaType(childSchema === false ? undefined : childSchema), path);
+        path.pop();
       }
     } else if (shape === 'set' || shape === 'list-map') {
       const listType = type as Extract<SchemaType, { kind: 'list' }>;
       const itemType = schemaType(listType.items);
-      for (const [element, item] of indexItems(value as unknown[], listType, path, true))
-        markAll(target, item, itemType, [...path, element]);
+      for (const [element, item] of indexItems(value as unknown[], listType, path, true)) {
+        path.push(element);
+        markAll(target, item, itemType, path);
+        path.pop();
+      }
     }
   };
   const walk = (left: unknown, right: unknown, type: SchemaType, path: PathElement[]) => {
@@ -195,10 +199,9 @@ export function compare(live: unknown, next: unknown, schema: SchemaNode | undef
       const rightRecord = right as JsonRecord;
       const visit = (name: string) => {
         const childSchema = fieldSchema(type, name);
-        walk(leftRecord[name], rightRecord[name], schemaType(childSchema === false ? undefined : childSchema), [
-          ...path,
-          fieldElement(name),
-        ]);
+        path.push(fieldElement(name));
+        walk(leftRecord[name], rightRecord[name], schemaType(childSchema === false ? undefined : childSchema), path);
+        path.pop();
       };
       for (const name of Object.keys(leftRecord)) visit(name);
       for (const name of Object.keys(rightRecord)) if (!(name in leftRecord)) visit(name);
@@ -208,9 +211,17 @@ export function compare(live: unknown, next: unknown, schema: SchemaNode | undef
     const itemType = schemaType(listType.items);
     const leftItems = new Map(indexItems(left as unknown[], listType, path, true));
     const rightItems = new Map(indexItems(right as unknown[], listType, path, true));
-    for (const [element, item] of leftItems) walk(item, rightItems.get(element), itemType, [...path, element]);
-    for (const [element, item] of rightItems)
-      if (!leftItems.has(element)) walk(undefined, item, itemType, [...path, element]);
+    for (const [element, item] of leftItems) {
+      path.push(element);
+      walk(item, rightItems.get(element), itemType, path);
+      path.pop();
+    }
+    for (const [element, item] of rightItems) {
+      if (leftItems.has(element)) continue;
+      path.push(element);
+      walk(undefined, item, itemType, path);
+      path.pop();
+    }
   };
   walk(live, next, schemaType(schema), []);
   return { added, modified, removed };

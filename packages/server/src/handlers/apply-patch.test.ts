@@ -137,6 +137,23 @@ describe('server-side apply', () => {
     expect((await api.call('GET', path('g'))).status).toBe(404);
   });
 
+  it('parses YAML 1.1 and checks duplicate keys only with fieldValidation Strict or Warn', async () => {
+    const yaml = 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: dup\nspec:\n  color: red\n  color: green\n';
+    const strict = await api.call('PATCH', path('dup', '?fieldManager=a&fieldValidation=Strict'), yaml, apply);
+    expect([strict.status, strict.body['message']]).toEqual([
+      400,
+      'error strict decoding patch: yaml: unmarshal errors:\n  line 7: key "color" already set in map',
+    ]);
+    const warned = await api.call('PATCH', path('dup', '?fieldManager=a'), yaml, apply);
+    expect(warned.body['message']).toBeUndefined();
+    expect(warned.status).toBe(201);
+    expect(warned.body['spec']).toMatchObject({ color: 'green' });
+    expect(warned.headers.get('warning')).toBe('299 - "line 7: key \\"color\\" already set in map"');
+    // YAML 1.1 as sigs.k8s.io/yaml: `y` is a boolean, so this name does not match the URL.
+    const boolean = await api.call('PATCH', path('y', '?fieldManager=a'), 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: y\n', apply);
+    expect(boolean.body['message']).toBe('the name of the object (true) does not match the name on the URL (y)');
+  });
+
   it('creates nothing on dryRun=All', async () => {
     const dry = await unchanged(() => api.call('PATCH', path('h', '?fieldManager=a&dryRun=All'), config('h', { size: 1 }), apply));
     expect(dry.status).toBe(201);

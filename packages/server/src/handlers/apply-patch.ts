@@ -31,8 +31,10 @@ function parseApplyBody(request: IncomingMessage, text: string, fieldValidation:
     const duplicates = parseDocument(text, { version: '1.1' })
       .errors.filter((error) => error.code === 'DUPLICATE_KEY')
       .map((error) => {
-        const key = /Map keys must be unique(?:; "(.*)" is repeated)?/.exec(error.message)?.[1] ?? '';
-        return `line ${error.linePos?.[0].line ?? 0}: key ${JSON.stringify(key)} already set in map`;
+        const start = error.linePos?.[0] ?? { line: 0, col: 1 };
+        const source = (text.split('\n')[start.line - 1] ?? '').slice(start.col - 1);
+        const key = (source.split(':')[0] ?? '').trim().replace(/^(["'])(.*)\1$/, '$2');
+        return `line ${start.line}: key ${JSON.stringify(key)} already set in map`;
       });
     if (duplicates.length > 0) {
       if (fieldValidation === 'Strict') {

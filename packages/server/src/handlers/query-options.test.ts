@@ -1,5 +1,6 @@
+import type { StatusError } from '@kapi/apimachinery';
 import { describe, expect, it } from 'vitest';
-import { parseReadQuery, parseWriteQuery } from './query-options.js';
+import { managerOrUserAgent, parseReadQuery, parseWriteQuery } from './query-options.js';
 
 function query(text: string): URLSearchParams {
   return new URLSearchParams(text);
@@ -58,5 +59,44 @@ describe('query options', () => {
     expect(parsed.fieldSelector?.matches({ 'metadata.name': 'x' })).toBe(true);
     expect(parsed.limit).toBe(5);
     expect(() => parseReadQuery(query('labelSelector=a%20b%20c'))).toThrow();
+  });
+});
+
+describe('fieldManager and force', () => {
+  const invalid = (query: string, kind: string, apply = false) => {
+    try {
+      parseWriteQuery(new URLSearchParams(query), kind, apply);
+    } catch (error) {
+      return (error as StatusError).status.message;
+    }
+    return undefined;
+  };
+
+  it('requires fieldManager for apply, forbids force elsewhere, limits length and characters', () => {
+    expect(invalid('', 'PatchOptions', true)).toBe(
+      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+    );
+    expect(invalid('force=true', 'PatchOptions')).toBe(
+      'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
+    );
+    expect(invalid(`fieldManager=${'x'.repeat(129)}`, 'UpdateOptions')).toBe(
+      'UpdateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes',
+    );
+    expect(invalid('fieldManager=%C3%A9%02', 'CreateOptions')).toBe(
+      'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Invalid value: "é\\u0002": invalid character U+0002 (at position 2)',
+    );
+    expect(parseWriteQuery(new URLSearchParams('fieldManager=m&force=true'), 'PatchOptions', true)).toMatchObject({
+      fieldManager: 'm',
+      force: true,
+    });
+  });
+
+  it('names the manager after fieldManager, else the User-Agent prefix, else unknown', () => {
+    expect(managerOrUserAgent('mine', 'kubectl/v1.32')).toBe('mine');
+    expect(managerOrUserAgent(undefined, 'kubectl-client-side-apply/v1.32.4 (linux/amd64)')).toBe('kubectl-client-side-apply');
+    expect(managerOrUserAgent(undefined, 'a\u0001b/1')).toBe('ab');
+    expect(managerOrUserAgent(undefined, 'x'.repeat(200))).toHaveLength(128);
+    expect(managerOrUserAgent(undefined, '')).toBe('unknown');
+    expect(managerOrUserAgent(undefined, undefined)).toBe('unknown');
   });
 });
