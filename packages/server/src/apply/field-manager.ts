@@ -35,7 +35,23 @@ export interface FieldManagerOptions {
   now?: () => Date;
   /** How many Update entries are kept before the oldest merge into `ancient-changes` (10). */
   maxUpdateManagers?: number;
+  /**
+   * Converts a copy of an object to another served apiVersion, so that each manager's fields are
+   * compared in the version they were recorded in. Without it everything is compared in the request
+   * version.
+   */
+  convert?: (object: KubeObject, apiVersion: string) => KubeObject;
 }
+
+/** What a write changes, as seen in one apiVersion. */
+interface Diff {
+  /** Added ∪ Modified (never-owned fields left out). */
+  changed: FieldSet;
+  removed: FieldSet;
+}
+
+/** The diff of a write in any apiVersion (computed once per version). */
+type Differ = (apiVersion: string) => Diff;
 
 const metadataNeverOwned = [
   'name',
@@ -90,22 +106,48 @@ export class FieldManager {
     return this.options.schemaFor(String(object.apiVersion ?? ''));
   }
 
-  /** Removes from every entry what changed, and records `changed` for the writer (Update semantics). */
-  private recordUpdate(
-    managed: ManagedFields,
-    live: Record<string, unknown>,
-    next: Record<string, unknown>,
-    schema: SchemaNode | undefined,
-    writer: Omit<ManagerEntry, 'fields' | 'time'>,
-  ): void {
-    const comparison = compare(live, next, schema);
-    const changed = comparison.added.union(comparison.modified).difference(neverOwned);
-    const removed = comparison.removed.difference(neverOwned);
+  /**
+   * The diff of `live` → `next` per apiVersion: in the request version directly, in others after
+   * converting both (falling back to the request version when conversion fails).
+   */
+  private differ(live: KubeObject | undefined, next: KubeObject, subresource: string): Differ {
+    const requestVersion = String(next.apiVersion ?? '');
+    const cache = new Map<string, Diff>();
+    const diffIn = (apiVersion: string): Diff => {
+      const convert = this.options.convert;
+      const version = convert && apiVersion ? apiVersion : requestVersion;
+      let diff = cache.get(version);
+      if (diff) return diff;
+      let left = live;
+      let right = next;
+      if (version !== requestVersion && convert) {
+        try {
+          left = live && convert(live, version);
+          right = convert(next, version);
+        } catch {
+          return diffIn(requestVersion);
+        }
+      }
+      const comparison = compare(this.view(left, subresource), this.view(right, subresource), this.options.schemaFor(version));
+      diff = {
+        changed: comparison.added.union(comparison.modified).difference(neverOwned),
+        removed: comparison.removed.difference(neverOwned),
+      };
+      cache.set(version, diff);
+      return diff;
+    };
+    return diffIn;
+  }
+
+  /** Removes from every entry what changed (in its version), and records the change for the writer. */
+  private recordUpdate(managed: ManagedFields, diffs: Differ, writer: Omit<ManagerEntry, 'fields' | 'time'>): void {
     for (const [identity, entry] of managed) {
+      const { changed, removed } = diffs(entry.apiVersion);
       const fields = entry.fields.difference(changed).difference(removed);
       if (fields.isEmpty()) managed.delete(identity);
       else entry.fields = fields;
     }
+    const { changed } = diffs(writer.apiVersion);
     if (changed.isEmpty()) return;
     const identity = managerIdentity(writer);
     const previous = managed.get(identity);
@@ -119,6 +161,41 @@ export class FieldManager {
   private finish(managed: ManagedFields): ReturnType<typeof encodeManagedFields> {
     capUpdateManagers(managed, this.options.maxUpdateManagers ?? 10);
     return encodeManagedFields(managed);
+  }
+
+  /**
+   * Removes from `merged` what the applier applied before (`previous`) and no longer applies, unless
+   * some manager owns it. Works in the version of the previous apply (converting when it differs);
+   * ownership recorded in other versions than that one is not consulted.
+   */
+  private prune(
+    merged: KubeObject,
+    config: KubeObject,
+    previous: ManagerEntry,
+    managed: ManagedFields,
+    subresource: string,
+  ): KubeObject {
+    const requestVersion = String(config.apiVersion ?? '');
+    const version = previous.apiVersion;
+    const convert = this.options.convert;
+    const converted = version !== requestVersion && convert !== undefined;
+    let target = merged;
+    let applied = managed.get(managerIdentity(previous))?.fields ?? FieldSet.empty();
+    if (converted) {
+      try {
+        target = convert(merged, version);
+        applied = toFieldSet(this.view(convert(config, version), subresource), this.options.schemaFor(version)).difference(neverOwned);
+      } catch {
+        return merged;
+      }
+    } else if (version !== requestVersion) return merged;
+    let owned = applied;
+    const self = managed.get(managerIdentity(previous));
+    for (const entry of managed.values()) {
+      if (entry !== self && (!converted || entry.apiVersion === version)) owned = owned.union(entry.fields);
+    }
+    const pruned = removeItems(target, previous.fields.difference(owned), owned, this.options.schemaFor(version)) as KubeObject;
+    return converted ? convert(pruned, requestVersion) : pruned;
   }
 
   /**
@@ -144,7 +221,7 @@ export class FieldManager {
       return;
     }
     try {
-      this.recordUpdate(managed, this.view(live, request.subresource), this.view(next, request.subresource), this.schema(next), {
+      this.recordUpdate(managed, this.differ(live, next, request.subresource), {
         manager: request.manager,
         operation: 'Update',
         apiVersion: String(next.apiVersion ?? ''),
@@ -178,7 +255,8 @@ export class FieldManager {
     const liveView = this.view(live, subresource);
     const managed = decodeManagedFieldsOrEmpty(live.metadata.managedFields);
     if (managed.size === 0 && !request.created) {
-      this.recordUpdate(managed, {}, liveView, schema, {
+      const empty: KubeObject = { apiVersion, kind: live.kind ?? '', metadata: {} };
+      this.recordUpdate(managed, this.differ(empty, live, subresource), {
         manager: BEFORE_FIRST_APPLY_MANAGER,
         operation: 'Update',
         apiVersion,
@@ -198,27 +276,23 @@ export class FieldManager {
     if (previous?.time) applier.time = previous.time;
     managed.set(identity, applier);
     let merged = mergeApplied(live, config, schema) as KubeObject;
-    if (previous && !previous.fields.isEmpty()) {
-      let owned = FieldSet.empty();
-      for (const entry of managed.values()) owned = owned.union(entry.fields);
-      merged = removeItems(merged, previous.fields.difference(owned), owned, schema) as KubeObject;
-    }
+    if (previous && !previous.fields.isEmpty()) merged = this.prune(merged, config, previous, managed, subresource);
     const mergedView = this.view(merged, subresource);
-    const comparison = compare(liveView, mergedView, schema);
-    const changed = comparison.added.union(comparison.modified).difference(neverOwned);
-    const removed = comparison.removed.difference(neverOwned);
+    const diffs = this.differ(live, merged, subresource);
     const conflicts: ConflictSets = new Map();
     for (const [other, entry] of managed) {
       if (other === identity) continue;
-      const conflict = entry.fields.intersection(changed);
+      const conflict = entry.fields.intersection(diffs(entry.apiVersion).changed);
       if (!conflict.isEmpty()) conflicts.set(other, conflict);
     }
     if (conflicts.size > 0 && !request.force) throw applyConflictError(conflicts);
     for (const [other, entry] of managed) {
       if (other === identity) continue;
-      entry.fields = entry.fields.difference(conflicts.get(other) ?? FieldSet.empty()).difference(removed);
+      const taken = conflicts.get(other) ?? FieldSet.empty();
+      entry.fields = entry.fields.difference(taken).difference(diffs(entry.apiVersion).removed);
       if (entry.fields.isEmpty()) managed.delete(other);
     }
+    const { changed, removed } = diffs(apiVersion);
     const objectChanged = !changed.isEmpty() || !removed.isEmpty() || !jsonEqual(liveView, mergedView);
     if (objectChanged || !previous) applier.time = formatTime(this.now());
     const encoded = this.finish(managed);

@@ -154,6 +154,21 @@ describe('server-side apply', () => {
     expect(boolean.body['message']).toBe('the name of the object (true) does not match the name on the URL (y)');
   });
 
+  it('compares each manager in the version it wrote in', async () => {
+    const beta = JSON.stringify({ apiVersion: 'example.com/v1beta1', kind: 'Widget', metadata: { name: 'v' }, spec: { sizeText: '2' } });
+    await api.call('PATCH', `${widgetsPath('default', 'v1beta1')}/v?fieldManager=alice`, beta, apply);
+    const conflict = await api.call('PATCH', path('v', '?fieldManager=bob'), config('v', { size: 5 }), apply);
+    expect(conflict.status).toBe(409);
+    expect(conflict.body['message']).toBe('Apply failed with 1 conflict: conflict with "alice": .spec.sizeText');
+    const updated = await api.call('PATCH', path('v', '?fieldManager=carol'), { spec: { size: 7 } }, { 'Content-Type': 'application/merge-patch+json' });
+    expect(entries(updated.body).find((entry) => entry.manager === 'alice')?.fieldsV1).toBeUndefined();
+    expect(entries(updated.body).find((entry) => entry.manager === 'carol')).toMatchObject({
+      operation: 'Update',
+      apiVersion: 'example.com/v1',
+      fieldsV1: { 'f:spec': { 'f:size': {} } },
+    });
+  });
+
   it('creates nothing on dryRun=All', async () => {
     const dry = await unchanged(() => api.call('PATCH', path('h', '?fieldManager=a&dryRun=All'), config('h', { size: 1 }), apply));
     expect(dry.status).toBe(201);
