@@ -135,6 +135,24 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     expect(await kubectl(server, ['get', 'cm', 'ssa', '-n', 'default', '-o', 'yaml'])).not.toContain('managedFields');
   });
 
+  it('moves a client-side applied object to server-side apply without conflicts', async () => {
+    const manifest = (a: string) =>
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'migrated', namespace: 'default' }, data: { a } });
+    await kubectl(server, ['apply', '-f', '-'], manifest('1'));
+    await kubectl(server, ['apply', '--server-side', '-f', '-'], manifest('2'));
+    const out = JSON.parse(
+      await kubectl(server, ['get', 'cm', 'migrated', '-n', 'default', '-o', 'json', '--show-managed-fields']),
+    ) as {
+      data: Record<string, string>;
+      metadata: { annotations: Record<string, string>; managedFields: Array<{ manager: string; operation: string }> };
+    };
+    expect(out.data).toEqual({ a: '2' });
+    expect(JSON.parse(out.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'] ?? '{}')).toMatchObject({
+      data: { a: '2' },
+    });
+    expect(out.metadata.managedFields.map((entry) => [entry.manager, entry.operation])).toContainEqual(['kubectl', 'Apply']);
+  });
+
   it('deletes', async () => {
     await kubectl(server, ['create', 'configmap', 'doomed', '-n', 'default']);
     expect(await kubectl(server, ['delete', 'cm', 'doomed', '-n', 'default'])).toContain(

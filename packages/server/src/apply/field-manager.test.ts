@@ -145,3 +145,37 @@ describe('FieldManager.apply', () => {
     expect(() => applyAs(created(), config(1, { foo: 1 }), 'a')).toThrow(TypedValueError);
   });
 });
+
+describe('FieldManager.apply as kubectl with a last-applied annotation', () => {
+  const annotated = () => {
+    const live = created('kubectl-client-side-apply');
+    const lastApplied = JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 1 } });
+    live.metadata.annotations = { 'kubectl.kubernetes.io/last-applied-configuration': lastApplied };
+    return live;
+  };
+  const config = (replicas: number, image = 'nginx:1') =>
+    ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
+      spec: { replicas, template: { spec: { containers: [{ name: 'nginx', image }] } } },
+    }) as KubeObject;
+
+  it('forces conflicts on fields the annotation set with the live value, and rewrites the annotation', () => {
+    const result = applyAs(annotated(), config(3), 'kubectl');
+    expect(result['spec']).toMatchObject({ replicas: 3 });
+    expect(JSON.parse(result.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration'] ?? '')).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
+      spec: { replicas: 3, template: { spec: { containers: [{ image: 'nginx:1', name: 'nginx' }] } } },
+    });
+  });
+
+  it('still reports conflicts the annotation does not cover, and only for kubectl', () => {
+    expect(() => applyAs(annotated(), config(3, 'nginx:2'), 'kubectl')).toThrow(
+      'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.template.spec.containers[name="nginx"].image',
+    );
+    expect(() => applyAs(annotated(), config(3), 'someone')).toThrow('Apply failed with 1 conflict');
+  });
+});

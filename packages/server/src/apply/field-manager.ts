@@ -13,6 +13,7 @@ import {
   type ManagerEntry,
 } from './managed-fields.js';
 import { formatTime } from '../registry/object-meta.js';
+import { allowedConflictsFromLastApplied, LAST_APPLIED_MANAGER, syncLastApplied } from './last-applied.js';
 import type { SchemaNode } from './schema-type.js';
 import { mergeApplied, removeItems } from './typed-merge.js';
 import { compare, jsonEqual, toFieldSet } from './typed-value.js';
@@ -41,6 +42,16 @@ export interface FieldManagerOptions {
    * version.
    */
   convert?: (object: KubeObject, apiVersion: string) => KubeObject;
+}
+
+/** An apply: the manager, `force`, and whether it creates the object. */
+export type ApplyRequest = FieldManagerRequest & { force: boolean; created: boolean };
+
+/** Conflicts of an apply before they become the 409 (so kubectl's last-applied rule can look at them). */
+class ApplyConflicts extends Error {
+  constructor(readonly conflicts: ConflictSets) {
+    super('apply conflicts');
+  }
 }
 
 /** What a write changes, as seen in one apiVersion. */
@@ -242,13 +253,33 @@ export class FieldManager {
    * fields the manager applied before and no longer sets (unless others own them), and fails with a
    * 409 conflict when it changes fields other managers own, unless `force`. Returns the new object with
    * its managedFields, or `live` itself when nothing changed. Throws {@link TypedValueError} for
-   * configs that do not fit the schema.
+   * configs that do not fit the schema. For manager `kubectl`, conflicts on fields whose live value
+   * still matches the last-applied-configuration annotation are forced, and that annotation, when
+   * present, is rewritten to the applied configuration.
    */
-  apply(
-    live: KubeObject,
-    config: KubeObject,
-    request: FieldManagerRequest & { force: boolean; created: boolean },
-  ): KubeObject {
+  apply(live: KubeObject, config: KubeObject, request: ApplyRequest): KubeObject {
+    if (request.manager !== LAST_APPLIED_MANAGER) return this.applyOnce(live, config, request);
+    let result: KubeObject;
+    try {
+      result = this.applyOnce(live, config, request);
+    } catch (error) {
+      if (!(error instanceof ApplyConflicts)) throw error;
+      // kubectl --server-side may take fields whose live value is still its last client-side apply.
+      const view = (object: KubeObject) => this.view(object, request.subresource);
+      const allowed = allowedConflictsFromLastApplied(live, this.schema(config), view);
+      if (!allowed) throw applyConflictError(error.conflicts);
+      const remaining: ConflictSets = new Map();
+      for (const [identity, fields] of error.conflicts) {
+        const left = fields.difference(allowed);
+        if (!left.isEmpty()) remaining.set(identity, left);
+      }
+      if (remaining.size > 0) throw applyConflictError(remaining);
+      result = this.applyOnce(live, config, { ...request, force: true });
+    }
+    return syncLastApplied(result, config);
+  }
+
+  private applyOnce(live: KubeObject, config: KubeObject, request: ApplyRequest): KubeObject {
     const schema = this.schema(config);
     const apiVersion = String(config.apiVersion ?? '');
     const subresource = request.subresource;
@@ -285,7 +316,10 @@ export class FieldManager {
       const conflict = entry.fields.intersection(diffs(entry.apiVersion).changed);
       if (!conflict.isEmpty()) conflicts.set(other, conflict);
     }
-    if (conflicts.size > 0 && !request.force) throw applyConflictError(conflicts);
+    if (conflicts.size > 0 && !request.force) {
+      if (request.manager === LAST_APPLIED_MANAGER) throw new ApplyConflicts(conflicts);
+      throw applyConflictError(conflicts);
+    }
     for (const [other, entry] of managed) {
       if (other === identity) continue;
       const taken = conflicts.get(other) ?? FieldSet.empty();
