@@ -202,6 +202,7 @@ export class GenericAPIServer {
       ...(this.options.now ? { now: this.options.now } : {}),
       ...(this.options.protobuf ? { protobuf: this.options.protobuf } : {}),
       ...(this.options.watchTimeoutSeconds ? { watchTimeoutSeconds: this.options.watchTimeoutSeconds } : {}),
+      ...(this.options.authorizer ? { authorizer: this.options.authorizer } : {}),
     };
   }
 

@@ -169,6 +169,24 @@ describe('server-side apply', () => {
     });
   });
 
+  it('needs create permission when the apply creates', async () => {
+    const guarded = await startTestServer({
+      authorizer: {
+        authorize: (attributes) =>
+          attributes.verb === 'create' ? { decision: 'deny', reason: 'no creates' } : { decision: 'allow' },
+      },
+    });
+    try {
+      const denied = await guarded.call('PATCH', path('n', '?fieldManager=a'), config('n', { size: 1 }), apply);
+      expect(denied.status).toBe(403);
+      expect(denied.body['reason']).toBe('Forbidden');
+      expect(String(denied.body['message'])).toContain('cannot create resource "widgets"');
+      expect((await guarded.call('GET', path('n'))).status).toBe(404);
+    } finally {
+      await guarded.server.shutdown();
+    }
+  });
+
   it('creates nothing on dryRun=All', async () => {
     const dry = await unchanged(() => api.call('PATCH', path('h', '?fieldManager=a&dryRun=All'), config('h', { size: 1 }), apply));
     expect(dry.status).toBe(201);

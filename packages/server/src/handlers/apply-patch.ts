@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { StatusError, isKubeObject, type KubeObject } from '@kapi/apimachinery';
+import { attributesFromRequest, forbiddenError, requestContext, type Authorizer } from '@kapi/filters';
 import { parse as parseYaml, parseDocument } from 'yaml';
 import { TypedValueError, isRecord } from '../apply/typed-value.js';
 import type { WriteContext } from '../registry/generic-store.js';
@@ -65,6 +66,25 @@ function checkConfig(config: unknown, route: ResourceRoute, apiVersion: string, 
   return record;
 }
 
+/** Where a patch goes and how it is written. */
+export interface ApplyTarget {
+  namespace: string;
+  name: string;
+  write: WriteQuery;
+  context: WriteContext;
+  /** When set, an apply that creates must also be allowed verb `create` (upstream's createValidation). */
+  authorizer?: Authorizer;
+}
+
+/** Fails with 403 unless the requester may also create the object (apply creating it). */
+async function authorizeCreate(request: IncomingMessage, authorizer: Authorizer | undefined): Promise<void> {
+  const context = requestContext(request);
+  if (!authorizer || !context.requestInfo) return;
+  const attributes = { ...attributesFromRequest(context.requestInfo, context.user), verb: 'create' };
+  const decision = await authorizer.authorize(attributes);
+  if (decision.decision !== 'allow') throw forbiddenError(attributes, decision.reason ?? '');
+}
+
 /**
  * Server-side apply (`application/apply-patch+yaml`): applies the configuration as `fieldManager`
  * inside the store's update loop, creating the object when it does not exist (201).
@@ -74,7 +94,7 @@ export async function handleApply(
   route: ResourceRoute,
   body: Buffer,
   apiVersion: string,
-  target: { namespace: string; name: string; write: WriteQuery; context: WriteContext },
+  target: ApplyTarget,
 ): Promise<{ object: KubeObject; created: boolean }> {
   const { namespace, name, write } = target;
   const config = checkConfig(parseApplyBody(request, body.toString('utf8'), write.fieldValidation), route, apiVersion, name);
@@ -85,7 +105,8 @@ export async function handleApply(
   const { store } = route;
   const manager = write.fieldManager ?? '';
   const context: WriteContext = { ...target.context, manager, managedFieldsComputed: true };
-  const transform = (current: KubeObject, exists: boolean): KubeObject => {
+  const transform = async (current: KubeObject, exists: boolean): Promise<KubeObject> => {
+    if (!exists) await authorizeCreate(request, target.authorizer);
     if (!exists && config.metadata.uid) {
       throw StatusError.conflict(
         store.groupResource,

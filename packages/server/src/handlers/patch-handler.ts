@@ -1,13 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { StatusError, groupVersionString, isKubeObject, type KubeObject } from '@kapi/apimachinery';
-import type { WriteContext } from '../registry/generic-store.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch, type SchemaNode } from '../patch/strategic-merge-patch.js';
 import { kindSchema } from '../registry/write-preparation.js';
-import { handleApply } from './apply-patch.js';
+import { handleApply, type ApplyTarget } from './apply-patch.js';
 import { checkUnknownFields } from './decode-object.js';
-import type { WriteQuery } from './query-options.js';
 import { mediaType, readBody } from './request-body.js';
 import type { ResourceRoute } from './resource-handler.js';
 
@@ -61,7 +59,7 @@ function schemaFor(route: ResourceRoute): SchemaNode | undefined {
 export async function handlePatch(
   request: IncomingMessage,
   route: ResourceRoute,
-  target: { namespace: string; name: string; write: WriteQuery; context: WriteContext },
+  target: ApplyTarget,
 ): Promise<{ object: KubeObject; created: boolean }> {
   const type = mediaType(request);
   if (!acceptedTypes.includes(type)) throw unsupported();

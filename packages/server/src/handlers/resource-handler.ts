@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError, type KubeObject } from '@kapi/apimachinery';
-import { requestContext, requestTarget } from '@kapi/filters';
+import { requestContext, requestTarget, type Authorizer } from '@kapi/filters';
 import type { Preconditions } from '@kapi/storage';
 import type { ServerMetrics } from '../metrics/index.js';
 import type { Verb } from '../resource-definition.js';
@@ -36,6 +36,8 @@ export interface HandlerEnvironment {
   now?: () => Date;
   /** Decoder of protobuf request bodies (kubectl sends them for built-in kinds). */
   protobuf?: ProtobufBodyDecoder;
+  /** The server's authorizer: a server-side apply that creates must also be allowed to `create`. */
+  authorizer?: Authorizer;
 }
 
 const allVerbs: Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
@@ -296,6 +298,7 @@ export async function handleResourceRequest(
         name: path.name,
         write,
         context: writeContext(request, write.dryRun, path.subresource, write),
+        ...(environment.authorizer ? { authorizer: environment.authorizer } : {}),
       });
       return respond(request, response, route, patched.created ? 201 : 200, patched.object, false);
     }

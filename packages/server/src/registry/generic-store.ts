@@ -66,7 +66,9 @@ export interface ListParameters {
  * A new object for PUT, or a function of the current object (in the request version) for PATCH. With
  * `allowCreate`, a missing object is passed as an empty object of the kind with `exists` false.
  */
-export type UpdateInput = KubeObject | ((current: KubeObject, exists: boolean) => KubeObject);
+export type UpdateInput =
+  | KubeObject
+  | ((current: KubeObject, exists: boolean) => KubeObject | Promise<KubeObject>);
 
 /** Options of {@link GenericStore.update}. */
 export interface UpdateOptions {
@@ -272,12 +274,12 @@ export class GenericStore {
           kind: this.definition.kind,
           metadata: {},
         };
-        return this.preparation.prepareCreate(input(empty, false), namespace, context);
+        return this.preparation.prepareCreate(await input(empty, false), namespace, context);
       }
       created = false;
       const currentVersioned = this.toVersion(current, version);
       const requested =
-        typeof input === 'function' ? input(copyObject(currentVersioned), true) : copyObject(input);
+        typeof input === 'function' ? await input(copyObject(currentVersioned), true) : copyObject(input);
       return this.preparation.prepareUpdate(requested, current, {
         namespace,
         name,
