@@ -1,5 +1,4 @@
 import http from 'node:http';
-import https from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
@@ -59,26 +58,18 @@ function takeOffIdleTimeout(agent: http.Agent, socket: Duplex): void {
   if (tcp.timeout !== timeout) tcp.setTimeout(timeout);
 }
 
-/** An `http.Agent` that closes idle pooled sockets before the server's keep-alive timeout (see keepWithHint). */
-export class KeepAliveAgent extends http.Agent {
-  override keepSocketAlive(socket: Duplex): boolean {
-    return keepWithHint(socket, super.keepSocketAlive(socket));
-  }
-
-  override reuseSocket(socket: Duplex, request: http.ClientRequest): void {
-    super.reuseSocket(socket, request);
-    takeOffIdleTimeout(this, socket);
-  }
-}
-
-/** An `https.Agent` that closes idle pooled sockets before the server's keep-alive timeout (see keepWithHint). */
-export class KeepAliveHttpsAgent extends https.Agent {
-  override keepSocketAlive(socket: Duplex): boolean {
-    return keepWithHint(socket, super.keepSocketAlive(socket));
-  }
-
-  override reuseSocket(socket: Duplex, request: http.ClientRequest): void {
-    super.reuseSocket(socket, request);
-    takeOffIdleTimeout(this, socket);
-  }
+/**
+ * Makes `agent` close idle pooled sockets before the server's keep-alive timeout (see keepWithHint) and take
+ * that timeout off a socket a request reuses. Works on `http.Agent` and `https.Agent` alike; returns the agent.
+ */
+export function honourKeepAliveHint<A extends http.Agent>(agent: A): A {
+  const keepSocketAlive = agent.keepSocketAlive.bind(agent);
+  const reuseSocket = agent.reuseSocket.bind(agent);
+  // node's agent calls these through `this`, so the instance's own methods take over from the prototype's.
+  agent.keepSocketAlive = (socket: Duplex) => keepWithHint(socket, keepSocketAlive(socket));
+  agent.reuseSocket = (socket: Duplex, request: http.ClientRequest) => {
+    reuseSocket(socket, request);
+    takeOffIdleTimeout(agent, socket);
+  };
+  return agent;
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KeepAliveAgent, idleTimeoutFromKeepAlive } from './keep-alive-agent.js';
+import { honourKeepAliveHint, idleTimeoutFromKeepAlive } from './keep-alive-agent.js';
 import { RestClient } from './rest-client.js';
 
 /** One connection as the server saw it. */
@@ -108,10 +108,10 @@ describe('idleTimeoutFromKeepAlive', () => {
   });
 });
 
-describe('KeepAliveAgent', () => {
+describe('honourKeepAliveHint', () => {
   it("gives a pooled socket the server hint's idle timeout and takes it off when a request reuses the socket", async () => {
     const { url, connections } = await startServer(2500, slowWatch(1500));
-    const agent = new KeepAliveAgent({ keepAlive: true });
+    const agent = honourKeepAliveHint(new http.Agent({ keepAlive: true }));
     cleanups.push(() => agent.destroy());
 
     await get(`${url}/ping`, agent);
@@ -135,7 +135,7 @@ describe('KeepAliveAgent', () => {
 
   it('does not keep a socket when the server hint leaves less than a second', async () => {
     const { url, connections } = await startServer(1000, ok);
-    const agent = new KeepAliveAgent({ keepAlive: true });
+    const agent = honourKeepAliveHint(new http.Agent({ keepAlive: true }));
     cleanups.push(() => agent.destroy());
 
     await get(`${url}/a`, agent);

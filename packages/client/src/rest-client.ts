@@ -2,7 +2,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { StatusError, type KubeObject, type Status, type WatchEvent } from '@kapi/apimachinery';
 import type { RestConfig } from './rest-config.js';
-import { KeepAliveAgent, KeepAliveHttpsAgent } from './keep-alive-agent.js';
+import { honourKeepAliveHint } from './keep-alive-agent.js';
 import { decodeWatchStream, type WatchStream } from './watch-stream.js';
 
 /** One HTTP request to the apiserver. */
@@ -88,8 +88,8 @@ export class RestClient {
         }
       : {};
     this.agent = tls
-      ? new KeepAliveHttpsAgent({ ...agentOptions, ...this.tlsOptions })
-      : new KeepAliveAgent(agentOptions);
+      ? honourKeepAliveHint(new https.Agent({ ...agentOptions, ...this.tlsOptions }))
+      : honourKeepAliveHint(new http.Agent(agentOptions));
   }
 
   /**
