@@ -50,15 +50,31 @@ describe.each(backends)('@kubernetes/client-node against kube-apiserver-lite on 
       data,
     });
     const apply = k8s.PatchStrategy.ServerSideApply;
-    const created = await objects.patch(spec({ a: '1' }), undefined, undefined, 'first', false, apply);
+    const created = (await objects.patch(
+      spec({ a: '1' }),
+      undefined,
+      undefined,
+      'first',
+      false,
+      apply,
+    )) as k8s.V1ConfigMap;
     expect(created.metadata?.managedFields?.map((entry) => [entry.manager, entry.operation])).toEqual([
       ['first', 'Apply'],
     ]);
-    await expect(objects.patch(spec({ a: '2' }), undefined, undefined, 'second', false, apply)).rejects.toMatchObject({
+    await expect(
+      objects.patch(spec({ a: '2' }), undefined, undefined, 'second', false, apply),
+    ).rejects.toMatchObject({
       code: 409,
     });
-    const forced = await objects.patch(spec({ a: '2' }), undefined, undefined, 'second', true, apply);
-    expect((forced as k8s.V1ConfigMap).data).toEqual({ a: '2' });
+    const forced = (await objects.patch(
+      spec({ a: '2' }),
+      undefined,
+      undefined,
+      'second',
+      true,
+      apply,
+    )) as k8s.V1ConfigMap;
+    expect(forced.data).toEqual({ a: '2' });
     expect(forced.metadata?.managedFields?.map((entry) => entry.manager)).toEqual(['second']);
   });
 
