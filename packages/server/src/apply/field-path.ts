@@ -44,8 +44,6 @@ export function isPathElement(text: string): boolean {
   }
 }
 
-const kindRank: Record<string, number> = { 'f:': 0, 'k:': 1, 'v:': 2, 'i:': 3 };
-
 function typeRank(value: unknown): number {
   if (value === null || value === undefined) return 0;
   if (typeof value === 'number') return 1;
@@ -87,13 +85,30 @@ export function compareValues(left: unknown, right: unknown): number {
   return 0;
 }
 
+/** The rank of an element's kind in sibling order, from its first character: f < k < v < i. */
+function kindOrder(element: PathElement): number {
+  switch (element.charCodeAt(0)) {
+    case 102: // f
+      return 0;
+    case 107: // k
+      return 1;
+    case 118: // v
+      return 2;
+    case 105: // i
+      return 3;
+    default:
+      return 4;
+  }
+}
+
 /** Sibling order of `PathElement.Compare`: field < key < value < index, then within each kind. */
 export function compareElements(left: PathElement, right: PathElement): number {
-  const leftKind = left.slice(0, 2);
-  const rightKind = right.slice(0, 2);
-  if (leftKind !== rightKind) return (kindRank[leftKind] ?? 4) - (kindRank[rightKind] ?? 4);
-  if (leftKind === 'f:') return compareStrings(left, right);
-  if (leftKind === 'i:') return Number(left.slice(2)) - Number(right.slice(2));
+  const leftKind = kindOrder(left);
+  const rightKind = kindOrder(right);
+  if (leftKind !== rightKind) return leftKind - rightKind;
+  // Fields: same two-character prefix, so the whole strings order as their names do.
+  if (leftKind === 0) return compareStrings(left, right);
+  if (leftKind === 3) return Number(left.slice(2)) - Number(right.slice(2));
   return compareValues(JSON.parse(left.slice(2)), JSON.parse(right.slice(2)));
 }
 

@@ -9,16 +9,23 @@ export type FieldsV1 = { [element: string]: FieldsV1 };
  * also has children; a member without children is `{}`.
  */
 export function toFieldsV1(set: FieldSet): FieldsV1 {
-  const result: FieldsV1 = {};
+  // Built as text and parsed once: JSON.parse makes these many-keyed objects faster than assigning
+  // each key (the keys differ everywhere, so every assignment would be a megamorphic store).
+  return JSON.parse(fieldsV1Text(set)) as FieldsV1;
+}
+
+/** The JSON text of {@link toFieldsV1}. */
+function fieldsV1Text(set: FieldSet): string {
+  let text = '';
   set.forEach((element, member, below) => {
-    if (below.isEmpty()) {
-      result[element] = {};
-      return;
+    let value = '{}';
+    if (!below.isEmpty()) {
+      const children = fieldsV1Text(below);
+      value = member ? `{".":{},${children.slice(1)}` : children;
     }
-    const child = toFieldsV1(below);
-    result[element] = member ? { '.': {}, ...child } : child;
+    text += `${text === '' ? '' : ','}${JSON.stringify(element)}:${value}`;
   });
-  return result;
+  return `{${text}}`;
 }
 
 /** Why a fieldsV1 value could not be read. */
