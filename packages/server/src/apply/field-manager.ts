@@ -16,7 +16,8 @@ import { formatTime } from '../registry/object-meta.js';
 import { allowedConflictsFromLastApplied, LAST_APPLIED_MANAGER, syncLastApplied } from './last-applied.js';
 import type { SchemaNode } from './schema-type.js';
 import { mergeApplied, removeItems } from './typed-merge.js';
-import { compare, jsonEqual, toFieldSet } from './typed-value.js';
+import { jsonEqual } from '../json-value.js';
+import { compare, toFieldSet } from './typed-value.js';
 
 /** The manager that owns an object's existing fields when it is first applied to. */
 export const BEFORE_FIRST_APPLY_MANAGER = 'before-first-apply';

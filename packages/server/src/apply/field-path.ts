@@ -53,7 +53,8 @@ function typeRank(value: unknown): number {
   return 5;
 }
 
-function compareStrings(left: string, right: string): number {
+/** Order of two strings by UTF-16 code units. */
+export function compareStrings(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 

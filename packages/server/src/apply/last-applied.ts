@@ -2,7 +2,8 @@ import type { KubeObject } from '@kapi/apimachinery';
 import { sortKeys } from '../registry/object-meta.js';
 import type { FieldSet } from './field-set.js';
 import type { SchemaNode } from './schema-type.js';
-import { compare, isRecord, toFieldSet } from './typed-value.js';
+import { isRecord } from '../json-value.js';
+import { compare, toFieldSet } from './typed-value.js';
 
 /** kubectl's client-side apply annotation. */
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';

@@ -1,3 +1,4 @@
+import { compareStrings } from './field-path.js';
 import { FieldSet } from './field-set.js';
 import { fromFieldsV1, toFieldsV1, type FieldsV1 } from './fields-v1.js';
 
@@ -104,18 +105,14 @@ function seconds(time: string | undefined): number {
   return Number.isNaN(parsed) ? 0 : Math.floor(parsed / 1000);
 }
 
-function compareText(left: string, right: string): number {
-  return left < right ? -1 : left > right ? 1 : 0;
-}
-
 /** Upstream's entry order: operation, time, manager, apiVersion, subresource. */
 export function compareEntries(left: ManagerEntry, right: ManagerEntry): number {
   return (
-    compareText(left.operation, right.operation) ||
+    compareStrings(left.operation, right.operation) ||
     seconds(left.time) - seconds(right.time) ||
-    compareText(left.manager, right.manager) ||
-    compareText(left.apiVersion, right.apiVersion) ||
-    compareText(left.subresource ?? '', right.subresource ?? '')
+    compareStrings(left.manager, right.manager) ||
+    compareStrings(left.apiVersion, right.apiVersion) ||
+    compareStrings(left.subresource ?? '', right.subresource ?? '')
   );
 }
 

@@ -1,5 +1,7 @@
-/** A JSON-schema node with `x-kubernetes-*` extensions (as the strategic merge patch walks them). */
-export type SchemaNode = Readonly<Record<string, unknown>>;
+import { isRecord } from '../json-value.js';
+import type { SchemaNode } from '../patch/strategic-merge-patch.js';
+
+export type { SchemaNode };
 
 /** How server-side apply treats a value, derived from its schema (kube-openapi schemaconv rules). */
 export type SchemaType =
@@ -20,10 +22,6 @@ export type SchemaType =
     }
   /** No schema: maps are granular, lists atomic, scalars leaves (deduced). */
   | { kind: 'deduced' };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const cache = new WeakMap<SchemaNode, SchemaType>();
 const deduced: SchemaType = { kind: 'deduced' };

@@ -2,8 +2,8 @@ import { fieldElement, type PathElement } from './field-path.js';
 import type { FieldSet } from './field-set.js';
 import { fieldSchema, schemaType, type SchemaNode, type SchemaType } from './schema-type.js';
 import { indexItems, shapeOf } from './typed-value.js';
+import type { JsonRecord } from '../json-value.js';
 
-type JsonRecord = Record<string, unknown>;
 type ListType = Extract<SchemaType, { kind: 'list' }>;
 
 function childType(type: SchemaType, name: string): SchemaType {

@@ -7,39 +7,15 @@ import {
   type PathElement,
 } from './field-path.js';
 import { FieldSet } from './field-set.js';
+import { isRecord, jsonEqual, type JsonRecord } from '../json-value.js';
 import { fieldSchema, schemaDefault, schemaType, type SchemaNode, type SchemaType } from './schema-type.js';
 
-type JsonRecord = Record<string, unknown>;
 
 /** A value that does not fit its schema (structured-merge-diff ValidationError): `<path>: <message>`. */
 export class TypedValueError extends Error {
   constructor(path: readonly PathElement[], detail: string) {
     super(`${pathText(path)}: ${detail}`);
   }
-}
-
-/** Whether `value` is a JSON object. */
-export function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Deep equality of JSON values (object key order ignored). */
-export function jsonEqual(left: unknown, right: unknown): boolean {
-  if (left === right) return true;
-  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
-  if (Array.isArray(left)) {
-    if (!Array.isArray(right) || left.length !== right.length) return false;
-    for (let index = 0; index < left.length; index += 1) if (!jsonEqual(left[index], right[index])) return false;
-    return true;
-  }
-  if (Array.isArray(right)) return false;
-  const leftKeys = Object.keys(left);
-  if (leftKeys.length !== Object.keys(right).length) return false;
-  for (const key of leftKeys) {
-    if (!Object.prototype.hasOwnProperty.call(right, key)) return false;
-    if (!jsonEqual((left as JsonRecord)[key], (right as JsonRecord)[key])) return false;
-  }
-  return true;
 }
 
 /** How a value is walked: granular maps and set/map lists have children; everything else is a leaf. */

@@ -1,4 +1,5 @@
 import { StatusError } from '@kapi/apimachinery';
+import { jsonEqual } from '../json-value.js';
 
 /** The most operations one JSON patch may carry (upstream `MaxJSONPatchOperations`). */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -18,20 +19,6 @@ function isContainer(value: unknown): value is Container {
 
 function clone<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
-}
-
-function deepEqual(left: unknown, right: unknown): boolean {
-  if (left === right) return true;
-  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
-  if (Array.isArray(left) !== Array.isArray(right)) return false;
-  if (Array.isArray(left) && Array.isArray(right)) {
-    return left.length === right.length && left.every((item, index) => deepEqual(item, right[index]));
-  }
-  const leftRecord = left as Record<string, unknown>;
-  const rightRecord = right as Record<string, unknown>;
-  const keys = Object.keys(leftRecord);
-  if (keys.length !== Object.keys(rightRecord).length) return false;
-  return keys.every((key) => key in rightRecord && deepEqual(leftRecord[key], rightRecord[key]));
 }
 
 /** Splits an RFC 6901 JSON pointer into unescaped tokens (`~1` -> `/`, `~0` -> `~`). */
@@ -192,7 +179,7 @@ export function applyJsonPatch(document: unknown, body: unknown): unknown {
         case 'test': {
           const expected = operation.value ?? null;
           if (expected === null && !has(holder.root, tokens)) break;
-          if (!deepEqual(getValue(holder.root, tokens), expected))
+          if (!jsonEqual(getValue(holder.root, tokens), expected))
             throw new PatchOperationError('test failed');
           break;
         }
@@ -206,5 +193,3 @@ export function applyJsonPatch(document: unknown, body: unknown): unknown {
   }
   return holder.root;
 }
-
-export { deepEqual, clone as deepClone };

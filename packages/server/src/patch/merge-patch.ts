@@ -1,8 +1,5 @@
 import { StatusError } from '@kapi/apimachinery';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isRecord } from '../json-value.js';
 
 /** RFC 7386 merge of `patch` into `target` (returns a new value; `null` members delete). */
 export function mergePatch(target: unknown, patch: unknown): unknown {

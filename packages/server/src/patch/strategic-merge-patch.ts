@@ -1,9 +1,9 @@
 import { StatusError } from '@kapi/apimachinery';
+import { isRecord, type JsonRecord } from '../json-value.js';
 
 /** A JSON-schema node (TypeBox schemas are plain JSON schema objects). */
 export type SchemaNode = Readonly<Record<string, unknown>>;
 
-type JsonRecord = Record<string, unknown>;
 
 const DIRECTIVE = '$patch';
 const RETAIN_KEYS = '$retainKeys';
@@ -22,10 +22,6 @@ const builtInStrategies: Record<string, ListStrategy> = {
   'metadata.finalizers': { merge: true },
   'status.conditions': { merge: true, mergeKey: 'type' },
 };
-
-function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function serverError(message: string): StatusError {
   return StatusError.of(500, 'InternalError', message);

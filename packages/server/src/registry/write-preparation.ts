@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   StatusError,
+  parseGroupVersion,
   validateObjectMeta,
   type FieldError,
   type GroupResource,
@@ -25,19 +26,13 @@ export interface UpdateWrite {
   currentVersioned?: KubeObject;
 }
 
-/** `apps/v1` → `{group: 'apps', version: 'v1'}`; `v1` → the core group. */
-function parseApiVersion(apiVersion: string): { group: string; version: string } {
-  const slash = apiVersion.lastIndexOf('/');
-  return { group: slash < 0 ? '' : apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
-}
-
 /** The kind's JSON schema at `apiVersion` (`group/version`), as the strategic merge patch uses it. */
 export function kindSchema(
   scheme: SchemeLike,
   definition: ResourceDefinition,
   apiVersion: string,
 ): SchemaNode | undefined {
-  const gvk = { ...parseApiVersion(apiVersion), kind: definition.kind };
+  const gvk = { ...parseGroupVersion(apiVersion), kind: definition.kind };
   const schema = scheme.kindFor?.(gvk)?.schema ?? scheme.openAPISchema?.(gvk);
   return typeof schema === 'object' && schema !== null ? (schema as SchemaNode) : undefined;
 }
@@ -61,7 +56,7 @@ export class WritePreparation {
       schemaFor: (apiVersion) => kindSchema(scheme, definition, apiVersion),
       statusSubresource: Boolean(definition.subresources?.status),
       now,
-      convert: (object, apiVersion) => scheme.convert(copyObject(object), parseApiVersion(apiVersion)),
+      convert: (object, apiVersion) => scheme.convert(copyObject(object), parseGroupVersion(apiVersion)),
     });
   }
 
