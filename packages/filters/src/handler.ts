@@ -58,6 +58,8 @@ export interface RequestContext {
   longRunning: boolean;
   /** Warnings to return in `Warning` headers (e.g. unknown fields under fieldValidation=Warn). */
   warnings: string[];
+  /** The whole request body, when withRequestBody read it ahead of the handler. */
+  body?: Buffer;
 }
 
 /** The path and query of a request target. */
@@ -102,6 +104,7 @@ class Context implements RequestContext {
   deadline?: number;
   longRunning = false;
   warnings: string[] = [];
+  body?: Buffer;
   target: RequestTarget | undefined;
   response: ServerResponse | undefined;
   private controller: AbortController | undefined;

@@ -19,6 +19,9 @@ export { parseRequestInfo, isLongRunningRequest, pathSegments } from './request-
 export type { MaxInFlightOptions, MaxInFlightFilter, InFlightCounts } from './with-max-in-flight.js';
 export { withMaxInFlight, tooManyRequestsMessage } from './with-max-in-flight.js';
 
+export type { RequestBodyOptions } from './with-request-body.js';
+export { withRequestBody } from './with-request-body.js';
+
 export type { RequestTimeoutOptions } from './with-request-timeout.js';
 export { withRequestTimeout, requestTimeoutMessage } from './with-request-timeout.js';
 export { parseGoDuration } from './go-duration.js';

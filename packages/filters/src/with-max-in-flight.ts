@@ -25,13 +25,22 @@ export interface MaxInFlightFilter extends Filter {
 /** Verbs that do not mutate (everything else does, as upstream's nonMutatingRequestVerbs). */
 const nonMutatingVerbs = new Set(['get', 'list', 'watch']);
 
+/** Health probes, never queued behind API requests (upstream's exempt `probes` FlowSchema). */
+const probePaths = ['/healthz', '/livez', '/readyz'];
+
+function isProbe(path: string): boolean {
+  return probePaths.some((probe) => path === probe || path.startsWith(`${probe}/`));
+}
+
 /** The text and Retry-After of upstream's tooManyRequests. */
 export const tooManyRequestsMessage = 'Too many requests, please try again later.';
 
 /**
  * Limits concurrent requests (k8s.io/apiserver WithMaxInFlightLimit): read-only and mutating
  * requests have separate budgets; over budget the request gets 429 TooManyRequests with
- * `Retry-After: 1`. Long-running requests are exempt. Needs withRequestInfo in front of it.
+ * `Retry-After: 1`. Long-running requests, health probes (`/healthz`, `/livez`, `/readyz`) and members
+ * of `exemptGroups` are exempt. Needs withRequestInfo in front of it, and withAuthentication for the
+ * group exemption (upstream places it after authentication, just before authorization).
  */
 export function withMaxInFlight(options: MaxInFlightOptions = {}): MaxInFlightFilter {
   const readOnlyLimit = options.maxRequestsInFlight ?? 400;
@@ -49,6 +58,7 @@ export function withMaxInFlight(options: MaxInFlightOptions = {}): MaxInFlightFi
         return;
       }
       if (context.longRunning) return next(request, response);
+      if (!info.isResourceRequest && isProbe(info.path)) return next(request, response);
       if (context.user?.groups.some((group) => exemptGroups.has(group))) return next(request, response);
 
       const kind: keyof InFlightCounts = nonMutatingVerbs.has(info.verb) ? 'readOnly' : 'mutating';

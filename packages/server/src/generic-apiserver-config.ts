@@ -29,7 +29,7 @@ export interface GenericAPIServerOptions {
   authorization?: Filter;
   /** Filters after authorization, outermost first (e.g. the storage-version write barrier). */
   innermostFilters?: Filter[];
-  /** Replaces the panic-recovery/request-info/max-in-flight/timeout/CORS filters, outermost first. */
+  /** Replaces the panic-recovery/request-info/timeout/CORS filters, outermost first. */
   baseFilters?: Filter[];
   /** Default 400; 0 disables. */
   maxRequestsInFlight?: number;

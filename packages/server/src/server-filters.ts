@@ -5,6 +5,7 @@ import {
   withCors,
   withMaxInFlight,
   withPanicRecovery,
+  withRequestBody,
   withRequestInfo,
   withRequestTimeout,
   type Filter,
@@ -13,17 +14,14 @@ import type { CompletedOptions } from './generic-apiserver-config.js';
 
 /**
  * The handler chain a completed config asks for, outermost first (after the server's own request
- * tracking): panic recovery, request info, max-in-flight, timeout, CORS (or `baseFilters` instead of
- * those), authentication (the loopback token first), authorization, then `innermostFilters`.
+ * tracking): panic recovery, request info, timeout, CORS (or `baseFilters` instead of those),
+ * authentication (the loopback token first), the body read, max-in-flight (after authentication, as
+ * upstream, so `system:masters` is exempt), authorization, then `innermostFilters`.
  */
 export function configuredFilters(options: CompletedOptions): Filter[] {
   const base = options.baseFilters ?? [
     withPanicRecovery(),
     withRequestInfo(),
-    withMaxInFlight({
-      maxRequestsInFlight: options.maxRequestsInFlight,
-      maxMutatingRequestsInFlight: options.maxMutatingRequestsInFlight,
-    }),
     withRequestTimeout({ timeoutMs: options.requestTimeoutMs }),
     withCors({ allowedOrigins: options.corsAllowedOrigins.map((origin) => new RegExp(origin)) }),
   ];
@@ -41,6 +39,12 @@ export function configuredFilters(options: CompletedOptions): Filter[] {
   return [
     ...base,
     ...(authentication ? [authentication] : []),
+    // The body is read before a max-in-flight seat is taken: a slow client holds no seat.
+    withRequestBody({ timeoutMs: options.requestTimeoutMs }),
+    withMaxInFlight({
+      maxRequestsInFlight: options.maxRequestsInFlight,
+      maxMutatingRequestsInFlight: options.maxMutatingRequestsInFlight,
+    }),
     ...(authorization ? [authorization] : []),
     ...(options.innermostFilters ?? []),
   ];

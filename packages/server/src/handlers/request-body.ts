@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { PROTOBUF_MEDIA_TYPE, StatusError, type KubeObject } from '@kapi/apimachinery';
+import { requestContext } from '@kapi/filters';
 import { parse as parseYaml } from 'yaml';
 
 /** Largest request body the server reads (upstream `MaxRequestBodyBytes`, 3 MiB). */
@@ -15,8 +16,13 @@ function tooLarge(limit: number): StatusError {
   return StatusError.requestEntityTooLarge(`limit is ${limit}`);
 }
 
-/** Reads the whole body, failing with 413 past `limit` bytes. */
+/** Reads the whole body (or takes the one withRequestBody read ahead), failing with 413 past `limit` bytes. */
 export async function readBody(request: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+  const early = requestContext(request).body;
+  if (early) {
+    if (early.length > limit) throw tooLarge(limit);
+    return early;
+  }
   const declared = Number(request.headers['content-length'] ?? '0');
   if (declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];

@@ -1,0 +1,61 @@
+import { request as httpRequest } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildHandlerChain, requestContext, writeJson, type Handler } from './handler.js';
+import { withRequestBody } from './with-request-body.js';
+import { withRequestInfo } from './with-request-info.js';
+import { serve, type TestServer } from './test-support.js';
+
+/** Answers with the length of the body the filter read ahead (or -1 when none). */
+const echoLength: Handler = (request, response) => {
+  writeJson(response, 200, { length: requestContext(request).body?.length ?? -1 });
+};
+
+/** A chunked POST that sends `first` and then nothing; resolves with the status and body. */
+function stalledPost(url: string, first: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(`${url}/api/v1/namespaces/a/configmaps`, {
+      method: 'POST',
+      headers: { 'Transfer-Encoding': 'chunked', 'Content-Type': 'application/json' },
+    });
+    outgoing.on('response', (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    outgoing.on('error', reject);
+    outgoing.write(first);
+  });
+}
+
+describe('withRequestBody', () => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('reads the body ahead of the handler, and passes bodiless requests through', async () => {
+    server = await serve(buildHandlerChain([withRequestInfo(), withRequestBody()], echoLength));
+    const posted = await server.send('/api/v1/namespaces/a/configmaps', { method: 'POST', body: '{"a":1}' });
+    expect(posted.json).toEqual({ length: 7 });
+    expect((await server.send('/api/v1/pods')).json).toEqual({ length: -1 });
+  });
+
+  it('answers 504 Timeout when the body does not arrive within its deadline', async () => {
+    server = await serve(buildHandlerChain([withRequestInfo(), withRequestBody({ timeoutMs: 200 })], echoLength));
+    const result = await stalledPost(server.url, '{');
+    expect(result.status).toBe(504);
+    expect(JSON.parse(result.body)).toMatchObject({
+      kind: 'Status',
+      reason: 'Timeout',
+      message: 'Timeout: request did not complete within the allotted timeout',
+    });
+  });
+
+  it('answers 413 past the size limit', async () => {
+    server = await serve(buildHandlerChain([withRequestInfo(), withRequestBody({ limitBytes: 4 })], echoLength));
+    const response = await server.send('/api/v1/namespaces/a/configmaps', { method: 'POST', body: '{"a":12}' });
+    expect(response.status).toBe(413);
+    expect(response.json).toMatchObject({ reason: 'RequestEntityTooLarge', message: 'Request entity too large: limit is 4' });
+  });
+});

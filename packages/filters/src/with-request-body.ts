@@ -1,0 +1,79 @@
+import type { IncomingMessage } from 'node:http';
+import { StatusError } from '@kapi/apimachinery';
+import { requestContext, writeStatus, type Filter } from './handler.js';
+import { requestTimeoutMessage } from './with-request-timeout.js';
+
+/** Options of {@link withRequestBody}. */
+export interface RequestBodyOptions {
+  /** Largest body read (upstream `MaxRequestBodyBytes`); default 3 MiB. */
+  limitBytes?: number;
+  /** The longest the body may take to arrive, counted from when the request was received; default 60 s. */
+  timeoutMs?: number;
+}
+
+/** True when the request carries a body (a declared length above zero, or a chunked one). */
+function hasBody(request: IncomingMessage): boolean {
+  const length = request.headers['content-length'];
+  if (length !== undefined) return Number(length) > 0;
+  return request.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * Reads a non-long-running request's whole body into the request context (`context.body`) before the
+ * filters after it run, so a client that trickles its body in holds no max-in-flight seat while it
+ * does (put it just before withMaxInFlight). The read has its own deadline (`timeoutMs`, capped by the
+ * request's deadline from withRequestTimeout): past it the client gets 504 Timeout and the connection
+ * is closed; past `limitBytes` it gets 413.
+ */
+export function withRequestBody(options: RequestBodyOptions = {}): Filter {
+  const limit = options.limitBytes ?? 3 * 1024 * 1024;
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  return (next) => async (request, response) => {
+    const context = requestContext(request, response);
+    if (context.longRunning || context.body || !hasBody(request)) return next(request, response);
+    const deadline = Math.min(context.deadline ?? Infinity, context.receivedAt + timeoutMs);
+    try {
+      context.body = await readWithin(request, limit, deadline, context.signal);
+    } catch (error) {
+      response.setHeader('Connection', 'close');
+      writeStatus(response, error);
+      return;
+    }
+    return next(request, response);
+  };
+}
+
+/** Reads the body, failing with 413 past `limit` bytes and 504 at `deadline` (epoch ms) or on abort. */
+function readWithin(request: IncomingMessage, limit: number, deadline: number, signal: AbortSignal): Promise<Buffer> {
+  if (Number(request.headers['content-length'] ?? '0') > limit) {
+    return Promise.reject(StatusError.requestEntityTooLarge(`limit is ${limit}`));
+  }
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (error?: StatusError): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+      if (error) {
+        request.pause();
+        reject(error);
+      } else resolve(Buffer.concat(chunks));
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) finish(StatusError.requestEntityTooLarge(`limit is ${limit}`));
+      else chunks.push(chunk);
+    };
+    const onEnd = (): void => finish();
+    const onError = (): void => finish(StatusError.badRequest('the request body could not be read'));
+    const onAbort = (): void => finish(StatusError.timeout(requestTimeoutMessage));
+    const timer = setTimeout(onAbort, Math.max(0, deadline - Date.now()));
+    signal.addEventListener('abort', onAbort);
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+  });
+}

@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { tokenFileAuthenticator, type Filter } from '@kapi/filters';
+import { startTestServer, widget, widgetsPath, type TestServer } from './test-support/test-server.js';
+
+/** An innermost filter that holds requests carrying `x-hold` until released: they keep their seat. */
+function holdingFilter() {
+  const waiting: Array<() => void> = [];
+  const filter: Filter = (next) => async (request, response) => {
+    if (request.headers['x-hold']) await new Promise<void>((resolve) => waiting.push(resolve));
+    return next(request, response);
+  };
+  return {
+    filter,
+    held: async (count: number) => {
+      while (waiting.length < count) await new Promise((resolve) => setTimeout(resolve, 5));
+    },
+    releaseAll: () => waiting.splice(0).forEach((release) => release()),
+  };
+}
+
+const tokens = 'user-token,user,1,"developers"\nadmin-token,admin,2,"system:masters"\n';
+
+describe('the configured handler chain under max-in-flight', () => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('exempts system:masters and health probes, as upstream', async () => {
+    const hold = holdingFilter();
+    server = await startTestServer({
+      authenticators: [tokenFileAuthenticator({ content: tokens })],
+      maxRequestsInFlight: 1,
+      maxMutatingRequestsInFlight: 1,
+      innermostFilters: [hold.filter],
+    });
+    const user = { Authorization: 'Bearer user-token' };
+    const admin = { Authorization: 'Bearer admin-token' };
+    const heldWrite = server.call('POST', widgetsPath(), widget('held'), { ...user, 'x-hold': '1' });
+    const heldRead = server.call('GET', widgetsPath(), undefined, { ...user, 'x-hold': '1' });
+    await hold.held(2);
+    try {
+      const refused = await server.call('POST', widgetsPath(), widget('refused'), user);
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ reason: 'TooManyRequests' });
+      expect((await server.call('GET', widgetsPath(), undefined, user)).status).toBe(429);
+
+      expect((await server.call('POST', widgetsPath(), widget('by-admin'), admin)).status).toBe(201);
+      expect((await server.call('GET', widgetsPath(), undefined, admin)).status).toBe(200);
+      for (const probe of ['/healthz', '/livez', '/readyz']) {
+        const response = await fetch(`${server.url}${probe}`, { headers: user });
+        expect([probe, response.status, await response.text()]).toEqual([probe, 200, 'ok']);
+      }
+    } finally {
+      hold.releaseAll();
+    }
+    expect((await heldWrite).status).toBe(201);
+    expect((await heldRead).status).toBe(200);
+  });
+});
