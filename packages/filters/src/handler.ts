@@ -60,6 +60,8 @@ export interface RequestContext {
   warnings: string[];
   /** The whole request body, when withRequestBody read it ahead of the handler. */
   body?: Buffer;
+  /** What a 5xx answer was made from (recorded by writeStatus), for the server-side error log. */
+  error?: unknown;
 }
 
 /** The path and query of a request target. */
@@ -105,6 +107,7 @@ class Context implements RequestContext {
   longRunning = false;
   warnings: string[] = [];
   body?: Buffer;
+  error?: unknown;
   target: RequestTarget | undefined;
   response: ServerResponse | undefined;
   private controller: AbortController | undefined;
@@ -184,10 +187,13 @@ export function writeJson(
 
 /**
  * Writes anything thrown as a Kubernetes Status (through the one normaliser), with `Retry-After`
- * when the status carries `details.retryAfterSeconds`.
+ * when the status carries `details.retryAfterSeconds`. The error behind a 5xx is kept in the request
+ * context (`error`) for the server-side log; the client gets only the Status.
  */
 export function writeStatus(response: ServerResponse, error: unknown): Status {
   const status = toStatusError(error).status;
+  const request = response.req as IncomingMessage | undefined;
+  if (status.code >= 500 && request) contextOf(request).error ??= error;
   const headers: Record<string, string> = {};
   const retryAfter = status.details?.retryAfterSeconds;
   if (retryAfter && retryAfter > 0) headers['Retry-After'] = String(retryAfter);

@@ -19,6 +19,9 @@ export { parseRequestInfo, isLongRunningRequest, pathSegments } from './request-
 export type { MaxInFlightOptions, MaxInFlightFilter, InFlightCounts } from './with-max-in-flight.js';
 export { withMaxInFlight, tooManyRequestsMessage } from './with-max-in-flight.js';
 
+export type { ServerErrorLogOptions } from './with-server-error-log.js';
+export { withServerErrorLog } from './with-server-error-log.js';
+
 export type { RequestBodyOptions } from './with-request-body.js';
 export { withRequestBody } from './with-request-body.js';
 

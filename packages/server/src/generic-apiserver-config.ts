@@ -58,6 +58,8 @@ export interface GenericAPIServerOptions {
    * with the built-in kinds); without it such bodies get 415. Responses are always JSON/YAML.
    */
   protobuf?: ProtobufBodyDecoder;
+  /** Where every 5xx is logged with its cause (`withServerErrorLog`); default stderr. */
+  errorLog?: (line: string) => void;
   /** Injectable clock for object timestamps. */
   now?: () => Date;
 }

@@ -59,3 +59,38 @@ describe('the configured handler chain under max-in-flight', () => {
     expect((await heldRead).status).toBe(200);
   });
 });
+
+describe('the configured handler chain logs every 5xx', () => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('logs a forced 500 with method, path, user, status, message and stack; the client gets only the Status', async () => {
+    const lines: string[] = [];
+    const failing: Filter = (next) => (request, response) => {
+      if (request.headers['x-fail']) throw new Error('disk on fire');
+      return next(request, response);
+    };
+    server = await startTestServer({
+      authenticators: [tokenFileAuthenticator({ content: tokens })],
+      innermostFilters: [failing],
+      errorLog: (line) => lines.push(line),
+    });
+    const headers = { Authorization: 'Bearer user-token' };
+    const failed = await server.call('POST', widgetsPath(), widget('w'), { ...headers, 'x-fail': '1' });
+    expect(failed.status).toBe(500);
+    expect(failed.body).toMatchObject({ reason: 'InternalError', message: 'Internal error occurred: disk on fire' });
+    expect(JSON.stringify(failed.body)).not.toContain('server-filters.test');
+
+    expect((await server.call('GET', `${widgetsPath()}/missing`, undefined, headers)).status).toBe(404);
+    expect(lines).toHaveLength(1);
+    const [first, ...stack] = (lines[0] ?? '').split('\n');
+    expect(first).toMatch(
+      /^E\S+ "POST \/apis\/example\.com\/v1\/namespaces\/default\/widgets" user="user" status=500 error="disk on fire"$/,
+    );
+    expect(stack[0]).toBe('Error: disk on fire');
+    expect(stack[1]).toContain('server-filters.test.ts');
+  });
+});

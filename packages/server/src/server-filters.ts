@@ -8,13 +8,14 @@ import {
   withRequestBody,
   withRequestInfo,
   withRequestTimeout,
+  withServerErrorLog,
   type Filter,
 } from '@kapi/filters';
 import type { CompletedOptions } from './generic-apiserver-config.js';
 
 /**
  * The handler chain a completed config asks for, outermost first (after the server's own request
- * tracking): panic recovery, request info, timeout, CORS (or `baseFilters` instead of those),
+ * tracking): the 5xx log, panic recovery, request info, timeout, CORS (or `baseFilters` instead of those),
  * authentication (the loopback token first), the body read, max-in-flight (after authentication, as
  * upstream, so `system:masters` is exempt), authorization, then `innermostFilters`.
  */
@@ -37,6 +38,7 @@ export function configuredFilters(options: CompletedOptions): Filter[] {
     options.authorization ??
     (options.authorizer ? withAuthorization({ authorizer: options.authorizer }) : undefined);
   return [
+    withServerErrorLog(options.errorLog ? { write: options.errorLog } : {}),
     ...base,
     ...(authentication ? [authentication] : []),
     // The body is read before a max-in-flight seat is taken: a slow client holds no seat.

@@ -1,0 +1,49 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StatusError } from '@kapi/apimachinery';
+import { requestContext, type Filter } from './handler.js';
+
+/** Options of {@link withServerErrorLog}. */
+export interface ServerErrorLogOptions {
+  /** Where each line goes; default stderr. */
+  write?: (line: string) => void;
+}
+
+/**
+ * Logs every 5xx answer on the server side, one entry per request: method, path, user, status code and
+ * the error message, plus the stack when the error was unexpected (anything but a deliberate
+ * StatusError, or a StatusError made from such a cause). The client sees only its Status. Put it
+ * outermost, so panics and timeouts answered by inner filters are logged too.
+ */
+export function withServerErrorLog(options: ServerErrorLogOptions = {}): Filter {
+  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
+  return (next) => async (request, response) => {
+    try {
+      await next(request, response);
+    } finally {
+      if (response.statusCode >= 500) write(serverErrorLine(request, response));
+    }
+  };
+}
+
+/** `E<time> "<METHOD> <path>" user="<name>" status=<code> error="<message>"` and the stack, if any. */
+function serverErrorLine(request: IncomingMessage, response: ServerResponse): string {
+  const context = requestContext(request);
+  const error = context.error;
+  const user = context.user?.name ?? '';
+  let message = response.statusMessage;
+  let stack: string | undefined;
+  if (StatusError.isInstance(error)) {
+    message = error.status.message ?? message;
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause instanceof Error) stack = cause.stack;
+  } else if (error instanceof Error) {
+    message = error.message;
+    stack = error.stack;
+  } else if (error !== undefined) {
+    message = String(error);
+  }
+  const line =
+    `E${new Date().toISOString()} "${request.method ?? ''} ${request.url ?? ''}" user=${JSON.stringify(user)} ` +
+    `status=${response.statusCode} error=${JSON.stringify(message)}`;
+  return stack ? `${line}\n${stack}` : line;
+}
