@@ -25,9 +25,11 @@ import {
   apiserverIdentity,
 } from '@kapi/identity';
 import {
+  AuditLogWriter,
   GenericAPIServerConfig,
   ensureCertificates,
   issueClientCertificate,
+  loadAuditPolicyFile,
   writeKubeconfig,
   type GenericAPIServer,
   type ResourceDefinition,
@@ -173,6 +175,9 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     metrics: observability.metrics,
     health: observability.health,
     protobuf: builtInProtobufRegistry,
+    ...(options.auditPolicyFile && options.auditLog
+      ? { audit: { policy: loadAuditPolicyFile(options.auditPolicyFile), sink: new AuditLogWriter(options.auditLog) } }
+      : {}),
   })
     .complete()
     .new();

@@ -42,6 +42,10 @@ export interface ServerOptions {
   corsAllowedOrigins: string[];
   shutdownDelaySeconds: number;
   kubeconfigPath?: string;
+  /** `--audit-policy-file`: auditing is on when it and `auditLog` are both given (as upstream). */
+  auditPolicyFile?: string;
+  /** `--audit-log-path` (`-`: stdout) and its rotation. */
+  auditLog?: { path: string; maxSizeMB: number; maxBackups: number; maxAgeDays: number };
 }
 
 interface FlagSpec {
@@ -80,6 +84,11 @@ export const flagSpecs: Record<string, FlagSpec> = {
   'request-timeout': { type: 'string', default: '60s', description: 'Timeout of non-long-running requests.' },
   'cors-allowed-origins': { type: 'string', description: 'Comma-separated regular expressions of allowed CORS origins.' },
   'shutdown-delay-duration': { type: 'string', default: '0s', description: 'Time readyz reports not-ready before shutdown proceeds.' },
+  'audit-policy-file': { type: 'string', description: 'Path to the audit policy (audit.k8s.io/v1 Policy, YAML or JSON).' },
+  'audit-log-path': { type: 'string', description: 'Write audit events as JSON lines to this file; - means stdout.' },
+  'audit-log-maxsize': { type: 'string', default: '0', description: 'Megabytes an audit log file may reach before it is rotated (0: never).' },
+  'audit-log-maxbackup': { type: 'string', default: '0', description: 'Rotated audit log files to keep (0: all).' },
+  'audit-log-maxage': { type: 'string', default: '0', description: 'Days to keep rotated audit log files (0: forever).' },
   kubeconfig: { type: 'string', description: 'Where to write the admin kubeconfig (default <data-dir>/admin.kubeconfig).' },
   help: { type: 'boolean', description: 'Print this help.' },
 };
@@ -184,5 +193,16 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
   if (clientCAFile) options.clientCAFile = clientCAFile;
   const kubeconfig = get('kubeconfig');
   if (kubeconfig) options.kubeconfigPath = kubeconfig;
+  const auditPolicyFile = get('audit-policy-file');
+  if (auditPolicyFile) options.auditPolicyFile = auditPolicyFile;
+  const auditLogPath = get('audit-log-path');
+  if (auditLogPath) {
+    options.auditLog = {
+      path: auditLogPath,
+      maxSizeMB: number('audit-log-maxsize'),
+      maxBackups: number('audit-log-maxbackup'),
+      maxAgeDays: number('audit-log-maxage'),
+    };
+  }
   return options;
 }

@@ -62,6 +62,10 @@ export interface RequestContext {
   body?: Buffer;
   /** What a 5xx answer was made from (recorded by writeStatus), for the server-side error log. */
   error?: unknown;
+  /** Annotations for the request's audit event (e.g. `authorization.k8s.io/decision`). */
+  auditAnnotations: Record<string, string>;
+  /** The last Status written by writeStatus (the audit event's `responseStatus`). */
+  responseStatus?: Status;
 }
 
 /** The path and query of a request target. */
@@ -108,6 +112,8 @@ class Context implements RequestContext {
   warnings: string[] = [];
   body?: Buffer;
   error?: unknown;
+  auditAnnotations: Record<string, string> = {};
+  responseStatus?: Status;
   target: RequestTarget | undefined;
   response: ServerResponse | undefined;
   private controller: AbortController | undefined;
@@ -193,7 +199,11 @@ export function writeJson(
 export function writeStatus(response: ServerResponse, error: unknown): Status {
   const status = toStatusError(error).status;
   const request = response.req as IncomingMessage | undefined;
-  if (status.code >= 500 && request) contextOf(request).error ??= error;
+  if (request) {
+    const context = contextOf(request);
+    context.responseStatus = status;
+    if (status.code >= 500) context.error ??= error;
+  }
   const headers: Record<string, string> = {};
   const retryAfter = status.details?.retryAfterSeconds;
   if (retryAfter && retryAfter > 0) headers['Retry-After'] = String(retryAfter);

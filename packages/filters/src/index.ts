@@ -19,6 +19,19 @@ export { parseRequestInfo, isLongRunningRequest, pathSegments } from './request-
 export type { MaxInFlightOptions, MaxInFlightFilter, InFlightCounts } from './with-max-in-flight.js';
 export { withMaxInFlight, tooManyRequestsMessage } from './with-max-in-flight.js';
 
+export type {
+  AuditLevel,
+  AuditStage,
+  AuditGroupResources,
+  AuditPolicyRule,
+  AuditPolicy,
+  AuditRequestPolicy,
+} from './audit-policy.js';
+export { parseAuditPolicy, evaluateAuditPolicy } from './audit-policy.js';
+export type { AuditEvent, AuditUser, AuditObjectReference, AuditSink } from './audit-event.js';
+export type { AuditOptions } from './with-audit.js';
+export { withAudit } from './with-audit.js';
+
 export type { ServerErrorLogOptions } from './with-server-error-log.js';
 export { withServerErrorLog } from './with-server-error-log.js';
 

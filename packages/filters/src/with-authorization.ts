@@ -23,6 +23,8 @@ export function withAuthorization(options: AuthorizationOptions): Filter {
     }
     const attributes = attributesFromRequest(info, context.user);
     const decide = (result: AuthorizationDecision) => {
+      context.auditAnnotations['authorization.k8s.io/decision'] = result.decision === 'allow' ? 'allow' : 'forbid';
+      context.auditAnnotations['authorization.k8s.io/reason'] = result.reason ?? '';
       if (result.decision === 'allow') return next(request, response);
       writeStatus(response, forbiddenError(attributes, result.reason ?? ''));
       return undefined;

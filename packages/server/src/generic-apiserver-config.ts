@@ -1,4 +1,10 @@
-import { generateLoopbackToken, type Authenticator, type Authorizer, type Filter } from '@kapi/filters';
+import {
+  generateLoopbackToken,
+  type AuditOptions,
+  type Authenticator,
+  type Authorizer,
+  type Filter,
+} from '@kapi/filters';
 import { HealthRegistry } from './health/index.js';
 import { ServerMetrics } from './metrics/index.js';
 import type { ProtobufBodyDecoder } from './handlers/request-body.js';
@@ -58,6 +64,8 @@ export interface GenericAPIServerOptions {
    * with the built-in kinds); without it such bodies get 415. Responses are always JSON/YAML.
    */
   protobuf?: ProtobufBodyDecoder;
+  /** Audit policy and sink (`withAudit`, after authentication); none: no auditing. */
+  audit?: AuditOptions;
   /** Where every 5xx is logged with its cause (`withServerErrorLog`); default stderr. */
   errorLog?: (line: string) => void;
   /** Injectable clock for object timestamps. */

@@ -129,3 +129,6 @@ export { KUBERNETES_VERSION, versionInfo, createVersionHandler } from './version
 export type { VersionInfo } from './version.js';
 export { kubeconfigDocument, writeKubeconfig } from './kubeconfig.js';
 export type { KubeconfigUser, KubeconfigOptions } from './kubeconfig.js';
+
+export type { AuditLogOptions } from './audit/index.js';
+export { AuditLogWriter, loadAuditPolicyFile } from './audit/index.js';

@@ -1,6 +1,7 @@
 import {
   loopbackAuthenticator,
   withAuthentication,
+  withAudit,
   withAuthorization,
   withCors,
   withMaxInFlight,
@@ -16,7 +17,7 @@ import type { CompletedOptions } from './generic-apiserver-config.js';
 /**
  * The handler chain a completed config asks for, outermost first (after the server's own request
  * tracking): the 5xx log, panic recovery, request info, timeout, CORS (or `baseFilters` instead of those),
- * authentication (the loopback token first), the body read, max-in-flight (after authentication, as
+ * authentication (the loopback token first), audit, the body read, max-in-flight (after authentication, as
  * upstream, so `system:masters` is exempt), authorization, then `innermostFilters`.
  */
 export function configuredFilters(options: CompletedOptions): Filter[] {
@@ -41,6 +42,7 @@ export function configuredFilters(options: CompletedOptions): Filter[] {
     withServerErrorLog(options.errorLog ? { write: options.errorLog } : {}),
     ...base,
     ...(authentication ? [authentication] : []),
+    ...(options.audit ? [withAudit(options.audit)] : []),
     // The body is read before a max-in-flight seat is taken: a slow client holds no seat.
     withRequestBody({ timeoutMs: options.requestTimeoutMs }),
     withMaxInFlight({

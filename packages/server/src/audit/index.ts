@@ -1,0 +1,3 @@
+export type { AuditLogOptions } from './audit-log-writer.js';
+export { AuditLogWriter } from './audit-log-writer.js';
+export { loadAuditPolicyFile } from './load-audit-policy.js';

@@ -1,0 +1,166 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RestClient } from '@kapi/client';
+import { startServer, type TestServer } from './harness.js';
+
+const policy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+rules:
+  - level: None
+    nonResourceURLs: ["/healthz*", "/livez*", "/readyz*"]
+  - level: None
+    users: ["system:apiserver"]
+  - level: Metadata
+    resources:
+      - group: ""
+        resources: ["secrets"]
+    omitStages: ["RequestReceived"]
+  - level: RequestResponse
+    resources:
+      - group: ""
+        resources: ["configmaps"]
+  - level: Metadata
+`;
+
+interface Event {
+  kind: string;
+  apiVersion: string;
+  level: string;
+  auditID: string;
+  stage: string;
+  requestURI: string;
+  verb: string;
+  user: { username: string; groups?: string[] };
+  sourceIPs?: string[];
+  userAgent?: string;
+  objectRef?: Record<string, string>;
+  responseStatus?: { code: number; reason?: string; status?: string };
+  requestObject?: { data?: Record<string, string> };
+  responseObject?: { metadata?: { uid?: string } };
+  requestReceivedTimestamp: string;
+  stageTimestamp: string;
+  annotations?: Record<string, string>;
+}
+
+let server: TestServer;
+let admin: RestClient;
+let logPath: string;
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kapi-audit-'));
+  const policyPath = join(dir, 'policy.yaml');
+  writeFileSync(policyPath, policy);
+  logPath = join(dir, 'audit.log');
+  server = await startServer({ args: [`--audit-policy-file=${policyPath}`, `--audit-log-path=${logPath}`] });
+  admin = server.client();
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+function events(): Event[] {
+  if (!existsSync(logPath)) return [];
+  return readFileSync(logPath, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Event);
+}
+
+/** The events of one audit ID, once its ResponseComplete has been written. */
+async function eventsOf(auditID: string): Promise<Event[]> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const found = events().filter((event) => event.auditID === auditID);
+    if (found.some((event) => event.stage === 'ResponseComplete')) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no ResponseComplete for ${auditID}`);
+}
+
+const micro = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+
+describe('audit log', () => {
+  it('records a secret create at Metadata level without its data, and sends the audit ID', async () => {
+    const response = await admin.raw({
+      method: 'POST',
+      path: '/api/v1/namespaces/default/secrets',
+      body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pw' }, data: { password: 'aHVudGVyMg==' } },
+    });
+    expect(response.statusCode).toBe(201);
+    const auditID = response.headers['audit-id'];
+    expect(typeof auditID).toBe('string');
+    const recorded = await eventsOf(String(auditID));
+    expect(recorded.map((event) => event.stage)).toEqual(['ResponseComplete']);
+    const [event] = recorded;
+    expect(event).toMatchObject({
+      kind: 'Event',
+      apiVersion: 'audit.k8s.io/v1',
+      level: 'Metadata',
+      stage: 'ResponseComplete',
+      requestURI: '/api/v1/namespaces/default/secrets',
+      verb: 'create',
+      objectRef: { resource: 'secrets', namespace: 'default', apiVersion: 'v1' },
+      responseStatus: { code: 201 },
+      annotations: { 'authorization.k8s.io/decision': 'allow' },
+    });
+    expect(event?.user.groups).toContain('system:masters');
+    expect(event?.sourceIPs).toContain('127.0.0.1');
+    expect(event?.requestReceivedTimestamp).toMatch(micro);
+    expect(event?.stageTimestamp).toMatch(micro);
+    expect(event?.requestObject).toBeUndefined();
+    expect(event?.responseObject).toBeUndefined();
+    const log = readFileSync(logPath, 'utf8');
+    expect(log).not.toContain('aHVudGVyMg==');
+    expect(log).not.toContain('hunter2');
+  });
+
+  it('records a configmap create at RequestResponse level, in both stages', async () => {
+    const response = await admin.raw({
+      method: 'POST',
+      path: '/api/v1/namespaces/default/configmaps',
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'audited' }, data: { colour: 'blue' } },
+    });
+    expect(response.statusCode).toBe(201);
+    const uid = (JSON.parse(response.body.toString()) as { metadata: { uid: string } }).metadata.uid;
+    const recorded = await eventsOf(String(response.headers['audit-id']));
+    expect(recorded.map((event) => event.stage)).toEqual(['RequestReceived', 'ResponseComplete']);
+    const [received, complete] = recorded;
+    expect(received?.level).toBe('RequestResponse');
+    expect(received?.responseStatus).toBeUndefined();
+    expect(complete?.userAgent).toMatch(/\S/);
+    expect(complete).toMatchObject({
+      level: 'RequestResponse',
+      verb: 'create',
+      objectRef: { resource: 'configmaps', namespace: 'default', apiVersion: 'v1' },
+      responseStatus: { code: 201 },
+      requestObject: { data: { colour: 'blue' } },
+      responseObject: { metadata: { uid } },
+    });
+  });
+
+  it('records a failure with its Status, a watch with ResponseStarted, and skips None', async () => {
+    const missing = await admin.raw({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/nope' });
+    expect(missing.statusCode).toBe(404);
+    const [, failed] = await eventsOf(String(missing.headers['audit-id']));
+    expect(failed?.responseStatus).toMatchObject({ code: 404, status: 'Failure', reason: 'NotFound' });
+
+    const watch = await admin.raw({
+      method: 'GET',
+      path: '/api/v1/namespaces/default/configmaps',
+      query: { watch: 'true', timeoutSeconds: '1' },
+    });
+    expect(watch.statusCode).toBe(200);
+    const watched = await eventsOf(String(watch.headers['audit-id']));
+    expect(watched.map((event) => event.stage)).toEqual(['RequestReceived', 'ResponseStarted', 'ResponseComplete']);
+    expect(watched[1]).toMatchObject({ verb: 'watch', responseStatus: { code: 200 } });
+
+    const probe = await admin.raw({ method: 'GET', path: '/readyz' });
+    expect(probe.statusCode).toBe(200);
+    const probeID = String(probe.headers['audit-id']);
+    expect(probeID).not.toBe('undefined');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(events().filter((event) => event.auditID === probeID)).toEqual([]);
+  });
+});
