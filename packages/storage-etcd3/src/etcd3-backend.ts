@@ -13,7 +13,7 @@ import type {
   KVWriteResult,
 } from '@kapi/storage';
 import { randomInt } from 'node:crypto';
-import { circuitBreaker, ConsecutiveBreaker, handleWhen, noop } from 'cockatiel';
+import { circuitBreaker, ConsecutiveBreaker, ConstantBackoff, handleWhen, noop, retry } from 'cockatiel';
 import {
   Etcd3,
   isRecoverableError,
@@ -30,6 +30,14 @@ import { WatchHub, type WatchRange } from './watch-hub.js';
 
 /** The key through which compactors coordinate (Kubernetes' `compact_rev_key`); never prefixed. */
 export const COMPACT_REVISION_KEY = 'compact_rev_key';
+
+/**
+ * True for a call that failed before any member got it (no connection could be made), so running it
+ * again elsewhere cannot apply it twice (clientv3's `isSafeRetryMutableRPC`).
+ */
+function neverReachedMember(error: Error): boolean {
+  return isRecoverableError(error) && /No connection established|ECONNREFUSED/.test(error.message);
+}
 
 /** Options of {@link Etcd3Backend.connect}. */
 export interface Etcd3BackendOptions {
@@ -141,10 +149,14 @@ export class Etcd3Backend implements KVBackend {
         'grpc.keepalive_time_ms': 30_000,
         'grpc.keepalive_timeout_ms': 10_000,
       },
-      // No retries: a txn is not idempotent, and the Store owns retries. With several endpoints a
-      // per-host circuit breaker (which never re-runs a call) steers calls away from a dead member.
+      // A txn is not idempotent and the Store owns retries, so a call is re-run (on the next member)
+      // only when it provably never reached a member, as etcd's clientv3 does for mutations. With
+      // several endpoints a per-host circuit breaker steers calls away from a dead member.
       faultHandling: {
-        global: noop,
+        global:
+          hosts.length > 1
+            ? retry(handleWhen(neverReachedMember), { maxAttempts: hosts.length, backoff: new ConstantBackoff(0) })
+            : noop,
         host: () =>
           hosts.length > 1
             ? circuitBreaker(handleWhen(isRecoverableError), {
