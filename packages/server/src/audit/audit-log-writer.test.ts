@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AuditEvent } from '@kapi/filters';
 import { AuditLogWriter } from './audit-log-writer.js';
 
@@ -53,5 +53,23 @@ describe('AuditLogWriter', () => {
     writer.close();
     expect(readdirSync(dir)).not.toContain('audit-2020-01-01T00-00-00.000.log');
     expect(readdirSync(dir).length).toBeGreaterThan(1);
+  });
+});
+
+describe('AuditLogWriter to stdout', () => {
+  it('writes each event as one JSON line on stdout for the path -', () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(Buffer.from(chunk).toString());
+      return true;
+    });
+    try {
+      new AuditLogWriter({ path: '-' }).write(event(1));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written).toHaveLength(1);
+    expect(written[0]?.endsWith('\n')).toBe(true);
+    expect(JSON.parse(written[0] ?? '')).toMatchObject({ kind: 'Event', auditID: 'id-1' });
   });
 });
