@@ -7,12 +7,9 @@ import {
   alwaysAllowAuthorizer,
   clientCertAuthenticator,
   generateLoopbackToken,
-  loopbackAuthenticator,
   privilegedGroupsAuthorizer,
   tokenFileAuthenticator,
   unionAuthorizer,
-  withAuthentication,
-  withAuthorization,
   type Authenticator,
   type Authorizer,
   type Filter,
@@ -51,6 +48,7 @@ import { createBootstrapRbac, createSystemNamespaces } from './bootstrap.js';
 import { NamespaceController, NamespaceLookup, namespaceLifecycleAdmission, namespaceStrategy } from './namespace-lifecycle.js';
 import type { ServerOptions } from './options.js';
 import { RBACCache } from './rbac-cache.js';
+import { withRBACEscalationChecks } from './rbac-escalation.js';
 import { authorizationResources, builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
 import { createObservability } from './observability.js';
 import { builtInProtobufRegistry } from './protobuf/index.js';
@@ -130,7 +128,8 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   };
 
   const loopbackToken = generateLoopbackToken();
-  const authenticators: Authenticator[] = [loopbackAuthenticator(loopbackToken)];
+  // The config puts the loopback token's authenticator first.
+  const authenticators: Authenticator[] = [];
   if (options.tokenAuthFile) authenticators.push(tokenFileAuthenticator({ path: options.tokenAuthFile }));
   authenticators.push(clientCertAuthenticator());
 
@@ -162,8 +161,9 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     scheme,
     storage: storageFactory,
     keyPrefix: options.etcdPrefix,
-    authentication: withAuthentication({ authenticators, anonymous: options.anonymousAuth }),
-    authorization: withAuthorization({ authorizer }),
+    authenticators,
+    anonymous: options.anonymousAuth,
+    authorizer,
     innermostFilters,
     maxRequestsInFlight: options.maxRequestsInFlight,
     maxMutatingRequestsInFlight: options.maxMutatingRequestsInFlight,
@@ -183,17 +183,14 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   const namespaceStore = server.installResource({ ...namespacesDefinition, strategy: namespaceStrategy(namespacesDefinition.strategy) });
   const lookup = new NamespaceLookup(namespaceStore.storage, namespaceStore.prefix);
   const installed: ResourceDefinition[] = [namespacesDefinition];
-  for (const definition of definitions) {
+  for (const definition of withRBACEscalationChecks(definitions, rbac)) {
     if (definition === namespacesDefinition) continue;
     const admit = definition.namespaced ? namespaceLifecycleAdmission(definition, lookup) : definition.strategy?.admit;
     const withAdmission: ResourceDefinition = admit ? { ...definition, strategy: { ...definition.strategy, admit } } : definition;
     server.installResource(withAdmission);
     installed.push(definition);
   }
-  for (const definition of authorizationResources({
-    authorizer: () => authorizer,
-    rulesFor: (user, namespace) => rbac.rulesFor(user, namespace),
-  })) {
+  for (const definition of authorizationResources({ rulesFor: (user, namespace) => rbac.rulesFor(user, namespace) })) {
     server.installVirtualResource(definition);
   }
   if (voting) server.installResource(storageVersionVoteResource);

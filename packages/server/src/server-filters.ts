@@ -3,6 +3,7 @@ import {
   withAuthentication,
   withAuthorization,
   withCors,
+  withImpersonation,
   withMaxInFlight,
   withPanicRecovery,
   withRequestInfo,
@@ -14,7 +15,8 @@ import type { CompletedOptions } from './generic-apiserver-config.js';
 /**
  * The handler chain a completed config asks for, outermost first (after the server's own request
  * tracking): panic recovery, request info, max-in-flight, timeout, CORS (or `baseFilters` instead of
- * those), authentication (the loopback token first), authorization, then `innermostFilters`.
+ * those), authentication (the loopback token first), impersonation, authorization, then
+ * `innermostFilters`. Impersonation and authorization are both built from the one `authorizer`.
  */
 export function configuredFilters(options: CompletedOptions): Filter[] {
   const base = options.baseFilters ?? [
@@ -30,18 +32,14 @@ export function configuredFilters(options: CompletedOptions): Filter[] {
   const authenticators = options.authenticators
     ? [loopbackAuthenticator(options.loopbackToken), ...options.authenticators]
     : undefined;
-  const authentication =
-    options.authentication ??
-    (authenticators
-      ? withAuthentication({ authenticators, ...(options.anonymous ? { anonymous: true } : {}) })
-      : undefined);
-  const authorization =
-    options.authorization ??
-    (options.authorizer ? withAuthorization({ authorizer: options.authorizer }) : undefined);
+  const authentication = authenticators
+    ? withAuthentication({ authenticators, ...(options.anonymous ? { anonymous: true } : {}) })
+    : undefined;
+  const authorizer = options.authorizer;
   return [
     ...base,
     ...(authentication ? [authentication] : []),
-    ...(authorization ? [authorization] : []),
+    ...(authorizer ? [withImpersonation({ authorizer }), withAuthorization({ authorizer })] : []),
     ...(options.innermostFilters ?? []),
   ];
 }

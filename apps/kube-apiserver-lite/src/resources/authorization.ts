@@ -1,5 +1,5 @@
 import { Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
-import { authorizeAttributes, type Authorizer, type PolicyRule, type UserInfo } from '@kapi/filters';
+import { alwaysAllowAuthorizer, authorizeAttributes, type PolicyRule, type UserInfo } from '@kapi/filters';
 import type { ResourceDefinition } from '@kapi/server';
 
 const group = 'authorization.k8s.io';
@@ -64,7 +64,6 @@ interface AccessReviewSpec {
 
 /** authorization.k8s.io/v1 SelfSubjectAccessReview and SelfSubjectRulesReview (virtual: answered, not stored). */
 export function authorizationResources(options: {
-  authorizer: () => Authorizer;
   rulesFor?: (user: UserInfo, namespace: string) => Promise<{ rules: PolicyRule[]; errors: string[] }>;
 }): ResourceDefinition[] {
   return [
@@ -79,7 +78,8 @@ export function authorizationResources(options: {
           const spec = (object.spec ?? {}) as AccessReviewSpec;
           const resource = spec.resourceAttributes;
           const nonResource = spec.nonResourceAttributes;
-          const status = await authorizeAttributes(options.authorizer(), {
+          // The server's one authorizer (its config hands it to every request scope); none: all allowed.
+          const status = await authorizeAttributes(scope.authorizer ?? alwaysAllowAuthorizer, {
             user: scope.user,
             verb: resource?.verb ?? nonResource?.verb ?? '',
             isResourceRequest: resource !== undefined,

@@ -185,11 +185,17 @@ export function bootstrapRbacObjects(): { clusterRoles: KubeObject[]; clusterRol
       clusterRole('admin', adminRules),
       clusterRole('edit', editRules, { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' }),
       clusterRole('view', viewRules, { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' }),
+      // Upstream's bootstrap policy: discovery and public info for every authenticated user (public info
+      // for anonymous requests too), self reviews for every authenticated user.
       clusterRole('system:discovery', [
-        { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/readyz', '/openapi', '/openapi/*', '/version', '/version/'] },
+        { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'] },
       ]),
       clusterRole('system:basic-user', [
         rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
+        rule(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
+      ]),
+      clusterRole('system:public-info-viewer', [
+        { verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] },
       ]),
     ],
     clusterRoleBindings: [
@@ -200,12 +206,16 @@ export function bootstrapRbacObjects(): { clusterRoles: KubeObject[]; clusterRol
         roleRef: { apiGroup: group, kind: 'ClusterRole', name: 'cluster-admin' },
         subjects: [{ apiGroup: group, kind: 'Group', name: 'system:masters' }],
       },
-      ...['system:discovery', 'system:basic-user'].map((name) => ({
+      ...[
+        { name: 'system:discovery', groups: ['system:authenticated'] },
+        { name: 'system:basic-user', groups: ['system:authenticated'] },
+        { name: 'system:public-info-viewer', groups: ['system:authenticated', 'system:unauthenticated'] },
+      ].map(({ name, groups }) => ({
         apiVersion: `${group}/${version}`,
         kind: 'ClusterRoleBinding',
         metadata: { name, labels: bootstrapLabels, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' } },
         roleRef: { apiGroup: group, kind: 'ClusterRole', name },
-        subjects: [{ apiGroup: group, kind: 'Group', name: 'system:authenticated' }],
+        subjects: groups.map((subject) => ({ apiGroup: group, kind: 'Group', name: subject })),
       })),
     ],
   };
