@@ -47,6 +47,7 @@ import { Cacher } from '@kapi/watch-cache';
 import { createBootstrapRbac, createSystemNamespaces } from './bootstrap.js';
 import { NamespaceController, NamespaceLookup, namespaceLifecycleAdmission, namespaceStrategy } from './namespace-lifecycle.js';
 import type { ServerOptions } from './options.js';
+import { CLUSTER_ROLE_AGGREGATION_HOOK, ClusterRoleAggregationController } from './clusterrole-aggregation.js';
 import { RBACCache } from './rbac-cache.js';
 import { withRBACEscalationChecks } from './rbac-escalation.js';
 import { authorizationResources, builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
@@ -229,6 +230,12 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   };
   server.addPostStartHook('start-system-namespaces-controller', ({ signal }) => createSystemNamespaces(rest(), signal));
   server.addPostStartHook('rbac/bootstrap-roles', ({ signal }) => createBootstrapRbac(rest(), signal));
+  server.addPostStartHook(CLUSTER_ROLE_AGGREGATION_HOOK, () => {
+    const controller = new ClusterRoleAggregationController(rest());
+    controller.start();
+    controllers.push(() => controller.stop());
+    return Promise.resolve();
+  });
   server.addPostStartHook('start-namespace-controller', () => {
     const controller = new NamespaceController(rest(), installed.filter((d) => d.namespaced));
     controller.start();

@@ -20,7 +20,7 @@ beforeAll(async () => {
   const tokens = join(mkdtempSync(join(tmpdir(), 'kapi-authz-')), 'tokens.csv');
   writeFileSync(
     tokens,
-    ['patcher', 'escalator', 'bob', 'lister', 'alice'].map((user, index) => `${user}-token,${user},${2000 + index}`).join('\n') + '\n',
+    ['patcher', 'escalator', 'bob', 'lister', 'alice', 'editor', 'aggregator'].map((user, index) => `${user}-token,${user},${2000 + index}`).join('\n') + '\n',
   );
   server = await startServer({ args: [`--token-auth-file=${tokens}`] });
   admin = server.client();
@@ -173,7 +173,7 @@ describe('RBAC escalation prevention', () => {
 
   beforeAll(async () => {
     await grant('rbac-writer', 'escalator', [
-      rule(['create', 'get', 'list'], [rbacGroup], ['roles', 'rolebindings']),
+      rule(['create', 'get', 'list', 'patch', 'update'], [rbacGroup], ['roles', 'rolebindings']),
       rule(['get', 'list'], [''], ['configmaps']),
     ]);
     await eventually(201, () => createRole(role('probe', [])));
@@ -203,6 +203,25 @@ describe('RBAC escalation prevention', () => {
   it('can create and bind a role whose rules he holds', async () => {
     expect((await createRole(role('cm-reader', [rule(['get'], [''], ['configmaps'])]))).code).toBe(201);
     expect((await createBinding(binding('cm-reader', 'Role', 'cm-reader'))).code).toBe(201);
+  });
+
+  it('an update or patch that adds rules he does not hold is refused too', async () => {
+    const path = `${rbacPath}/namespaces/default/roles/cm-reader`;
+    const patched = await call('PATCH', path, {
+      user: 'escalator',
+      contentType: 'application/merge-patch+json',
+      body: { rules: [rule(['get'], [''], ['configmaps']), rule(['get'], [''], ['secrets'])] },
+    });
+    expect(patched.code).toBe(403);
+    expect(patched.body.message).toBe(`roles.${rbacGroup} "cm-reader" is forbidden: ${held}\n{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}`);
+    const applied = await call('PATCH', `${path}?fieldManager=e2e&force=true`, {
+      user: 'escalator',
+      contentType: 'application/apply-patch+yaml',
+      body: role('cm-reader', [rule(['list'], [''], ['secrets'])]),
+    });
+    expect(applied.code).toBe(403);
+    const stored = await admin.request<{ rules: unknown[] }>({ method: 'GET', path });
+    expect(stored.rules).toEqual([rule(['get'], [''], ['configmaps'])]);
   });
 
   it('can escalate with the escalate verb and bind with the bind verb', async () => {
@@ -330,5 +349,76 @@ describe('resourceNames-limited list and watch', () => {
     expect(other.code).toBe(403);
     expect(other.body.message).toBe('configmaps "y" is forbidden: User "lister" cannot list resource "configmaps" in API group "" in the namespace "default"');
     expect((await call('GET', `${cmPath}?watch=1&timeoutSeconds=1`, { user: 'lister' })).code).toBe(403);
+  });
+});
+
+describe('ClusterRole aggregation', () => {
+  const clusterRolePath = `${rbacPath}/clusterroles`;
+  const rulesOf = async (name: string) => (await admin.request<{ rules?: unknown[] }>({ method: 'GET', path: `${clusterRolePath}/${name}` })).rules ?? [];
+
+  it('admin, edit and view gather the aggregate-to-* roles, and follow a new one', async () => {
+    const leases = rule(['get', 'list', 'watch'], ['coordination.k8s.io'], ['leases']);
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && !(await rulesOf('admin')).some((held) => JSON.stringify(held).includes('rolebindings'))) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await rulesOf('view')).toContainEqual(leases);
+    expect(await rulesOf('edit')).toContainEqual(leases);
+    expect(await rulesOf('admin')).toContainEqual(rule(['get', 'list', 'watch', 'create', 'delete', 'deletecollection', 'patch', 'update'], [rbacGroup], ['roles', 'rolebindings']));
+
+    const extra = rule(['get'], ['example.com'], ['widgets']);
+    await admin.request({
+      method: 'POST',
+      path: clusterRolePath,
+      body: {
+        apiVersion: `${rbacGroup}/v1`,
+        kind: 'ClusterRole',
+        metadata: { name: 'widgets-view', labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } },
+        rules: [extra],
+      },
+    });
+    for (const name of ['view', 'edit', 'admin']) {
+      const until = Date.now() + 10_000;
+      while (Date.now() < until && !(await rulesOf(name)).some((held) => JSON.stringify(held) === JSON.stringify(extra))) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await rulesOf(name), name).toContainEqual(extra);
+    }
+  });
+
+  it('a user bound to edit may write configmaps through the aggregated rules', async () => {
+    await admin.request({
+      method: 'POST',
+      path: `${rbacPath}/namespaces/default/rolebindings`,
+      body: {
+        apiVersion: `${rbacGroup}/v1`,
+        kind: 'RoleBinding',
+        metadata: { name: 'editor' },
+        roleRef: { apiGroup: rbacGroup, kind: 'ClusterRole', name: 'edit' },
+        subjects: [{ apiGroup: rbacGroup, kind: 'User', name: 'editor' }],
+      },
+    });
+    const created = await eventually(201, () =>
+      call('POST', cmPath, { user: 'editor', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'by-editor' } } }),
+    );
+    expect(created.code).toBe(201);
+  });
+
+  it('an aggregationRule needs every permission there is', async () => {
+    await grantCluster('clusterrole-writer', 'aggregator', [rule(['create'], [rbacGroup], ['clusterroles'])]);
+    const gather = () =>
+      call('POST', clusterRolePath, {
+        user: 'aggregator',
+        body: {
+          apiVersion: `${rbacGroup}/v1`,
+          kind: 'ClusterRole',
+          metadata: { name: 'gather' },
+          aggregationRule: { clusterRoleSelectors: [{ matchLabels: { gather: 'true' } }] },
+        },
+      });
+    const denied = await eventually(403, gather);
+    const refused = denied.code === 403 ? denied : await eventually(403, gather);
+    expect(refused.body.message).toBe(`clusterroles.${rbacGroup} "gather" is forbidden: must have cluster-admin privileges to use the aggregationRule`);
+    expect(await exists(`${clusterRolePath}/gather`)).toBe(false);
   });
 });

@@ -157,7 +157,10 @@ const clusterRole = (name: string, rules: unknown[], labels: Record<string, stri
   rules,
 });
 
-/** The default cluster roles (cluster-admin, admin, edit, view) and the cluster-admin binding for system:masters. */
+/**
+ * The default cluster roles (cluster-admin; admin, edit and view aggregated from system:aggregate-to-*;
+ * system:discovery, system:basic-user, system:public-info-viewer) and their bindings, as upstream's bootstrap policy.
+ */
 export function bootstrapRbacObjects(): { clusterRoles: KubeObject[]; clusterRoleBindings: KubeObject[] } {
   const namespacedData = ['configmaps', 'secrets', 'serviceaccounts', 'events'];
   const viewRules = [
@@ -169,24 +172,30 @@ export function bootstrapRbacObjects(): { clusterRoles: KubeObject[]; clusterRol
     rule([...read, ...write], [''], namespacedData),
     rule([...read, ...write], ['autoscaling'], ['horizontalpodautoscalers']),
     rule([...read, ...write], ['coordination.k8s.io'], ['leases']),
-    ...viewRules,
   ];
   const adminRules = [
-    ...editRules,
     rule([...read, ...write], [group], ['roles', 'rolebindings']),
     rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews']),
   ];
+  // As upstream: admin, edit and view are aggregated (the aggregation controller fills their rules) from
+  // the system:aggregate-to-* roles, each user-facing role also aggregating into the next wider one.
+  const aggregateLabel = (role: string) => ({ [`rbac.authorization.k8s.io/aggregate-to-${role}`]: 'true' });
+  const aggregated = (name: string, labels: Record<string, string> = {}): KubeObject => ({
+    ...clusterRole(name, [], labels),
+    aggregationRule: { clusterRoleSelectors: [{ matchLabels: aggregateLabel(name) }] },
+  });
   return {
     clusterRoles: [
       clusterRole('cluster-admin', [
         { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
         { verbs: ['*'], nonResourceURLs: ['*'] },
       ]),
-      clusterRole('admin', adminRules),
-      clusterRole('edit', editRules, { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' }),
-      clusterRole('view', viewRules, { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' }),
-      // Upstream's bootstrap policy: discovery and public info for every authenticated user (public info
-      // for anonymous requests too), self reviews for every authenticated user.
+      aggregated('admin'),
+      aggregated('edit', aggregateLabel('admin')),
+      aggregated('view', aggregateLabel('edit')),
+      clusterRole('system:aggregate-to-admin', adminRules, aggregateLabel('admin')),
+      clusterRole('system:aggregate-to-edit', editRules, aggregateLabel('edit')),
+      clusterRole('system:aggregate-to-view', viewRules, aggregateLabel('view')),
       clusterRole('system:discovery', [
         { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'] },
       ]),
