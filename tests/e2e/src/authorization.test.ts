@@ -422,3 +422,51 @@ describe('ClusterRole aggregation', () => {
     expect(await exists(`${clusterRolePath}/gather`)).toBe(false);
   });
 });
+
+describe('SubjectAccessReview and LocalSubjectAccessReview', () => {
+  const reviews = '/apis/authorization.k8s.io/v1';
+  const review = (kind: string, spec: Record<string, unknown>) => ({ apiVersion: 'authorization.k8s.io/v1', kind, spec });
+  const attributes = (name: string, namespace = 'default') => ({ verb: 'get', resource: 'configmaps', namespace, name });
+
+  it('answers for the user of the spec with the server\'s authorizer', async () => {
+    const allowed = await admin.request<{ status: { allowed: boolean; reason?: string } }>({
+      method: 'POST',
+      path: `${reviews}/subjectaccessreviews`,
+      body: review('SubjectAccessReview', { user: 'lister', resourceAttributes: attributes('x') }),
+    });
+    expect(allowed.status.allowed).toBe(true);
+    expect(allowed.status.reason).toBe('RBAC: allowed by RoleBinding "only-x/default" of Role "only-x" to User "lister"');
+    const denied = await admin.request<{ status: { allowed: boolean } }>({
+      method: 'POST',
+      path: `${reviews}/namespaces/default/localsubjectaccessreviews`,
+      body: review('LocalSubjectAccessReview', { user: 'lister', resourceAttributes: attributes('y') }),
+    });
+    expect(denied.status.allowed).toBe(false);
+  });
+
+  it('needs create on the review resource, and a valid spec', async () => {
+    const forbidden = await call('POST', `${reviews}/subjectaccessreviews`, {
+      user: 'bob',
+      body: review('SubjectAccessReview', { user: 'lister', resourceAttributes: attributes('x') }),
+    });
+    expect(forbidden.code).toBe(403);
+    const anonymous = await call('POST', `${reviews}/subjectaccessreviews`, {
+      body: review('SubjectAccessReview', { resourceAttributes: attributes('x') }),
+    });
+    expect(anonymous.code).toBe(403);
+    const invalid = await admin.raw({ method: 'POST', path: `${reviews}/subjectaccessreviews`, body: review('SubjectAccessReview', { resourceAttributes: attributes('x') }) });
+    expect(invalid.statusCode).toBe(422);
+    expect(JSON.parse(invalid.body.toString()).message).toBe(
+      'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified',
+    );
+    const elsewhere = await admin.raw({
+      method: 'POST',
+      path: `${reviews}/namespaces/default/localsubjectaccessreviews`,
+      body: review('LocalSubjectAccessReview', { user: 'lister', resourceAttributes: attributes('x', 'other') }),
+    });
+    expect(elsewhere.statusCode).toBe(422);
+    expect(JSON.parse(elsewhere.body.toString()).message).toBe(
+      'LocalSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes.namespace: Invalid value: "other": must match metadata.namespace',
+    );
+  });
+});
