@@ -470,3 +470,24 @@ describe('SubjectAccessReview and LocalSubjectAccessReview', () => {
     );
   });
 });
+
+describe('--anonymous-auth=false', () => {
+  let closed: TestServer | undefined;
+  afterAll(async () => {
+    await closed?.stop();
+  });
+
+  it('answers requests without credentials 401', async () => {
+    closed = await startServer({ args: ['--anonymous-auth=false'] });
+    const client = closed.client();
+    const response = await new Promise<number>((resolve, reject) => {
+      const request = httpsRequest(new URL('/healthz', closed?.url), { ca: client.config.ca }, (answer) => {
+        answer.resume();
+        resolve(answer.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    expect(response).toBe(401);
+  });
+});
