@@ -7,10 +7,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestClient } from '@kapi/client';
 import { kubectl, startServer, type TestServer } from './harness.js';
+import { eventually, rbacGroup, rbacPath, rbacSession, rule } from './rbac-session.js';
 
 const execFileAsync = promisify(execFile);
-const rbacGroup = 'rbac.authorization.k8s.io';
-const rbacPath = `/apis/${rbacGroup}/v1`;
 const cmPath = '/api/v1/namespaces/default/configmaps';
 
 let server: TestServer;
@@ -30,112 +29,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-interface Answer {
-  code: number;
-  body: { message?: string; reason?: string; items?: Array<{ metadata: { name: string } }> } & Record<string, unknown>;
-  text: string;
-}
-
-/** One HTTPS request as `user` (its token), or without credentials, with extra headers. */
-function call(
-  method: string,
-  path: string,
-  options: { user?: string; token?: string; body?: unknown; contentType?: string; headers?: Record<string, string | string[]> } = {},
-): Promise<Answer> {
-  const token = options.token ?? (options.user ? `${options.user}-token` : undefined);
-  const payload = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-  return new Promise((resolve, reject) => {
-    const request = httpsRequest(
-      new URL(path, server.url),
-      {
-        method,
-        ca: admin.config.ca,
-        headers: {
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-          ...(payload !== undefined ? { 'content-type': options.contentType ?? 'application/json' } : {}),
-          ...options.headers,
-        },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: Answer['body'] = {};
-          try {
-            body = JSON.parse(text) as Answer['body'];
-          } catch {
-            // not JSON (e.g. /healthz)
-          }
-          resolve({ code: response.statusCode ?? 0, body, text });
-        });
-      },
-    );
-    request.on('error', reject);
-    request.end(payload);
-  });
-}
-
-/** Repeats `attempt` until it gives `code` (RBAC changes reach the authorizer through a watch). */
-async function eventually(code: number, attempt: () => Promise<Answer>): Promise<Answer> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const answer = await attempt();
-    if (answer.code === code || Date.now() > deadline) return answer;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const rule = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]) => ({
-  verbs,
-  apiGroups,
-  resources,
-  ...(resourceNames ? { resourceNames } : {}),
-});
-
-/** Creates (or replaces the rules of) a Role in default bound to `user` (as the admin). */
-async function grant(name: string, user: string, rules: unknown[]): Promise<void> {
-  const role = { apiVersion: `${rbacGroup}/v1`, kind: 'Role', metadata: { name, namespace: 'default' }, rules };
-  await admin.request({ method: 'PUT', path: `${rbacPath}/namespaces/default/roles/${name}`, body: role }).catch(() =>
-    admin.request({ method: 'POST', path: `${rbacPath}/namespaces/default/roles`, body: role }),
-  );
-  await admin
-    .request({
-      method: 'POST',
-      path: `${rbacPath}/namespaces/default/rolebindings`,
-      body: {
-        apiVersion: `${rbacGroup}/v1`,
-        kind: 'RoleBinding',
-        metadata: { name, namespace: 'default' },
-        roleRef: { apiGroup: rbacGroup, kind: 'Role', name },
-        subjects: [{ apiGroup: rbacGroup, kind: 'User', name: user }],
-      },
-    })
-    .catch(() => undefined);
-}
-
-/** A ClusterRole bound to `user` cluster-wide (impersonating users and groups is cluster-scoped). */
-async function grantCluster(name: string, user: string, rules: unknown[]): Promise<void> {
-  await admin.request({ method: 'POST', path: `${rbacPath}/clusterroles`, body: { apiVersion: `${rbacGroup}/v1`, kind: 'ClusterRole', metadata: { name }, rules } });
-  await admin.request({
-    method: 'POST',
-    path: `${rbacPath}/clusterrolebindings`,
-    body: {
-      apiVersion: `${rbacGroup}/v1`,
-      kind: 'ClusterRoleBinding',
-      metadata: { name },
-      roleRef: { apiGroup: rbacGroup, kind: 'ClusterRole', name },
-      subjects: [{ apiGroup: rbacGroup, kind: 'User', name: user }],
-    },
-  });
-}
-
-async function exists(path: string): Promise<boolean> {
-  return admin.request({ method: 'GET', path }).then(
-    () => true,
-    () => false,
-  );
-}
+const { call, grant, grantCluster, exists } = rbacSession(() => ({ url: server.url, admin }));
 
 describe('server-side apply that creates is authorized as create (one authorizer)', () => {
   const applied = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { a: '1' } };
