@@ -7,12 +7,9 @@ import {
   alwaysAllowAuthorizer,
   clientCertAuthenticator,
   generateLoopbackToken,
-  loopbackAuthenticator,
   privilegedGroupsAuthorizer,
   tokenFileAuthenticator,
   unionAuthorizer,
-  withAuthentication,
-  withAuthorization,
   type Authenticator,
   type Authorizer,
   type Filter,
@@ -52,7 +49,9 @@ import { Cacher } from '@kapi/watch-cache';
 import { createBootstrapRbac, createSystemNamespaces } from './bootstrap.js';
 import { NamespaceController, NamespaceLookup, namespaceLifecycleAdmission, namespaceStrategy } from './namespace-lifecycle.js';
 import type { ServerOptions } from './options.js';
+import { CLUSTER_ROLE_AGGREGATION_HOOK, ClusterRoleAggregationController } from './clusterrole-aggregation.js';
 import { RBACCache } from './rbac-cache.js';
+import { withRBACEscalationChecks } from './rbac-escalation.js';
 import { authorizationResources, builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
 import { createObservability } from './observability.js';
 import { builtInProtobufRegistry } from './protobuf/index.js';
@@ -132,7 +131,8 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   };
 
   const loopbackToken = generateLoopbackToken();
-  const authenticators: Authenticator[] = [loopbackAuthenticator(loopbackToken)];
+  // The config puts the loopback token's authenticator first.
+  const authenticators: Authenticator[] = [];
   if (options.tokenAuthFile) authenticators.push(tokenFileAuthenticator({ path: options.tokenAuthFile }));
   authenticators.push(clientCertAuthenticator());
 
@@ -164,8 +164,9 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     scheme,
     storage: storageFactory,
     keyPrefix: options.etcdPrefix,
-    authentication: withAuthentication({ authenticators, anonymous: options.anonymousAuth }),
-    authorization: withAuthorization({ authorizer }),
+    authenticators,
+    anonymous: options.anonymousAuth,
+    authorizer,
     innermostFilters,
     maxRequestsInFlight: options.maxRequestsInFlight,
     maxMutatingRequestsInFlight: options.maxMutatingRequestsInFlight,
@@ -188,17 +189,14 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   const namespaceStore = server.installResource({ ...namespacesDefinition, strategy: namespaceStrategy(namespacesDefinition.strategy) });
   const lookup = new NamespaceLookup(namespaceStore.storage, namespaceStore.prefix);
   const installed: ResourceDefinition[] = [namespacesDefinition];
-  for (const definition of definitions) {
+  for (const definition of withRBACEscalationChecks(definitions, rbac)) {
     if (definition === namespacesDefinition) continue;
     const admit = definition.namespaced ? namespaceLifecycleAdmission(definition, lookup) : definition.strategy?.admit;
     const withAdmission: ResourceDefinition = admit ? { ...definition, strategy: { ...definition.strategy, admit } } : definition;
     server.installResource(withAdmission);
     installed.push(definition);
   }
-  for (const definition of authorizationResources({
-    authorizer: () => authorizer,
-    rulesFor: (user, namespace) => rbac.rulesFor(user, namespace),
-  })) {
+  for (const definition of authorizationResources({ rulesFor: (user, namespace) => rbac.rulesFor(user, namespace) })) {
     server.installVirtualResource(definition);
   }
   if (voting) server.installResource(storageVersionVoteResource);
@@ -237,6 +235,12 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   };
   server.addPostStartHook('start-system-namespaces-controller', ({ signal }) => createSystemNamespaces(rest(), signal));
   server.addPostStartHook('rbac/bootstrap-roles', ({ signal }) => createBootstrapRbac(rest(), signal));
+  server.addPostStartHook(CLUSTER_ROLE_AGGREGATION_HOOK, () => {
+    const controller = new ClusterRoleAggregationController(rest());
+    controller.start();
+    controllers.push(() => controller.stop());
+    return Promise.resolve();
+  });
   server.addPostStartHook('start-namespace-controller', () => {
     const controller = new NamespaceController(rest(), installed.filter((d) => d.namespaced));
     controller.start();

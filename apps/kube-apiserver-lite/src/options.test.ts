@@ -40,6 +40,11 @@ describe('parseOptions', () => {
     expect(options.hostnameOverride).toBe('replica-1');
   });
 
+  it('serves anonymous requests by default, as upstream (--anonymous-auth=false turns it off)', () => {
+    expect(parseOptions([]).anonymousAuth).toBe(true);
+    expect(parseOptions(['--anonymous-auth=false']).anonymousAuth).toBe(false);
+  });
+
   it('rejects bad values and unknown flags', () => {
     expect(() => parseOptions(['--storage=postgres'])).toThrow('--storage must be sqlite, memory or etcd');
     expect(() => parseOptions(['--sqlite-mode=fast'])).toThrow('--sqlite-mode must be writer-thread, exclusive or shared');

@@ -79,6 +79,8 @@ export type { AuthorizationMode, AuthorizationModesOptions } from './authorizer-
 export { authorizerForModes } from './authorizer-for-modes.js';
 export type { AuthorizationOptions } from './with-authorization.js';
 export { withAuthorization } from './with-authorization.js';
+export type { ImpersonationOptions } from './with-impersonation.js';
+export { withImpersonation } from './with-impersonation.js';
 
 export type {
   PolicyRule,
@@ -91,6 +93,13 @@ export type {
   RBACRuleSource,
   MaybePromise,
 } from './rbac-types.js';
+export {
+  breakdownRule,
+  compactRuleString,
+  escalationMessage,
+  fullAuthorityRules,
+  uncoveredRules,
+} from './rbac-escalation.js';
 export type { RBACAuthorizerOptions } from './rbac-authorizer.js';
 export {
   RBACAuthorizer,

@@ -1,3 +1,4 @@
+import { StatusError } from '@kapi/apimachinery';
 import type { UserInfo } from './handler.js';
 import type { AuthorizationAttributes, AuthorizationDecision, Authorizer } from './authorizer.js';
 import type { PolicyRule, RBACRuleSource, RoleRef, Subject } from './rbac-types.js';
@@ -158,6 +159,20 @@ export class RBACAuthorizer implements Authorizer {
       errors.push(message(error));
     }
     return false;
+  }
+
+  /**
+   * The rules of the role a binding in `namespace` ("" for a ClusterRoleBinding) points at
+   * (GetRoleReferenceRules); a missing role is a 404 NotFound StatusError, as upstream's binding storage answers.
+   */
+  async roleReferenceRules(roleRef: RoleRef, namespace: string): Promise<PolicyRule[]> {
+    const clusterRole = roleRef.kind === 'ClusterRole';
+    if (!clusterRole && roleRef.kind !== 'Role') throw new Error(`unsupported role reference kind: ${quote(roleRef.kind)}`);
+    const role = clusterRole ? await this.source.getClusterRole(roleRef.name) : await this.source.getRole(namespace, roleRef.name);
+    if (!role) {
+      throw StatusError.notFound({ group: 'rbac.authorization.k8s.io', resource: clusterRole ? 'clusterroles' : 'roles' }, roleRef.name);
+    }
+    return role.rules ?? [];
   }
 
   /** The rules of a binding's role (GetRoleReferenceRules); a missing role is a NotFound-worded error. */

@@ -1,4 +1,4 @@
-import { StatusError } from '@kapi/apimachinery';
+import { StatusError, nameIsPathSegment, parseFieldSelector } from '@kapi/apimachinery';
 import { splitRequestTarget, type RequestInfo, type RequestTarget } from './handler.js';
 
 /** URL prefixes that carry API resources (`/api/v1/...`, `/apis/<group>/<version>/...`). */
@@ -107,9 +107,25 @@ export function parseRequestInfo(method: string, url: string | RequestTarget): R
     const value = watch[0];
     if (value === undefined) info.verb = 'list';
     else info.verb = ['false', '0'].includes(value.toLowerCase()) ? 'list' : 'watch';
+    info.name = nameFromFieldSelector(query.get('fieldSelector'));
   }
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';
   return info;
+}
+
+/**
+ * The name a list or watch is limited to by `fieldSelector=metadata.name=<name>` (upstream since 1.11),
+ * so a user allowed only on `resourceNames: [<name>]` may list and watch it; "" when there is none,
+ * the selector does not parse, or the name is not a valid path segment.
+ */
+function nameFromFieldSelector(text: string | null): string {
+  if (!text) return '';
+  try {
+    const name = parseFieldSelector(text).requiresExactMatch('metadata.name');
+    return name !== undefined && nameIsPathSegment(name, false).length === 0 ? name : '';
+  } catch {
+    return '';
+  }
 }
 
 /** Verbs that are long-running (exempt from max-in-flight and the request timeout). */

@@ -27,12 +27,12 @@ export interface GenericAPIServerOptions {
   authenticators?: Authenticator[];
   /** Let requests without credentials in as `system:anonymous`; default false. */
   anonymous?: boolean;
-  /** The authorizer (`withAuthorization`); none: authorization is off (everything allowed). */
+  /**
+   * The server's one authorizer, passed once: the authorization and impersonation filters and every
+   * decision inside a request (apply that creates, strategy hooks through `RequestScope.authorizer`,
+   * access reviews) ask this same object. None: authorization is off (everything allowed).
+   */
   authorizer?: Authorizer;
-  /** Replaces the authentication filter built from `authenticators`. */
-  authentication?: Filter;
-  /** Replaces the authorization filter built from `authorizer`. */
-  authorization?: Filter;
   /** Filters after authorization, outermost first (e.g. the storage-version write barrier). */
   innermostFilters?: Filter[];
   /** Replaces the panic-recovery/request-info/timeout/CORS filters, outermost first. */

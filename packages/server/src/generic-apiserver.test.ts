@@ -1,8 +1,8 @@
 import { request as httpsRequest } from 'node:https';
 import forge from 'node-forge';
 import { afterEach, describe, expect, it } from 'vitest';
-import { alwaysAllowAuthorizer, requestContext, writeStatus, type Filter } from '@kapi/filters';
-import { StatusError, type KubeObject } from '@kapi/apimachinery';
+import { alwaysAllowAuthorizer, type Authenticator, type Authorizer, type Filter } from '@kapi/filters';
+import type { KubeObject } from '@kapi/apimachinery';
 import { GenericAPIServerConfig } from './generic-apiserver-config.js';
 import { ServerMetrics } from './metrics/index.js';
 import {
@@ -221,40 +221,29 @@ describe('GenericAPIServer', () => {
     expect(response.status).toBe(200);
   });
 
-  it('runs authentication, authorization and innermost filters in order', async () => {
+  it('runs authentication, authorization (one authorizer) and innermost filters in order', async () => {
     const seen: string[] = [];
-    const authentication: Filter = (next) => (request, response) => {
+    const authenticator: Authenticator = (request) => {
       seen.push('authn');
-      if (request.headers.authorization !== 'Bearer good') {
-        writeStatus(response, StatusError.unauthorized());
-        return;
-      }
-      requestContext(request).user = { name: 'alice', groups: [] };
-      return next(request, response);
+      return request.headers.authorization === 'Bearer good' ? { name: 'alice', groups: [] } : undefined;
     };
-    const authorization: Filter = (next) => (request, response) => {
-      seen.push('authz');
-      const info = requestContext(request).requestInfo;
-      if (info?.verb === 'delete') {
-        writeStatus(
-          response,
-          StatusError.forbidden({ group: info.apiGroup, resource: info.resource }, info.name, 'no'),
-        );
-        return;
-      }
-      return next(request, response);
+    const authorizer: Authorizer = {
+      authorize: (attributes) => {
+        seen.push('authz');
+        return attributes.verb === 'delete' ? { decision: 'deny', reason: 'no' } : { decision: 'allow' };
+      },
     };
     const barrier: Filter = (next) => (request, response) => {
       seen.push('barrier');
       return next(request, response);
     };
-    const api = await start({ authentication, authorization, innermostFilters: [barrier] });
+    const api = await start({ authenticators: [authenticator], authorizer, innermostFilters: [barrier] });
     expect((await api.call('GET', widgetsPath())).status).toBe(401);
     const auth = { Authorization: 'Bearer good' };
     expect((await api.call('POST', widgetsPath(), widget('a'), auth)).status).toBe(201);
     const denied = await api.call('DELETE', `${widgetsPath()}/a`, undefined, auth);
     expect(denied.status).toBe(403);
-    expect(denied.body['message']).toBe('widgets.example.com "a" is forbidden: no');
+    expect(denied.body['message']).toMatch(/^widgets\.example\.com "a" is forbidden: User "alice" cannot delete resource "widgets" .*: no$/);
     expect(seen).toEqual(['authn', 'authn', 'authz', 'barrier', 'authn', 'authz']);
   });
 

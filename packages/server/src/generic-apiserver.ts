@@ -167,7 +167,7 @@ export class GenericAPIServer {
     const virtual = path && this.virtualResources.get(`${path.group}/${path.version}/${path.resource}`);
     if (path && virtual && this.scopeMatches(virtual.definition, path)) {
       try {
-        await handleVirtualRequest(request, response, virtual, path, this.options.protobuf);
+        await handleVirtualRequest(request, response, virtual, path, this.options.protobuf, this.options.authorizer);
       } catch (error) {
         if (!response.headersSent) writeError(request, response, error);
         else response.end();

@@ -1,5 +1,5 @@
 import type { FieldError, KubeObject, NameValidator } from '@kapi/apimachinery';
-import type { UserInfo } from '@kapi/filters';
+import type { Authorizer, UserInfo } from '@kapi/filters';
 import type { AttributesFunc } from '@kapi/storage';
 
 /** The REST verbs a resource can serve. */
@@ -23,6 +23,11 @@ export interface PrinterColumn {
 /** What a strategy hook knows about the request. */
 export interface RequestScope {
   user?: UserInfo;
+  /**
+   * The server's one authorizer (the one its authorization filter asks), for decisions inside a request:
+   * RBAC escalation checks, access reviews. Absent when the server runs without authorization.
+   */
+  authorizer?: Authorizer;
   namespace: string;
   name: string;
   /** '' or 'status'. */

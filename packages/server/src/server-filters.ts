@@ -4,6 +4,7 @@ import {
   withAudit,
   withAuthorization,
   withCors,
+  withImpersonation,
   withMaxInFlight,
   withPanicRecovery,
   withRequestBody,
@@ -17,8 +18,9 @@ import type { CompletedOptions } from './generic-apiserver-config.js';
 /**
  * The handler chain a completed config asks for, outermost first (after the server's own request
  * tracking): the 5xx log, panic recovery, request info, timeout, CORS (or `baseFilters` instead of those),
- * authentication (the loopback token first), audit, the body read, max-in-flight (after authentication, as
- * upstream, so `system:masters` is exempt), authorization, then `innermostFilters`.
+ * authentication (the loopback token first), audit, impersonation, the body read, max-in-flight (after authentication, as
+ * upstream, so `system:masters` is exempt), authorization, then `innermostFilters`. Impersonation and authorization are both built from the one
+ * `authorizer`.
  */
 export function configuredFilters(options: CompletedOptions): Filter[] {
   const base = options.baseFilters ?? [
@@ -30,26 +32,23 @@ export function configuredFilters(options: CompletedOptions): Filter[] {
   const authenticators = options.authenticators
     ? [loopbackAuthenticator(options.loopbackToken), ...options.authenticators]
     : undefined;
-  const authentication =
-    options.authentication ??
-    (authenticators
-      ? withAuthentication({ authenticators, ...(options.anonymous ? { anonymous: true } : {}) })
-      : undefined);
-  const authorization =
-    options.authorization ??
-    (options.authorizer ? withAuthorization({ authorizer: options.authorizer }) : undefined);
+  const authentication = authenticators
+    ? withAuthentication({ authenticators, ...(options.anonymous ? { anonymous: true } : {}) })
+    : undefined;
+  const authorizer = options.authorizer;
   return [
     withServerErrorLog(options.errorLog ? { write: options.errorLog } : {}),
     ...base,
     ...(authentication ? [authentication] : []),
     ...(options.audit ? [withAudit(options.audit)] : []),
+    ...(authorizer ? [withImpersonation({ authorizer })] : []),
     // The body is read before a max-in-flight seat is taken: a slow client holds no seat.
     withRequestBody({ timeoutMs: options.requestTimeoutMs }),
     withMaxInFlight({
       maxRequestsInFlight: options.maxRequestsInFlight,
       maxMutatingRequestsInFlight: options.maxMutatingRequestsInFlight,
     }),
-    ...(authorization ? [authorization] : []),
+    ...(authorizer ? [withAuthorization({ authorizer })] : []),
     ...(options.innermostFilters ?? []),
   ];
 }

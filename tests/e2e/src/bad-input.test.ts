@@ -148,11 +148,13 @@ describe('bad input gets a clear Status and changes nothing', () => {
     expect(await names()).toEqual(before);
   });
 
-  it('a write without credentials -> 401', async () => {
+  it('a write without credentials -> 403 for system:anonymous', async () => {
     const before = await names();
     const result = await send(anonymous, { method: 'POST', path, body: cm('anon') });
-    expect(result.code).toBe(401);
-    expect(result.status.reason).toBe('Unauthorized');
+    expect(result.code).toBe(403);
+    expect(result.status.message).toBe(
+      'configmaps is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" in the namespace "default"',
+    );
     expect(await names()).toEqual(before);
   });
 

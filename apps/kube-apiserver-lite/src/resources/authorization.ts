@@ -1,6 +1,7 @@
 import { Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
-import { authorizeAttributes, type Authorizer, type PolicyRule, type UserInfo } from '@kapi/filters';
+import type { PolicyRule, UserInfo } from '@kapi/filters';
 import type { ResourceDefinition } from '@kapi/server';
+import { answerReview, subjectAccessReviewKinds, subjectAccessReviewResources, type AccessReviewSpec } from './subject-access-reviews.js';
 
 const group = 'authorization.k8s.io';
 const version = 'v1';
@@ -55,16 +56,14 @@ export const authorizationKinds: KindDefinition[] = [
       }),
     }),
   },
+  ...subjectAccessReviewKinds({ resource: resourceAttributes, nonResource: nonResourceAttributes, status: accessStatus }),
 ];
 
-interface AccessReviewSpec {
-  resourceAttributes?: { namespace?: string; verb?: string; group?: string; version?: string; resource?: string; subresource?: string; name?: string };
-  nonResourceAttributes?: { path?: string; verb?: string };
-}
-
-/** authorization.k8s.io/v1 SelfSubjectAccessReview and SelfSubjectRulesReview (virtual: answered, not stored). */
+/**
+ * authorization.k8s.io/v1 SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview and
+ * LocalSubjectAccessReview (virtual: answered, not stored).
+ */
 export function authorizationResources(options: {
-  authorizer: () => Authorizer;
   rulesFor?: (user: UserInfo, namespace: string) => Promise<{ rules: PolicyRule[]; errors: string[] }>;
 }): ResourceDefinition[] {
   return [
@@ -75,23 +74,8 @@ export function authorizationResources(options: {
       namespaced: false,
       versions: [version],
       virtual: {
-        async create(object: KubeObject, scope) {
-          const spec = (object.spec ?? {}) as AccessReviewSpec;
-          const resource = spec.resourceAttributes;
-          const nonResource = spec.nonResourceAttributes;
-          const status = await authorizeAttributes(options.authorizer(), {
-            user: scope.user,
-            verb: resource?.verb ?? nonResource?.verb ?? '',
-            isResourceRequest: resource !== undefined,
-            path: nonResource?.path ?? '',
-            namespace: resource?.namespace ?? '',
-            apiGroup: resource?.group ?? '',
-            apiVersion: resource?.version ?? '',
-            resource: resource?.resource ?? '',
-            subresource: resource?.subresource ?? '',
-            name: resource?.name ?? '',
-          });
-          return { ...object, status };
+        create(object: KubeObject, scope) {
+          return answerReview(object, (object.spec ?? {}) as AccessReviewSpec, scope.user, scope);
         },
       },
     },
@@ -125,5 +109,6 @@ export function authorizationResources(options: {
         },
       },
     },
+    ...subjectAccessReviewResources(),
   ];
 }

@@ -157,7 +157,10 @@ const clusterRole = (name: string, rules: unknown[], labels: Record<string, stri
   rules,
 });
 
-/** The default cluster roles (cluster-admin, admin, edit, view) and the cluster-admin binding for system:masters. */
+/**
+ * The default cluster roles (cluster-admin; admin, edit and view aggregated from system:aggregate-to-*;
+ * system:discovery, system:basic-user, system:public-info-viewer) and their bindings, as upstream's bootstrap policy.
+ */
 export function bootstrapRbacObjects(): { clusterRoles: KubeObject[]; clusterRoleBindings: KubeObject[] } {
   const namespacedData = ['configmaps', 'secrets', 'serviceaccounts', 'events'];
   const viewRules = [
@@ -169,27 +172,39 @@ export function bootstrapRbacObjects(): { clusterRoles: KubeObject[]; clusterRol
     rule([...read, ...write], [''], namespacedData),
     rule([...read, ...write], ['autoscaling'], ['horizontalpodautoscalers']),
     rule([...read, ...write], ['coordination.k8s.io'], ['leases']),
-    ...viewRules,
   ];
   const adminRules = [
-    ...editRules,
     rule([...read, ...write], [group], ['roles', 'rolebindings']),
     rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews']),
   ];
+  // As upstream: admin, edit and view are aggregated (the aggregation controller fills their rules) from
+  // the system:aggregate-to-* roles, each user-facing role also aggregating into the next wider one.
+  const aggregateLabel = (role: string) => ({ [`rbac.authorization.k8s.io/aggregate-to-${role}`]: 'true' });
+  const aggregated = (name: string, labels: Record<string, string> = {}): KubeObject => ({
+    ...clusterRole(name, [], labels),
+    aggregationRule: { clusterRoleSelectors: [{ matchLabels: aggregateLabel(name) }] },
+  });
   return {
     clusterRoles: [
       clusterRole('cluster-admin', [
         { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
         { verbs: ['*'], nonResourceURLs: ['*'] },
       ]),
-      clusterRole('admin', adminRules),
-      clusterRole('edit', editRules, { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' }),
-      clusterRole('view', viewRules, { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' }),
+      aggregated('admin'),
+      aggregated('edit', aggregateLabel('admin')),
+      aggregated('view', aggregateLabel('edit')),
+      clusterRole('system:aggregate-to-admin', adminRules, aggregateLabel('admin')),
+      clusterRole('system:aggregate-to-edit', editRules, aggregateLabel('edit')),
+      clusterRole('system:aggregate-to-view', viewRules, aggregateLabel('view')),
       clusterRole('system:discovery', [
-        { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/readyz', '/openapi', '/openapi/*', '/version', '/version/'] },
+        { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'] },
       ]),
       clusterRole('system:basic-user', [
         rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
+        rule(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
+      ]),
+      clusterRole('system:public-info-viewer', [
+        { verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] },
       ]),
     ],
     clusterRoleBindings: [
@@ -200,12 +215,16 @@ export function bootstrapRbacObjects(): { clusterRoles: KubeObject[]; clusterRol
         roleRef: { apiGroup: group, kind: 'ClusterRole', name: 'cluster-admin' },
         subjects: [{ apiGroup: group, kind: 'Group', name: 'system:masters' }],
       },
-      ...['system:discovery', 'system:basic-user'].map((name) => ({
+      ...[
+        { name: 'system:discovery', groups: ['system:authenticated'] },
+        { name: 'system:basic-user', groups: ['system:authenticated'] },
+        { name: 'system:public-info-viewer', groups: ['system:authenticated', 'system:unauthenticated'] },
+      ].map(({ name, groups }) => ({
         apiVersion: `${group}/${version}`,
         kind: 'ClusterRoleBinding',
         metadata: { name, labels: bootstrapLabels, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' } },
         roleRef: { apiGroup: group, kind: 'ClusterRole', name },
-        subjects: [{ apiGroup: group, kind: 'Group', name: 'system:authenticated' }],
+        subjects: groups.map((subject) => ({ apiGroup: group, kind: 'Group', name: subject })),
       })),
     ],
   };

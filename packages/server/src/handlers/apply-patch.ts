@@ -72,9 +72,8 @@ export interface ApplyTarget {
   namespace: string;
   name: string;
   write: WriteQuery;
+  /** With an authorizer, an apply that creates must also be allowed verb `create` (upstream's createValidation). */
   context: WriteContext;
-  /** When set, an apply that creates must also be allowed verb `create` (upstream's createValidation). */
-  authorizer?: Authorizer;
 }
 
 /** Fails with 403 unless the requester may also create the object (apply creating it). */
@@ -107,7 +106,7 @@ export async function handleApply(
   const manager = write.fieldManager ?? '';
   const context: WriteContext = { ...target.context, manager, managedFieldsComputed: true };
   const transform = async (current: KubeObject, exists: boolean): Promise<KubeObject> => {
-    if (!exists) await authorizeCreate(request, target.authorizer);
+    if (!exists) await authorizeCreate(request, target.context.authorizer);
     if (!exists && config.metadata.uid) {
       throw StatusError.conflict(
         store.groupResource,

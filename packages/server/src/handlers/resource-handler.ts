@@ -36,7 +36,7 @@ export interface HandlerEnvironment {
   now?: () => Date;
   /** Decoder of protobuf request bodies (kubectl sends them for built-in kinds). */
   protobuf?: ProtobufBodyDecoder;
-  /** The server's authorizer: a server-side apply that creates must also be allowed to `create`. */
+  /** The server's one authorizer (apply that creates, strategy hooks through `RequestScope.authorizer`). */
   authorizer?: Authorizer;
 }
 
@@ -67,6 +67,7 @@ export function resourceVerb(method: string, path: ResourcePath, query: URLSearc
 
 function writeContext(
   request: IncomingMessage,
+  environment: HandlerEnvironment,
   dryRun: boolean,
   subresource: string,
   write?: WriteQuery,
@@ -74,6 +75,7 @@ function writeContext(
   const context: WriteContext = { dryRun, subresource };
   const user = requestContext(request).user;
   if (user) context.user = user;
+  if (environment.authorizer) context.authorizer = environment.authorizer;
   // Creates, updates and patches are recorded in managedFields under this manager.
   if (write) context.manager = managerOrUserAgent(write.fieldManager, request.headers['user-agent']);
   return context;
@@ -264,7 +266,7 @@ export async function handleResourceRequest(
         namespace,
         object,
         version,
-        writeContext(request, write.dryRun, '', write),
+        writeContext(request, environment, write.dryRun, '', write),
       );
       return respond(request, response, route, 201, created, false);
     }
@@ -287,7 +289,7 @@ export async function handleResourceRequest(
         path.name,
         object,
         version,
-        writeContext(request, write.dryRun, path.subresource, write),
+        writeContext(request, environment, write.dryRun, path.subresource, write),
       );
       return respond(request, response, route, result.created ? 201 : 200, result.object, false);
     }
@@ -297,8 +299,7 @@ export async function handleResourceRequest(
         namespace,
         name: path.name,
         write,
-        context: writeContext(request, write.dryRun, path.subresource, write),
-        ...(environment.authorizer ? { authorizer: environment.authorizer } : {}),
+        context: writeContext(request, environment, write.dryRun, path.subresource, write),
       });
       return respond(request, response, route, patched.created ? 201 : 200, patched.object, false);
     }
@@ -309,7 +310,7 @@ export async function handleResourceRequest(
         path.name,
         version,
         options.preconditions,
-        writeContext(request, options.dryRun, ''),
+        writeContext(request, environment, options.dryRun, ''),
       );
       const code = result.deleted ? 200 : 202;
       if (definition.returnDeletedObject === false && result.deleted) {
@@ -336,7 +337,7 @@ export async function handleResourceRequest(
         namespace,
         version,
         listParameters(read),
-        writeContext(request, options.dryRun, ''),
+        writeContext(request, environment, options.dryRun, ''),
       );
       return respond(request, response, route, 200, list, true);
     }

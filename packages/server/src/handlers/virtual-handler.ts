@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError } from '@kapi/apimachinery';
-import { requestContext, requestTarget } from '@kapi/filters';
+import { requestContext, requestTarget, type Authorizer } from '@kapi/filters';
 import type { RequestScope } from '../resource-definition.js';
 import { decodeRequestObject, type Endpoint } from './decode-object.js';
 import { parseWriteQuery } from './query-options.js';
@@ -18,6 +18,7 @@ export async function handleVirtualRequest(
   endpoint: Endpoint,
   path: ResourcePath,
   protobuf: ProtobufBodyDecoder | undefined,
+  authorizer: Authorizer | undefined,
 ): Promise<void> {
   const { definition } = endpoint;
   const virtual = definition.virtual;
@@ -28,7 +29,14 @@ export async function handleVirtualRequest(
   const body = decodeObjectBody(mediaType(request), await readBody(request), protobuf);
   const object = decodeRequestObject(request, body, endpoint, write.fieldValidation);
   const user = requestContext(request).user;
-  const scope: RequestScope = { namespace: path.namespace, name: '', subresource: '', dryRun: write.dryRun, ...(user ? { user } : {}) };
+  const scope: RequestScope = {
+    namespace: path.namespace,
+    name: '',
+    subresource: '',
+    dryRun: write.dryRun,
+    ...(user ? { user } : {}),
+    ...(authorizer ? { authorizer } : {}),
+  };
   const result = await virtual.create(object, scope);
   writeObject(request, response, 201, result);
 }

@@ -6,7 +6,7 @@ import {
   type KubeObject,
   type Selector,
 } from '@kapi/apimachinery';
-import type { UserInfo } from '@kapi/filters';
+import type { Authorizer, UserInfo } from '@kapi/filters';
 import {
   StorageError,
   defaultAttributes,
@@ -40,6 +40,8 @@ export interface GenericStoreOptions {
 /** Who writes and how. */
 export interface WriteContext {
   user?: UserInfo;
+  /** The server's one authorizer, handed to strategy hooks (`RequestScope.authorizer`). */
+  authorizer?: Authorizer;
   dryRun: boolean;
   /** '' or 'status'. */
   subresource: string;

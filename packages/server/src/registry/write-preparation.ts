@@ -83,6 +83,7 @@ export class WritePreparation {
   scope(namespace: string, name: string, context: WriteContext): RequestScope {
     const scope: RequestScope = { namespace, name, subresource: context.subresource, dryRun: context.dryRun };
     if (context.user) scope.user = context.user;
+    if (context.authorizer) scope.authorizer = context.authorizer;
     return scope;
   }
 

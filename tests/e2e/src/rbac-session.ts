@@ -1,0 +1,126 @@
+import { request as httpsRequest } from 'node:https';
+import type { RestClient } from '@kapi/client';
+
+/** Test helpers of authorization.test.ts: requests as token users, RBAC grants by the admin. */
+
+export const rbacGroup = 'rbac.authorization.k8s.io';
+export const rbacPath = `/apis/${rbacGroup}/v1`;
+
+/** A parsed answer: status code, JSON body (if any) and text. */
+export interface Answer {
+  code: number;
+  body: { message?: string; reason?: string; items?: Array<{ metadata: { name: string } }> } & Record<string, unknown>;
+  text: string;
+}
+
+/** Where the helpers send: read at call time (the server starts in a beforeAll). */
+export type Target = () => { url: string; admin: RestClient };
+
+/** Repeats `attempt` until it gives `code` (RBAC changes reach the authorizer through a watch). */
+export async function eventually(code: number, attempt: () => Promise<Answer>): Promise<Answer> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const answer = await attempt();
+    if (answer.code === code || Date.now() > deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A PolicyRule (with resourceNames when given). */
+export const rule = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]) => ({
+  verbs,
+  apiGroups,
+  resources,
+  ...(resourceNames ? { resourceNames } : {}),
+});
+
+/** Requests and grants against the target server. */
+export function rbacSession(target: Target) {
+  /** One HTTPS request as `user` (its token), or without credentials, with extra headers. */
+  function call(
+    method: string,
+    path: string,
+    options: { user?: string; token?: string; body?: unknown; contentType?: string; headers?: Record<string, string | string[]> } = {},
+  ): Promise<Answer> {
+    const token = options.token ?? (options.user ? `${options.user}-token` : undefined);
+    const payload = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    return new Promise((resolve, reject) => {
+      const request = httpsRequest(
+        new URL(path, target().url),
+        {
+          method,
+          ca: target().admin.config.ca,
+          headers: {
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+            ...(payload !== undefined ? { 'content-type': options.contentType ?? 'application/json' } : {}),
+            ...options.headers,
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let body: Answer['body'] = {};
+            try {
+              body = JSON.parse(text) as Answer['body'];
+            } catch {
+              // not JSON (e.g. /healthz)
+            }
+            resolve({ code: response.statusCode ?? 0, body, text });
+          });
+        },
+      );
+      request.on('error', reject);
+      request.end(payload);
+    });
+  }
+
+  /** Creates (or replaces the rules of) a Role in default bound to `user` (as the admin). */
+  async function grant(name: string, user: string, rules: unknown[]): Promise<void> {
+    const role = { apiVersion: `${rbacGroup}/v1`, kind: 'Role', metadata: { name, namespace: 'default' }, rules };
+    const { admin } = target();
+    await admin.request({ method: 'PUT', path: `${rbacPath}/namespaces/default/roles/${name}`, body: role }).catch(() =>
+      admin.request({ method: 'POST', path: `${rbacPath}/namespaces/default/roles`, body: role }),
+    );
+    await admin
+      .request({
+        method: 'POST',
+        path: `${rbacPath}/namespaces/default/rolebindings`,
+        body: {
+          apiVersion: `${rbacGroup}/v1`,
+          kind: 'RoleBinding',
+          metadata: { name, namespace: 'default' },
+          roleRef: { apiGroup: rbacGroup, kind: 'Role', name },
+          subjects: [{ apiGroup: rbacGroup, kind: 'User', name: user }],
+        },
+      })
+      .catch(() => undefined);
+  }
+
+  /** A ClusterRole bound to `user` cluster-wide (impersonating users and groups is cluster-scoped). */
+  async function grantCluster(name: string, user: string, rules: unknown[]): Promise<void> {
+    await target().admin.request({ method: 'POST', path: `${rbacPath}/clusterroles`, body: { apiVersion: `${rbacGroup}/v1`, kind: 'ClusterRole', metadata: { name }, rules } });
+    await target().admin.request({
+      method: 'POST',
+      path: `${rbacPath}/clusterrolebindings`,
+      body: {
+        apiVersion: `${rbacGroup}/v1`,
+        kind: 'ClusterRoleBinding',
+        metadata: { name },
+        roleRef: { apiGroup: rbacGroup, kind: 'ClusterRole', name },
+        subjects: [{ apiGroup: rbacGroup, kind: 'User', name: user }],
+      },
+    });
+  }
+
+  /** Whether the admin can read the object at `path`. */
+  async function exists(path: string): Promise<boolean> {
+    return target().admin.request({ method: 'GET', path }).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  return { call, grant, grantCluster, exists };
+}
