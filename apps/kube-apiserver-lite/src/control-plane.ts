@@ -52,6 +52,7 @@ import { NamespaceController, NamespaceLookup, namespaceLifecycleAdmission, name
 import type { ServerOptions } from './options.js';
 import { RBACCache } from './rbac-cache.js';
 import { authorizationResources, builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
+import { delegationReviewKinds, delegationReviewResources } from './resources/delegation-reviews.js';
 import { createObservability } from './observability.js';
 import { builtInProtobufRegistry } from './protobuf/index.js';
 import { openStorageBackend } from './storage-backend.js';
@@ -98,6 +99,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
 
   const scheme = new Scheme();
   for (const kind of builtInKinds) scheme.addKind(kind);
+  for (const kind of delegationReviewKinds) scheme.addKind(kind);
   if (options.storageVersionAPI) scheme.addKind(storageVersionKind);
   for (const conversion of builtInConversions) scheme.addConversion(conversion);
 
@@ -132,6 +134,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   const loopbackToken = generateLoopbackToken();
   const authenticators: Authenticator[] = [loopbackAuthenticator(loopbackToken)];
   if (options.tokenAuthFile) authenticators.push(tokenFileAuthenticator({ path: options.tokenAuthFile }));
+  const tokenAuthenticators = [...authenticators];
   authenticators.push(clientCertAuthenticator());
 
   const rbacStorage = (resource: string) => {
@@ -194,6 +197,9 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     authorizer: () => authorizer,
     rulesFor: (user, namespace) => rbac.rulesFor(user, namespace),
   })) {
+    server.installVirtualResource(definition);
+  }
+  for (const definition of delegationReviewResources({ authenticators: tokenAuthenticators, authorizer: () => authorizer })) {
     server.installVirtualResource(definition);
   }
   if (voting) server.installResource(storageVersionVoteResource);

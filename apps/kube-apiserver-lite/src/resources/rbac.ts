@@ -191,6 +191,10 @@ export function bootstrapRbacObjects(): { clusterRoles: KubeObject[]; clusterRol
       clusterRole('system:basic-user', [
         rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
       ]),
+      clusterRole('system:auth-delegator', [
+        rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
+        rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+      ]),
     ],
     clusterRoleBindings: [
       {
