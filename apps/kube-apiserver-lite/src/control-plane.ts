@@ -52,6 +52,7 @@ import { NamespaceController, NamespaceLookup, namespaceLifecycleAdmission, name
 import type { ServerOptions } from './options.js';
 import { RBACCache } from './rbac-cache.js';
 import { authorizationResources, builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
+import { installAPIServices } from './apiservices.js';
 import { delegationReviewKinds, delegationReviewResources } from './resources/delegation-reviews.js';
 import { createObservability } from './observability.js';
 import { builtInProtobufRegistry } from './protobuf/index.js';
@@ -203,6 +204,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     server.installVirtualResource(definition);
   }
   if (voting) server.installResource(storageVersionVoteResource);
+  installed.push(installAPIServices(scheme, server, () => rest()));
   if (options.storageVersionAPI) {
     server.installResource(storageVersionResource);
     for (const definition of installed) {

@@ -47,11 +47,22 @@ afterAll(async () => {
 
 async function post(client: RestClient, path: string, body: unknown) {
   const response = await client.raw({ method: 'POST', path, body });
-  return { code: response.statusCode, body: JSON.parse(response.body.toString() || '{}') as Record<string, never> };
+  return {
+    code: response.statusCode,
+    body: JSON.parse(response.body.toString() || '{}') as Record<string, never>,
+  };
 }
 
-const tokenReview = (token: string) => ({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
-const accessReview = (spec: Record<string, unknown>) => ({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec });
+const tokenReview = (token: string) => ({
+  apiVersion: 'authentication.k8s.io/v1',
+  kind: 'TokenReview',
+  spec: { token },
+});
+const accessReview = (spec: Record<string, unknown>) => ({
+  apiVersion: 'authorization.k8s.io/v1',
+  kind: 'SubjectAccessReview',
+  spec,
+});
 
 describe('TokenReview', () => {
   it('authenticates a known bearer token as its user', async () => {
@@ -59,7 +70,10 @@ describe('TokenReview', () => {
     expect(result.code).toBe(201);
     expect(result.body).toMatchObject({
       kind: 'TokenReview',
-      status: { authenticated: true, user: { username: 'bob', uid: '1001', groups: ['developers', 'qa', 'system:authenticated'] } },
+      status: {
+        authenticated: true,
+        user: { username: 'bob', uid: '1001', groups: ['developers', 'qa', 'system:authenticated'] },
+      },
     });
   });
 
@@ -70,9 +84,16 @@ describe('TokenReview', () => {
   });
 
   it('refuses a review without a token with 400', async () => {
-    const result = await post(delegator, tokenReviews, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: {} });
+    const result = await post(delegator, tokenReviews, {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      spec: {},
+    });
     expect(result.code).toBe(400);
-    expect(result.body).toMatchObject({ reason: 'BadRequest', message: 'token is required for TokenReview in authentication' });
+    expect(result.body).toMatchObject({
+      reason: 'BadRequest',
+      message: 'token is required for TokenReview in authentication',
+    });
   });
 
   it('is forbidden to a user without create on tokenreviews', async () => {
@@ -83,10 +104,16 @@ describe('TokenReview', () => {
 });
 
 describe('SubjectAccessReview', () => {
-  const getConfigMaps = { resourceAttributes: { verb: 'get', resource: 'configmaps', namespace: 'default', version: 'v1' } };
+  const getConfigMaps = {
+    resourceAttributes: { verb: 'get', resource: 'configmaps', namespace: 'default', version: 'v1' },
+  };
 
   it('decides with the server RBAC: denied without a binding, allowed with one', async () => {
-    const denied = await post(delegator, accessReviews, accessReview({ ...getConfigMaps, user: 'bob', groups: ['developers'] }));
+    const denied = await post(
+      delegator,
+      accessReviews,
+      accessReview({ ...getConfigMaps, user: 'bob', groups: ['developers'] }),
+    );
     expect(denied.code).toBe(201);
     expect(denied.body).toMatchObject({ status: { allowed: false } });
 
@@ -102,16 +129,38 @@ describe('SubjectAccessReview', () => {
       },
     });
     await expect
-      .poll(async () => (await post(delegator, accessReviews, accessReview({ ...getConfigMaps, user: 'bob', groups: ['developers'] }))).body['status'], {
-        timeout: 10_000,
-      })
+      .poll(
+        async () =>
+          (
+            await post(
+              delegator,
+              accessReviews,
+              accessReview({ ...getConfigMaps, user: 'bob', groups: ['developers'] }),
+            )
+          ).body['status'],
+        {
+          timeout: 10_000,
+        },
+      )
       .toMatchObject({ allowed: true });
   });
 
   it('allows system:masters and non-resource paths by rule', async () => {
-    const masters = await post(delegator, accessReviews, accessReview({ ...getConfigMaps, user: 'root', groups: ['system:masters'] }));
+    const masters = await post(
+      delegator,
+      accessReviews,
+      accessReview({ ...getConfigMaps, user: 'root', groups: ['system:masters'] }),
+    );
     expect(masters.body).toMatchObject({ status: { allowed: true } });
-    const healthz = await post(delegator, accessReviews, accessReview({ nonResourceAttributes: { path: '/healthz', verb: 'get' }, user: 'x', groups: ['system:authenticated'] }));
+    const healthz = await post(
+      delegator,
+      accessReviews,
+      accessReview({
+        nonResourceAttributes: { path: '/healthz', verb: 'get' },
+        user: 'x',
+        groups: ['system:authenticated'],
+      }),
+    );
     expect(healthz.body).toMatchObject({ status: { allowed: true } });
   });
 

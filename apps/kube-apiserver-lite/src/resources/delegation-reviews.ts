@@ -1,7 +1,20 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
-import { StatusError, Type, kindSchema, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
-import { allAuthenticatedGroup, authorizeAttributes, type Authenticator, type Authorizer, type UserInfo } from '@kapi/filters';
+import {
+  StatusError,
+  Type,
+  kindSchema,
+  type FieldError,
+  type KindDefinition,
+  type KubeObject,
+} from '@kapi/apimachinery';
+import {
+  allAuthenticatedGroup,
+  authorizeAttributes,
+  type Authenticator,
+  type Authorizer,
+  type UserInfo,
+} from '@kapi/filters';
 import type { ResourceDefinition } from '@kapi/server';
 
 const authentication = 'authentication.k8s.io';
@@ -24,7 +37,14 @@ export const delegationReviewKinds: KindDefinition[] = [
       spec: Type.Object({ token: Type.Optional(Type.String()), audiences: strings() }),
       status: Type.Object({
         authenticated: Type.Optional(Type.Boolean()),
-        user: Type.Optional(Type.Object({ username: Type.Optional(Type.String()), uid: Type.Optional(Type.String()), groups: strings(), extra: extra() })),
+        user: Type.Optional(
+          Type.Object({
+            username: Type.Optional(Type.String()),
+            uid: Type.Optional(Type.String()),
+            groups: strings(),
+            extra: extra(),
+          }),
+        ),
         audiences: strings(),
         error: Type.Optional(Type.String()),
       }),
@@ -62,7 +82,15 @@ interface TokenReviewSpec {
 }
 
 interface SubjectAccessReviewSpec {
-  resourceAttributes?: { namespace?: string; verb?: string; group?: string; version?: string; resource?: string; subresource?: string; name?: string };
+  resourceAttributes?: {
+    namespace?: string;
+    verb?: string;
+    group?: string;
+    version?: string;
+    resource?: string;
+    subresource?: string;
+    name?: string;
+  };
   nonResourceAttributes?: { path?: string; verb?: string };
   user?: string;
   groups?: string[];
@@ -74,7 +102,10 @@ interface SubjectAccessReviewSpec {
  * Runs the token authenticators on a request that carries only `Authorization: Bearer <token>`, like
  * upstream's union authenticator: the first user wins, else the errors of those that failed.
  */
-async function authenticateToken(authenticators: Authenticator[], token: string): Promise<{ user?: UserInfo; errors: string[] }> {
+async function authenticateToken(
+  authenticators: Authenticator[],
+  token: string,
+): Promise<{ user?: UserInfo; errors: string[] }> {
   const request = new IncomingMessage(new Socket());
   request.headers = { authorization: `Bearer ${token}` };
   const errors: string[] = [];
@@ -82,7 +113,9 @@ async function authenticateToken(authenticators: Authenticator[], token: string)
     try {
       const user = await authenticate(request);
       if (user) {
-        const groups = user.groups.includes(allAuthenticatedGroup) ? user.groups : [...user.groups, allAuthenticatedGroup];
+        const groups = user.groups.includes(allAuthenticatedGroup)
+          ? user.groups
+          : [...user.groups, allAuthenticatedGroup];
         return { user: { ...user, groups }, errors };
       }
     } catch (error) {
@@ -92,11 +125,19 @@ async function authenticateToken(authenticators: Authenticator[], token: string)
   return { errors };
 }
 
-function tokenReviewStatus(found: { user?: UserInfo; errors: string[] }, audiences: string[] | undefined): Record<string, unknown> {
+function tokenReviewStatus(
+  found: { user?: UserInfo; errors: string[] },
+  audiences: string[] | undefined,
+): Record<string, unknown> {
   const user = found.user;
   if (!user) {
     // authenticated: false is omitted (omitempty); the errors are aggregated as upstream's utilerrors.
-    const error = found.errors.length === 1 ? found.errors[0] : found.errors.length ? `[${found.errors.join(', ')}]` : undefined;
+    const error =
+      found.errors.length === 1
+        ? found.errors[0]
+        : found.errors.length
+          ? `[${found.errors.join(', ')}]`
+          : undefined;
     return { user: {}, ...(error ? { error } : {}) };
   }
   return {
@@ -116,13 +157,23 @@ function validateSubjectAccessReview(spec: SubjectAccessReviewSpec): FieldError[
   const errors: FieldError[] = [];
   const union = 'exactly one of nonResourceAttributes or resourceAttributes must be specified';
   if (spec.resourceAttributes && spec.nonResourceAttributes) {
-    errors.push({ field: 'spec', type: 'FieldValueInvalid', value: spec.nonResourceAttributes, detail: union });
+    errors.push({
+      field: 'spec',
+      type: 'FieldValueInvalid',
+      value: spec.nonResourceAttributes,
+      detail: union,
+    });
   }
   if (!spec.resourceAttributes && !spec.nonResourceAttributes) {
     errors.push({ field: 'spec', type: 'FieldValueInvalid', value: null, detail: union });
   }
   if (!spec.user && !spec.groups?.length) {
-    errors.push({ field: 'spec.user', type: 'FieldValueInvalid', value: spec.user ?? '', detail: 'at least one of user or group must be specified' });
+    errors.push({
+      field: 'spec.user',
+      type: 'FieldValueInvalid',
+      value: spec.user ?? '',
+      detail: 'at least one of user or group must be specified',
+    });
   }
   return errors;
 }
@@ -132,7 +183,10 @@ function validateSubjectAccessReview(spec: SubjectAccessReviewSpec): FieldError[
  * answered, not stored), which aggregated servers call for delegated authentication and authorization.
  * `authenticators` are the server's token authenticators; `authorizer` is the server's authorizer.
  */
-export function delegationReviewResources(options: { authenticators: Authenticator[]; authorizer: () => Authorizer }): ResourceDefinition[] {
+export function delegationReviewResources(options: {
+  authenticators: Authenticator[];
+  authorizer: () => Authorizer;
+}): ResourceDefinition[] {
   return [
     {
       group: authentication,
@@ -144,7 +198,8 @@ export function delegationReviewResources(options: { authenticators: Authenticat
         async create(object: KubeObject, scope) {
           if (scope.namespace) throw StatusError.badRequest('namespace is not allowed on this type');
           const spec = (object.spec ?? {}) as TokenReviewSpec;
-          if (!spec.token) throw StatusError.badRequest('token is required for TokenReview in authentication');
+          if (!spec.token)
+            throw StatusError.badRequest('token is required for TokenReview in authentication');
           const found = await authenticateToken(options.authenticators, spec.token);
           return { ...object, status: tokenReviewStatus(found, spec.audiences) };
         },
@@ -160,7 +215,12 @@ export function delegationReviewResources(options: { authenticators: Authenticat
         async create(object: KubeObject) {
           const spec = (object.spec ?? {}) as SubjectAccessReviewSpec;
           const errors = validateSubjectAccessReview(spec);
-          if (errors.length) throw StatusError.invalid({ group: authorization, kind: 'SubjectAccessReview' }, object.metadata?.name ?? '', errors);
+          if (errors.length)
+            throw StatusError.invalid(
+              { group: authorization, kind: 'SubjectAccessReview' },
+              object.metadata?.name ?? '',
+              errors,
+            );
           const resource = spec.resourceAttributes;
           const nonResource = spec.nonResourceAttributes;
           const user: UserInfo = {
