@@ -11,6 +11,21 @@ export const localAvailableCondition: ConditionInput = {
   message: 'Local APIServices are always available',
 };
 
+/** The Service column: `Local`, or the service as `<namespace>/<name>`. */
+function serviceCell(apiService: APIService): string {
+  const service = apiService.spec.service;
+  return service ? `${service.namespace ?? ''}/${service.name ?? ''}` : 'Local';
+}
+
+/** The Available column: `True`, `False (<reason>)` (the bare status without a reason), or `Unknown`. */
+function availableCell(apiService: APIService): string {
+  const available = apiService.status?.conditions?.find((condition) => condition.type === 'Available');
+  if (!available) return 'Unknown';
+  return available.status === 'True' || !available.reason
+    ? available.status
+    : `${available.status} (${available.reason})`;
+}
+
 /**
  * The `apiservices` resource (cluster-scoped, `/status`): create clears the status and marks a local
  * APIService (no `spec.service`) Available; writes are validated as upstream.
@@ -28,8 +43,18 @@ export function apiServiceResource(options: { now?: () => Date } = {}): Resource
     returnDeletedObject: false,
     nameValidator: nameIsPathSegment,
     printerColumns: [
-      { name: 'Service', type: 'string', jsonPath: '.spec.service.name' },
-      { name: 'Available', type: 'string', jsonPath: '.status.conditions[?(@.type=="Available")].status' },
+      {
+        name: 'Service',
+        type: 'string',
+        jsonPath: '.spec.service',
+        cell: (object) => serviceCell(asAPIService(object)),
+      },
+      {
+        name: 'Available',
+        type: 'string',
+        jsonPath: '.status.conditions[?(@.type=="Available")].status',
+        cell: (object) => availableCell(asAPIService(object)),
+      },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
     strategy: {

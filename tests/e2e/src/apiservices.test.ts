@@ -44,7 +44,7 @@ describe('APIServices', () => {
       'v1.authentication.k8s.io',
     ]) {
       expect(
-        lines.some((line) => new RegExp(`^${name.replace(/\./g, '\\.')}\\s+True\\s+`).test(line)),
+        lines.some((line) => new RegExp(`^${name.replace(/\./g, '\\.')}\\s+Local\\s+True\\s+`).test(line)),
         `${name} in\n${out}`,
       ).toBe(true);
     }
@@ -89,7 +89,22 @@ describe('APIServices', () => {
     expect(created.body['spec']).toMatchObject({ service: { namespace: 'wardle', name: 'api', port: 443 } });
     expect(created.body['status']).toEqual({});
     const out = await kubectl(server, ['get', 'apiservice', 'v1alpha1.wardle.example.com', '--no-headers']);
-    expect(out).toMatch(/^v1alpha1\.wardle\.example\.com\s+api\s+/);
+    expect(out).toMatch(/^v1alpha1\.wardle\.example\.com\s+wardle\/api\s+Unknown\s+/);
+
+    await admin.request({
+      method: 'PATCH',
+      path: `${path}/v1alpha1.wardle.example.com/status`,
+      contentType: 'application/merge-patch+json',
+      body: {
+        status: {
+          conditions: [
+            { type: 'Available', status: 'False', reason: 'ServiceNotFound', message: 'service/api in "wardle" is not present' },
+          ],
+        },
+      },
+    });
+    const after = await kubectl(server, ['get', 'apiservice', 'v1alpha1.wardle.example.com', '--no-headers']);
+    expect(after).toMatch(/^v1alpha1\.wardle\.example\.com\s+wardle\/api\s+False \(ServiceNotFound\)\s+/);
   });
 
   it('refuses invalid APIServices with upstream messages and stores nothing', async () => {
