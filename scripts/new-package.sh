@@ -22,7 +22,7 @@ name="@kapi/$dir"
     },
     "./package.json": "./package.json"
   },
-  "files": ["dist", "src"],
+  "files": ["dist"],
   "scripts": {
     "build": "tsup",
     "typecheck": "tsc -p tsconfig.json",

@@ -12,6 +12,9 @@ echo "[kapi test] lint"
 pnpm exec eslint .
 echo "[kapi test] build"
 pnpm exec turbo run build --output-logs=errors-only
+echo "[kapi test] packages (publint, attw, a third-party consumer of the packed tarballs)"
+bash scripts/check-packages.sh
+bash scripts/test-consumer.sh
 echo "[kapi test] vitest"
 mkdir -p .tmp
 status=0

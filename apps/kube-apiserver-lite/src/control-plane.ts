@@ -53,6 +53,8 @@ import { CLUSTER_ROLE_AGGREGATION_HOOK, ClusterRoleAggregationController } from 
 import { RBACCache } from './rbac-cache.js';
 import { withRBACEscalationChecks } from './rbac-escalation.js';
 import { authorizationResources, builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
+import { installAPIServices } from './apiservices.js';
+import { delegationReviewKinds, delegationReviewResources } from './resources/delegation-reviews.js';
 import { createObservability } from './observability.js';
 import { builtInProtobufRegistry } from './protobuf/index.js';
 import { openStorageBackend } from './storage-backend.js';
@@ -99,6 +101,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
 
   const scheme = new Scheme();
   for (const kind of builtInKinds) scheme.addKind(kind);
+  for (const kind of delegationReviewKinds) scheme.addKind(kind);
   if (options.storageVersionAPI) scheme.addKind(storageVersionKind);
   for (const conversion of builtInConversions) scheme.addConversion(conversion);
 
@@ -134,6 +137,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   // The config puts the loopback token's authenticator first.
   const authenticators: Authenticator[] = [];
   if (options.tokenAuthFile) authenticators.push(tokenFileAuthenticator({ path: options.tokenAuthFile }));
+  const tokenAuthenticators = [...authenticators];
   authenticators.push(clientCertAuthenticator());
 
   const rbacStorage = (resource: string) => {
@@ -199,7 +203,11 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   for (const definition of authorizationResources({ rulesFor: (user, namespace) => rbac.rulesFor(user, namespace) })) {
     server.installVirtualResource(definition);
   }
+  for (const definition of delegationReviewResources({ authenticators: tokenAuthenticators, authorizer: () => authorizer })) {
+    server.installVirtualResource(definition);
+  }
   if (voting) server.installResource(storageVersionVoteResource);
+  installed.push(installAPIServices(scheme, server, () => rest()));
   if (options.storageVersionAPI) {
     server.installResource(storageVersionResource);
     for (const definition of installed) {

@@ -18,6 +18,11 @@ export interface PrinterColumn {
    * `integer` column a map or list is shown as its size; `date` cells are rendered as ages.
    */
   jsonPath: string;
+  /**
+   * Computes the cell instead of `jsonPath` (a built-in table convertor's column, e.g. APIService's
+   * `Service` shown as `Local` or `<namespace>/<name>`); `null` renders as `<none>`.
+   */
+  cell?: (object: KubeObject) => string | number | boolean | null;
 }
 
 /** What a strategy hook knows about the request. */

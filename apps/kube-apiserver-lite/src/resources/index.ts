@@ -5,9 +5,10 @@ import { autoscalingConversions, autoscalingKinds, autoscalingResources } from '
 import { coordinationKinds, coordinationResources } from './coordination.js';
 import { coreKinds, coreResources } from './core.js';
 import { rbacKinds, rbacResources } from './rbac.js';
+import { serviceDiscoveryKinds, serviceDiscoveryResources } from './service-discovery.js';
 
 /** Every kind kube-apiserver-lite registers in its scheme. */
-export const builtInKinds: KindDefinition[] = [...coreKinds, ...coordinationKinds, ...rbacKinds, ...autoscalingKinds, ...authorizationKinds];
+export const builtInKinds: KindDefinition[] = [...coreKinds, ...coordinationKinds, ...rbacKinds, ...autoscalingKinds, ...authorizationKinds, ...serviceDiscoveryKinds];
 
 /** Conversions between served versions and hubs. */
 export const builtInConversions: ConversionDefinition[] = [...autoscalingConversions];
@@ -18,6 +19,7 @@ export const builtInResources: ResourceDefinition[] = [
   ...coordinationResources,
   ...rbacResources,
   ...autoscalingResources,
+  ...serviceDiscoveryResources,
 ];
 
 export { bootstrapRbacObjects } from './rbac.js';

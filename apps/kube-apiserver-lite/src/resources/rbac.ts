@@ -206,6 +206,10 @@ export function bootstrapRbacObjects(): { clusterRoles: KubeObject[]; clusterRol
       clusterRole('system:public-info-viewer', [
         { verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] },
       ]),
+      clusterRole('system:auth-delegator', [
+        rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
+        rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+      ]),
     ],
     clusterRoleBindings: [
       {

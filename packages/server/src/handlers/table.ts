@@ -83,6 +83,7 @@ export function partialObjectMetadata(object: KubeObject, version = 'v1'): KubeO
 }
 
 function cellValue(column: PrinterColumn, object: KubeObject, now: Date): unknown {
+  if (column.cell) return column.cell(object);
   let values: unknown[];
   try {
     values = evaluateJsonPath(column.jsonPath, object);

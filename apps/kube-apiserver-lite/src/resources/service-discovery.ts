@@ -1,0 +1,248 @@
+import {
+  Type,
+  kindSchema,
+  nameIsDNSLabel,
+  type FieldError,
+  type KindDefinition,
+  type KubeObject,
+} from '@kapi/apimachinery';
+import type { ResourceDefinition } from '@kapi/server';
+import { objectReferenceSchema, stringMapSchema } from './common-schemas.js';
+
+// Core v1 Services and discovery.k8s.io/v1 EndpointSlices, storage only: no IP allocation, no proxying,
+// no endpoint controller. The aggregator resolves an APIService's service through them.
+
+const discovery = 'discovery.k8s.io';
+const strings = () => Type.Optional(Type.Array(Type.String()));
+const protocol = () => Type.Optional(Type.String({ default: 'TCP' }));
+
+const servicePort = Type.Object({
+  name: Type.Optional(Type.String()),
+  protocol: protocol(),
+  appProtocol: Type.Optional(Type.String()),
+  port: Type.Integer(),
+  targetPort: Type.Optional(
+    Type.Union([Type.Integer(), Type.String()], { 'x-kubernetes-int-or-string': true }),
+  ),
+  nodePort: Type.Optional(Type.Integer()),
+});
+
+const endpointPort = Type.Object({
+  name: Type.Optional(Type.String()),
+  protocol: protocol(),
+  appProtocol: Type.Optional(Type.String()),
+  port: Type.Optional(Type.Integer()),
+});
+
+/** The kinds: v1 Service and discovery.k8s.io/v1 EndpointSlice. */
+export const serviceDiscoveryKinds: KindDefinition[] = [
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Service',
+    schema: kindSchema({
+      group: '',
+      version: 'v1',
+      kind: 'Service',
+      spec: Type.Object({
+        type: Type.Optional(Type.String({ default: 'ClusterIP' })),
+        ports: Type.Optional(
+          Type.Array(servicePort, {
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['port', 'protocol'],
+          }),
+        ),
+        selector: stringMapSchema(),
+        clusterIP: Type.Optional(Type.String()),
+        clusterIPs: strings(),
+        externalName: Type.Optional(Type.String()),
+        externalIPs: strings(),
+        sessionAffinity: Type.Optional(Type.String({ default: 'None' })),
+        ipFamilies: strings(),
+        ipFamilyPolicy: Type.Optional(Type.String()),
+        internalTrafficPolicy: Type.Optional(Type.String()),
+        publishNotReadyAddresses: Type.Optional(Type.Boolean()),
+      }),
+      status: Type.Object({
+        loadBalancer: Type.Optional(
+          Type.Object({
+            ingress: Type.Optional(
+              Type.Array(
+                Type.Object({ ip: Type.Optional(Type.String()), hostname: Type.Optional(Type.String()) }),
+              ),
+            ),
+          }),
+        ),
+      }),
+    }),
+  },
+  {
+    group: discovery,
+    version: 'v1',
+    kind: 'EndpointSlice',
+    schema: kindSchema({
+      group: discovery,
+      version: 'v1',
+      kind: 'EndpointSlice',
+      properties: {
+        addressType: Type.String(),
+        endpoints: Type.Array(
+          Type.Object({
+            addresses: Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set' }),
+            conditions: Type.Optional(
+              Type.Object({
+                ready: Type.Optional(Type.Boolean()),
+                serving: Type.Optional(Type.Boolean()),
+                terminating: Type.Optional(Type.Boolean()),
+              }),
+            ),
+            hostname: Type.Optional(Type.String()),
+            nodeName: Type.Optional(Type.String()),
+            zone: Type.Optional(Type.String()),
+            targetRef: Type.Optional(objectReferenceSchema),
+          }),
+          { 'x-kubernetes-list-type': 'atomic' },
+        ),
+        ports: Type.Optional(Type.Array(endpointPort, { 'x-kubernetes-list-type': 'atomic' })),
+      },
+    }),
+  },
+];
+
+interface ServiceSpec {
+  type?: string;
+  ports?: Array<{ name?: string; protocol?: string; port: number; targetPort?: number | string }>;
+  clusterIP?: string;
+  externalName?: string;
+}
+
+const spec = (object: KubeObject) => (object['spec'] ?? {}) as ServiceSpec;
+
+/** The part of upstream's Service validation a storage-only Service needs. */
+function validateService(object: KubeObject): FieldError[] {
+  const service = spec(object);
+  const errors: FieldError[] = [];
+  const types = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
+  const type = service.type ?? 'ClusterIP';
+  if (!types.includes(type)) {
+    errors.push({
+      field: 'spec.type',
+      type: 'FieldValueNotSupported',
+      value: type,
+      detail: `supported values: ${types.map((t) => JSON.stringify(t)).join(', ')}`,
+    });
+  }
+  const headless = service.clusterIP === 'None';
+  if (type !== 'ExternalName' && !headless && !service.ports?.length)
+    errors.push({ field: 'spec.ports', type: 'FieldValueRequired', detail: '' });
+  if (type === 'ExternalName' && !service.externalName)
+    errors.push({ field: 'spec.externalName', type: 'FieldValueRequired', detail: '' });
+  (service.ports ?? []).forEach((port, index) => {
+    if (!Number.isInteger(port.port) || port.port < 1 || port.port > 65535) {
+      errors.push({
+        field: `spec.ports[${index}].port`,
+        type: 'FieldValueInvalid',
+        value: port.port,
+        detail: 'must be between 1 and 65535, inclusive',
+      });
+    }
+    if ((service.ports?.length ?? 0) > 1 && !port.name)
+      errors.push({ field: `spec.ports[${index}].name`, type: 'FieldValueRequired', detail: '' });
+  });
+  return errors;
+}
+
+/** Upstream's default: a port's targetPort is its port. */
+function defaultTargetPorts(object: KubeObject): void {
+  for (const port of spec(object).ports ?? []) port.targetPort ??= port.port;
+}
+
+function servicePorts(object: KubeObject): string {
+  const ports = spec(object).ports ?? [];
+  if (!ports.length) return '<none>';
+  return ports.map((port) => `${port.port}/${port.protocol ?? 'TCP'}`).join(',');
+}
+
+/** Storage-only `services` (v1) and `endpointslices` (discovery.k8s.io/v1). */
+export const serviceDiscoveryResources: ResourceDefinition[] = [
+  {
+    group: '',
+    resource: 'services',
+    kind: 'Service',
+    namespaced: true,
+    shortNames: ['svc'],
+    categories: ['all'],
+    versions: ['v1'],
+    subresources: { status: true },
+    nameValidator: nameIsDNSLabel,
+    returnDeletedObject: false,
+    printerColumns: [
+      { name: 'Type', type: 'string', jsonPath: '.spec.type' },
+      { name: 'Cluster-IP', type: 'string', jsonPath: '.spec.clusterIP' },
+      {
+        name: 'External-IP',
+        type: 'string',
+        jsonPath: '.spec.externalIPs',
+        cell: (object) =>
+          (object['spec'] as { externalIPs?: string[] } | undefined)?.externalIPs?.join(',') || '<none>',
+      },
+      { name: 'Port(s)', type: 'string', jsonPath: '.spec.ports', cell: servicePorts },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+    strategy: {
+      prepareForCreate: defaultTargetPorts,
+      prepareForUpdate: defaultTargetPorts,
+      validate: validateService,
+      validateUpdate: validateService,
+    },
+  },
+  {
+    group: discovery,
+    resource: 'endpointslices',
+    kind: 'EndpointSlice',
+    namespaced: true,
+    versions: ['v1'],
+    printerColumns: [
+      { name: 'AddressType', type: 'string', jsonPath: '.addressType' },
+      {
+        name: 'Ports',
+        type: 'string',
+        jsonPath: '.ports',
+        cell: (object) =>
+          ((object['ports'] as Array<{ port?: number }> | undefined) ?? [])
+            .map((port) => port.port ?? '<unset>')
+            .join(',') || '<unset>',
+      },
+      {
+        name: 'Endpoints',
+        type: 'string',
+        jsonPath: '.endpoints',
+        cell: (object) =>
+          ((object['endpoints'] as Array<{ addresses: string[] }> | undefined) ?? [])
+            .flatMap((endpoint) => endpoint.addresses)
+            .join(',') || '<unset>',
+      },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+    strategy: {
+      validate: validateEndpointSlice,
+      validateUpdate: validateEndpointSlice,
+    },
+  },
+];
+
+/** addressType is one of IPv4, IPv6, FQDN (upstream's supported values). */
+function validateEndpointSlice(object: KubeObject): FieldError[] {
+  const supported = ['IPv4', 'IPv6', 'FQDN'];
+  const addressType = object['addressType'];
+  return typeof addressType === 'string' && supported.includes(addressType)
+    ? []
+    : [
+        {
+          field: 'addressType',
+          type: 'FieldValueNotSupported',
+          value: addressType,
+          detail: `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
+        },
+      ];
+}

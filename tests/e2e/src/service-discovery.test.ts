@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RestClient } from '@kapi/client';
+import { kubectl, startServer, type TestServer } from './harness.js';
+
+// Storage-only v1 Services and discovery.k8s.io/v1 EndpointSlices (what the aggregator routes through).
+let server: TestServer;
+let admin: RestClient;
+
+beforeAll(async () => {
+  server = await startServer();
+  admin = server.client();
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function post(path: string, body: unknown) {
+  const response = await admin.raw({ method: 'POST', path, body });
+  return {
+    code: response.statusCode,
+    body: JSON.parse(response.body.toString() || '{}') as Record<string, unknown>,
+  };
+}
+
+describe('Services and EndpointSlices', () => {
+  it('kubectl applies and lists a Service with upstream columns and defaults', async () => {
+    const service = `apiVersion: v1
+kind: Service
+metadata: { name: api }
+spec:
+  ports:
+  - { name: 443-8443, port: 443, targetPort: 8443 }
+`;
+    await kubectl(server, ['apply', '-f', '-'], service);
+    const out = await kubectl(server, ['get', 'services']);
+    const [header, row] = out.trim().split('\n');
+    expect(header).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/);
+    expect(row).toMatch(/^api\s+ClusterIP\s+\S*\s*<none>\s+443\/TCP\s+/);
+    const stored = await admin.request<{ spec: Record<string, unknown> }>({
+      method: 'GET',
+      path: '/api/v1/namespaces/default/services/api',
+    });
+    expect(stored.spec).toMatchObject({
+      type: 'ClusterIP',
+      sessionAffinity: 'None',
+      ports: [{ port: 443, protocol: 'TCP', targetPort: 8443 }],
+    });
+  });
+
+  it('kubectl applies and lists an EndpointSlice for the service', async () => {
+    const slice = `apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: api-1
+  labels: { kubernetes.io/service-name: api }
+addressType: IPv4
+endpoints:
+- addresses: ["127.0.0.1"]
+  conditions: { ready: true }
+ports:
+- name: 443-8443
+  port: 8443
+`;
+    await kubectl(server, ['apply', '-f', '-'], slice);
+    const out = await kubectl(server, ['get', 'endpointslices', '-l', 'kubernetes.io/service-name=api']);
+    const [header, row] = out.trim().split('\n');
+    expect(header).toMatch(/^NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE$/);
+    expect(row).toMatch(/^api-1\s+IPv4\s+8443\s+127\.0\.0\.1\s+/);
+  });
+
+  it('refuses a Service without ports and an EndpointSlice with an unknown addressType, storing nothing', async () => {
+    const noPorts = await post('/api/v1/namespaces/default/services', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'empty' },
+      spec: {},
+    });
+    expect(noPorts.code).toBe(422);
+    expect(noPorts.body['message']).toBe('Service "empty" is invalid: spec.ports: Required value');
+
+    const badType = await post('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'bad' },
+      addressType: 'IPv5',
+      endpoints: [],
+    });
+    expect(badType.code).toBe(422);
+    expect(badType.body['message']).toBe(
+      'EndpointSlice.discovery.k8s.io "bad" is invalid: addressType: Unsupported value: "IPv5": supported values: "IPv4", "IPv6", "FQDN"',
+    );
+    expect(
+      (await admin.raw({ method: 'GET', path: '/api/v1/namespaces/default/services/empty' })).statusCode,
+    ).toBe(404);
+    expect(
+      (
+        await admin.raw({
+          method: 'GET',
+          path: '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/bad',
+        })
+      ).statusCode,
+    ).toBe(404);
+  });
+});
