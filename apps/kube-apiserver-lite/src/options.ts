@@ -42,6 +42,10 @@ export interface ServerOptions {
   corsAllowedOrigins: string[];
   shutdownDelaySeconds: number;
   kubeconfigPath?: string;
+  /** `--encryption-provider-config`: an EncryptionConfiguration file (encryption at rest). */
+  encryptionProviderConfig?: string;
+  /** Re-read the encryption configuration when the file changes. */
+  encryptionProviderConfigAutomaticReload: boolean;
 }
 
 interface FlagSpec {
@@ -80,6 +84,8 @@ export const flagSpecs: Record<string, FlagSpec> = {
   'request-timeout': { type: 'string', default: '60s', description: 'Timeout of non-long-running requests.' },
   'cors-allowed-origins': { type: 'string', description: 'Comma-separated regular expressions of allowed CORS origins.' },
   'shutdown-delay-duration': { type: 'string', default: '0s', description: 'Time readyz reports not-ready before shutdown proceeds.' },
+  'encryption-provider-config': { type: 'string', description: 'The file containing configuration for encryption providers to be used for storing secrets in etcd.' },
+  'encryption-provider-config-automatic-reload': { type: 'string', default: 'false', description: 'Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change.' },
   kubeconfig: { type: 'string', description: 'Where to write the admin kubeconfig (default <data-dir>/admin.kubeconfig).' },
   help: { type: 'boolean', description: 'Print this help.' },
 };
@@ -176,6 +182,7 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
     requestTimeoutSeconds: parseDuration(get('request-timeout')) / 1000,
     corsAllowedOrigins: get('cors-allowed-origins').split(',').map((s) => s.trim()).filter(Boolean),
     shutdownDelaySeconds: parseDuration(get('shutdown-delay-duration')) / 1000,
+    encryptionProviderConfigAutomaticReload: truthy(get('encryption-provider-config-automatic-reload')),
   };
   if (options.identityLeaseDurationSeconds <= 0) throw new Error('--identity-lease-duration-seconds must be greater than 0');
   const tokenAuthFile = get('token-auth-file');
@@ -184,5 +191,7 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
   if (clientCAFile) options.clientCAFile = clientCAFile;
   const kubeconfig = get('kubeconfig');
   if (kubeconfig) options.kubeconfigPath = kubeconfig;
+  const encryptionProviderConfig = get('encryption-provider-config');
+  if (encryptionProviderConfig) options.encryptionProviderConfig = encryptionProviderConfig;
   return options;
 }
