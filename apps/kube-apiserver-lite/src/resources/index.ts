@@ -5,9 +5,10 @@ import { autoscalingConversions, autoscalingKinds, autoscalingResources } from '
 import { coordinationKinds, coordinationResources } from './coordination.js';
 import { coreKinds, coreResources } from './core.js';
 import { rbacKinds, rbacResources } from './rbac.js';
+import { migrationKinds, migrationResources } from './migration.js';
 
 /** Every kind kube-apiserver-lite registers in its scheme. */
-export const builtInKinds: KindDefinition[] = [...coreKinds, ...coordinationKinds, ...rbacKinds, ...autoscalingKinds, ...authorizationKinds];
+export const builtInKinds: KindDefinition[] = [...coreKinds, ...coordinationKinds, ...rbacKinds, ...autoscalingKinds, ...authorizationKinds, ...migrationKinds];
 
 /** Conversions between served versions and hubs. */
 export const builtInConversions: ConversionDefinition[] = [...autoscalingConversions];
@@ -18,6 +19,7 @@ export const builtInResources: ResourceDefinition[] = [
   ...coordinationResources,
   ...rbacResources,
   ...autoscalingResources,
+  ...migrationResources,
 ];
 
 export { bootstrapRbacObjects } from './rbac.js';
