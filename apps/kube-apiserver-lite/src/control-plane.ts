@@ -56,6 +56,7 @@ import { createObservability } from './observability.js';
 import { builtInProtobufRegistry } from './protobuf/index.js';
 import { openStorageBackend } from './storage-backend.js';
 import { startEncryptionAtRest } from './encryption-at-rest.js';
+import { startStorageVersionMigrator } from './storage-version-migrator.js';
 import { setUpVoting, type VotingSetup } from './storage-version-voting.js';
 
 /** A running kube-apiserver-lite. */
@@ -277,6 +278,13 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       await vote();
       await runStorageVersionUpdater({ manager, leases: leases(), storageVersions: storageVersions(), serverID: identity, signal });
     });
+    if (options.storageVersionMigrator) {
+      server.addPostStartHook('start-storage-version-migrator', () => {
+        const migrator = startStorageVersionMigrator({ rest: rest(), leases: leases(), identity, log });
+        controllers.push(() => migrator.stop());
+        return Promise.resolve();
+      });
+    }
     server.addPostStartHook('start-storage-version-garbage-collector', () => {
       storageVersionGC = new StorageVersionGarbageCollector({
         leases: leases(),

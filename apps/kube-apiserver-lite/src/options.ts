@@ -46,6 +46,8 @@ export interface ServerOptions {
   encryptionProviderConfig?: string;
   /** Re-read the encryption configuration when the file changes. */
   encryptionProviderConfigAutomaticReload: boolean;
+  /** Run the storage version migrator (migration controller and trigger), leader-elected. */
+  storageVersionMigrator: boolean;
 }
 
 interface FlagSpec {
@@ -86,6 +88,7 @@ export const flagSpecs: Record<string, FlagSpec> = {
   'shutdown-delay-duration': { type: 'string', default: '0s', description: 'Time readyz reports not-ready before shutdown proceeds.' },
   'encryption-provider-config': { type: 'string', description: 'The file containing configuration for encryption providers to be used for storing secrets in etcd.' },
   'encryption-provider-config-automatic-reload': { type: 'string', default: 'false', description: 'Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change.' },
+  'storage-version-migrator': { type: 'string', default: 'true', description: 'Run the storage version migrator (StorageVersionMigrations, and new ones when a StorageVersion changes), leader-elected among replicas.' },
   kubeconfig: { type: 'string', description: 'Where to write the admin kubeconfig (default <data-dir>/admin.kubeconfig).' },
   help: { type: 'boolean', description: 'Print this help.' },
 };
@@ -183,6 +186,7 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
     corsAllowedOrigins: get('cors-allowed-origins').split(',').map((s) => s.trim()).filter(Boolean),
     shutdownDelaySeconds: parseDuration(get('shutdown-delay-duration')) / 1000,
     encryptionProviderConfigAutomaticReload: truthy(get('encryption-provider-config-automatic-reload')),
+    storageVersionMigrator: truthy(get('storage-version-migrator')),
   };
   if (options.identityLeaseDurationSeconds <= 0) throw new Error('--identity-lease-duration-seconds must be greater than 0');
   const tokenAuthFile = get('token-auth-file');

@@ -27,3 +27,5 @@ export { isRetriable, retryAfterMs, withRetry, defaultBackoff } from './retry.js
 export { TokenBucket } from './token-bucket.js';
 export type { DiscoveredResource } from './discovery.js';
 export { discoverResource } from './discovery.js';
+export type { MigrationTriggerOptions } from './migration-trigger.js';
+export { MigrationTrigger, TRIGGER_ENCODING_VERSION_ANNOTATION, TRIGGER_STORAGE_VERSION_RV_ANNOTATION } from './migration-trigger.js';

@@ -72,6 +72,8 @@ beforeAll(async () => {
       `--encryption-provider-config=${configPath}`,
       '--encryption-provider-config-automatic-reload=true',
       `--token-auth-file=${join(directory, 'tokens.csv')}`,
+      // The migrations here are run by the controllers this test starts.
+      '--storage-version-migrator=false',
     ],
   });
   admin = server.client();
