@@ -57,6 +57,7 @@ import { builtInProtobufRegistry } from './protobuf/index.js';
 import { openStorageBackend } from './storage-backend.js';
 import { startEncryptionAtRest } from './encryption-at-rest.js';
 import { startStorageVersionMigrator } from './storage-version-migrator.js';
+import { migratorMetrics } from './migrator-metrics.js';
 import { setUpVoting, type VotingSetup } from './storage-version-voting.js';
 
 /** A running kube-apiserver-lite. */
@@ -279,8 +280,9 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       await runStorageVersionUpdater({ manager, leases: leases(), storageVersions: storageVersions(), serverID: identity, signal });
     });
     if (options.storageVersionMigrator) {
+      const observer = migratorMetrics(observability.metrics.registry);
       server.addPostStartHook('start-storage-version-migrator', () => {
-        const migrator = startStorageVersionMigrator({ rest: rest(), leases: leases(), identity, log });
+        const migrator = startStorageVersionMigrator({ rest: rest(), leases: leases(), identity, log, observer });
         controllers.push(() => migrator.stop());
         return Promise.resolve();
       });

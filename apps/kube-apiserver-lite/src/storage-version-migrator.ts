@@ -1,5 +1,5 @@
 import { LeaderElector, type Lease, type ResourceClient, type RestClient } from '@kapi/client';
-import { MigrationController, MigrationTrigger } from '@kapi/migrator';
+import { MigrationController, MigrationTrigger, type MigrationObserver } from '@kapi/migrator';
 
 /** What {@link startStorageVersionMigrator} needs. */
 export interface StorageVersionMigratorOptions {
@@ -7,6 +7,8 @@ export interface StorageVersionMigratorOptions {
   leases: ResourceClient<Lease>;
   identity: string;
   log(message: string): void;
+  /** Metrics of the migrations this server runs. */
+  observer?: MigrationObserver;
 }
 
 /**
@@ -27,7 +29,7 @@ export function startStorageVersionMigrator(options: StorageVersionMigratorOptio
     name: 'storage-version-migrator',
     identity: options.identity,
     onStartedLeading: (signal) => {
-      const controller = new MigrationController({ rest: options.rest });
+      const controller = new MigrationController({ rest: options.rest, ...(options.observer ? { observer: options.observer } : {}) });
       const trigger = new MigrationTrigger({ rest: options.rest, log: options.log });
       current = { controller, trigger };
       controller.start();

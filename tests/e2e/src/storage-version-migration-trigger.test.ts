@@ -126,6 +126,20 @@ describe('the migration trigger follows StorageVersion.commonEncodingVersion (KE
     );
     expect(v2Migrations.length).toBeGreaterThan(0);
     expect(v2Migrations.every((m) => m.status?.conditions?.some((c) => c.type === 'Succeeded' && c.status === 'True'))).toBe(true);
+
+    // The leader's /metrics counts the migration (whichever replica leads now).
+    let metrics = '';
+    for (const server of servers) {
+      const scraper = client(server);
+      metrics += (await scraper.raw({ method: 'GET', path: '/metrics' })).body.toString();
+      scraper.close();
+    }
+    const labels = 'group="autoscaling",resource="horizontalpodautoscalers"';
+    expect(metrics).toMatch(new RegExp(`storage_migrator_migrations_total\\{${labels},status="Succeeded"\\} [1-9]`));
+    const migrated = new RegExp(`storage_migrator_migrated_objects_total\\{${labels}\\} (\\d+)`).exec(metrics);
+    // At least every HPA once (the trigger migrates again when the StorageVersion moved meanwhile).
+    expect(Number(migrated?.[1])).toBeGreaterThanOrEqual(hpaCount);
+    expect(metrics).toContain(`storage_migrator_remaining_objects{${labels}} 0`);
     after.close();
     api.close();
   });
