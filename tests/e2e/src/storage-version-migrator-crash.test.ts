@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeList, KubeObject } from '@kapi/apimachinery';
 import { sleep, type RestClient } from '@kapi/client';
 import type { StorageVersionMigration } from '@kapi/migrator';
-import { startServer, type TestServer } from './harness.js';
+import { freePort, startServer, type TestServer } from './harness.js';
 
 const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const migratorMain = join(repoRoot, 'apps/storage-version-migrator/src/main.ts');
@@ -29,18 +29,19 @@ const configuration = (keys: Array<{ name: string; secret: string }>) =>
 let directory: string;
 let server: TestServer;
 let admin: RestClient;
+let port: number;
+
+const serverArgs = () => [
+  `--encryption-provider-config=${join(directory, 'encryption.yaml')}`,
+  '--encryption-provider-config-automatic-reload=true',
+  '--storage-version-migrator=false',
+];
 
 beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), 'kapi-migrator-crash-'));
   writeFileSync(join(directory, 'encryption.yaml'), configuration([key1]));
-  server = await startServer({
-    dataDir: join(directory, 'data'),
-    args: [
-      `--encryption-provider-config=${join(directory, 'encryption.yaml')}`,
-      '--encryption-provider-config-automatic-reload=true',
-      '--storage-version-migrator=false',
-    ],
-  });
+  port = await freePort();
+  server = await startServer({ port, dataDir: join(directory, 'data'), keepDataDir: true, args: serverArgs() });
   admin = server.client();
   let next = 0;
   await Promise.all(
@@ -84,7 +85,7 @@ async function startMigrator(): Promise<{ kill(): Promise<void>; output(): strin
 }
 
 describe('the standalone migrator SIGKILLed every few seconds', () => {
-  it('completes the migration, resumes instead of restarting, and neither loses nor resurrects objects', async () => {
+  it('completes the migration across an apiserver restart, resumes instead of restarting, and neither loses nor resurrects objects', async () => {
     writeFileSync(join(directory, 'encryption.yaml'), configuration([key2, key1]));
     const reloadDeadline = Date.now() + 20_000;
     while (!server.output().includes('encryption at rest: reloaded providers')) {
@@ -111,6 +112,12 @@ describe('the standalone migrator SIGKILLed every few seconds', () => {
       succeeded = migration.status?.conditions?.some((c) => c.type === 'Succeeded' && c.status === 'True') ?? false;
       if (!succeeded) kills++;
       console.log(`[migrator crash] after run ${attempt + 1}: ${progressAfterKill.at(-1)} objects done, succeeded ${succeeded}`);
+      if (kills === 2 && !succeeded) {
+        // The apiserver restarts mid-way too (same port, data and kubeconfig).
+        await server.stop();
+        server = await startServer({ port, dataDir: join(directory, 'data'), keepDataDir: true, args: serverArgs() });
+        admin = server.client();
+      }
       if (kills === 1 && !succeeded) {
         // Deleted while the migration runs: a later page must not bring them back.
         for (let index = 0; index < deletedDuringMigration; index++) {
