@@ -58,6 +58,9 @@ import { delegationReviewKinds, delegationReviewResources } from './resources/de
 import { createObservability } from './observability.js';
 import { builtInProtobufRegistry } from './protobuf/index.js';
 import { openStorageBackend } from './storage-backend.js';
+import { startEncryptionAtRest } from './encryption-at-rest.js';
+import { startStorageVersionMigrator } from './storage-version-migrator.js';
+import { migratorMetrics } from './migrator-metrics.js';
 import { setUpVoting, type VotingSetup } from './storage-version-voting.js';
 
 /** A running kube-apiserver-lite. */
@@ -96,6 +99,9 @@ const apiVersionOf = (group: string, version: string) => (group === '' ? version
 /** Starts kube-apiserver-lite with the given options. */
 export async function startControlPlane(options: ServerOptions, log: (message: string) => void = () => undefined): Promise<RunningControlPlane> {
   mkdirSync(options.dataDir, { recursive: true });
+  const encryption = options.encryptionProviderConfig
+    ? startEncryptionAtRest(options.encryptionProviderConfig, options.encryptionProviderConfigAutomaticReload, log)
+    : undefined;
   const backend = await openStorageBackend(options);
   log(`storage: ${backend.describe}`);
 
@@ -114,7 +120,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
 
   const storages = new Map<string, { storage: Interface; prefix: string }>();
   const storageFactory: StorageFactory = ({ groupResource, prefix, codec, definition }) => {
-    const store = voting?.applies(definition) ? new Store(voting.storageFor(definition, prefix)) : new Store({ kv: backend.kv, codec });
+    const store = voting?.applies(definition) ? new Store(voting.storageFor(definition, prefix)) : new Store({ kv: backend.kv, codec, transformer: encryption?.transformers.transformerFor(groupResource) });
     let storage: Interface = store;
     if (options.watchCache) {
       const cacher = new Cacher({
@@ -229,6 +235,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
 
   // Controllers talk to the server through the loopback client (as system:apiserver).
   const controllers: Array<() => Promise<void> | void> = [];
+  if (encryption) controllers.push(() => encryption.stop());
   const loopback: { current?: RestClient } = {};
   const rest = () => {
     if (!loopback.current) {
@@ -289,6 +296,14 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       await vote();
       await runStorageVersionUpdater({ manager, leases: leases(), storageVersions: storageVersions(), serverID: identity, signal });
     });
+    if (options.storageVersionMigrator) {
+      const observer = migratorMetrics(observability.metrics.registry);
+      server.addPostStartHook('start-storage-version-migrator', () => {
+        const migrator = startStorageVersionMigrator({ rest: rest(), leases: leases(), identity, log, observer });
+        controllers.push(() => migrator.stop());
+        return Promise.resolve();
+      });
+    }
     server.addPostStartHook('start-storage-version-garbage-collector', () => {
       storageVersionGC = new StorageVersionGarbageCollector({
         leases: leases(),

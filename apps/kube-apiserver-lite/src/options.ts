@@ -46,6 +46,12 @@ export interface ServerOptions {
   auditPolicyFile?: string;
   /** `--audit-log-path` (`-`: stdout) and its rotation. */
   auditLog?: { path: string; maxSizeMB: number; maxBackups: number; maxAgeDays: number };
+  /** `--encryption-provider-config`: an EncryptionConfiguration file (encryption at rest). */
+  encryptionProviderConfig?: string;
+  /** Re-read the encryption configuration when the file changes. */
+  encryptionProviderConfigAutomaticReload: boolean;
+  /** Run the storage version migrator (migration controller and trigger), leader-elected. */
+  storageVersionMigrator: boolean;
 }
 
 interface FlagSpec {
@@ -89,6 +95,9 @@ export const flagSpecs: Record<string, FlagSpec> = {
   'audit-log-maxsize': { type: 'string', default: '0', description: 'Megabytes an audit log file may reach before it is rotated (0: never).' },
   'audit-log-maxbackup': { type: 'string', default: '0', description: 'Rotated audit log files to keep (0: all).' },
   'audit-log-maxage': { type: 'string', default: '0', description: 'Days to keep rotated audit log files (0: forever).' },
+  'encryption-provider-config': { type: 'string', description: 'The file containing configuration for encryption providers to be used for storing secrets in etcd.' },
+  'encryption-provider-config-automatic-reload': { type: 'string', default: 'false', description: 'Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change.' },
+  'storage-version-migrator': { type: 'string', default: 'true', description: 'Run the storage version migrator (StorageVersionMigrations, and new ones when a StorageVersion changes), leader-elected among replicas.' },
   kubeconfig: { type: 'string', description: 'Where to write the admin kubeconfig (default <data-dir>/admin.kubeconfig).' },
   help: { type: 'boolean', description: 'Print this help.' },
 };
@@ -185,6 +194,8 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
     requestTimeoutSeconds: parseDuration(get('request-timeout')) / 1000,
     corsAllowedOrigins: get('cors-allowed-origins').split(',').map((s) => s.trim()).filter(Boolean),
     shutdownDelaySeconds: parseDuration(get('shutdown-delay-duration')) / 1000,
+    encryptionProviderConfigAutomaticReload: truthy(get('encryption-provider-config-automatic-reload')),
+    storageVersionMigrator: truthy(get('storage-version-migrator')),
   };
   if (options.identityLeaseDurationSeconds <= 0) throw new Error('--identity-lease-duration-seconds must be greater than 0');
   const tokenAuthFile = get('token-auth-file');
@@ -204,5 +215,7 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
       maxAgeDays: number('audit-log-maxage'),
     };
   }
+  const encryptionProviderConfig = get('encryption-provider-config');
+  if (encryptionProviderConfig) options.encryptionProviderConfig = encryptionProviderConfig;
   return options;
 }

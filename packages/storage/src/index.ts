@@ -59,3 +59,16 @@ export type { DecodedContinueToken } from './continue-token.js';
 export { encodeContinueToken, decodeContinueToken } from './continue-token.js';
 export type { EncryptionKey, AesTransformerOptions } from './transformers/aes-transformer.js';
 export { aesGcmTransformer, aesCbcTransformer } from './transformers/aes-transformer.js';
+export type { PrefixedTransformer } from './transformers/prefix-transformer.js';
+export { prefixTransformer, identityProviderTransformer } from './transformers/prefix-transformer.js';
+export type {
+  EncryptionConfiguration,
+  EncryptionConfigurationKey,
+  EncryptionProviderConfiguration,
+  EncryptedGroupResource,
+} from './transformers/encryption-configuration.js';
+export {
+  EncryptionTransformers,
+  parseEncryptionConfiguration,
+  providersTransformer,
+} from './transformers/encryption-configuration.js';

@@ -6,9 +6,18 @@ import { coordinationKinds, coordinationResources } from './coordination.js';
 import { coreKinds, coreResources } from './core.js';
 import { rbacKinds, rbacResources } from './rbac.js';
 import { serviceDiscoveryKinds, serviceDiscoveryResources } from './service-discovery.js';
+import { migrationKinds, migrationResources } from './migration.js';
 
 /** Every kind kube-apiserver-lite registers in its scheme. */
-export const builtInKinds: KindDefinition[] = [...coreKinds, ...coordinationKinds, ...rbacKinds, ...autoscalingKinds, ...authorizationKinds, ...serviceDiscoveryKinds];
+export const builtInKinds: KindDefinition[] = [
+  ...coreKinds,
+  ...coordinationKinds,
+  ...rbacKinds,
+  ...autoscalingKinds,
+  ...authorizationKinds,
+  ...serviceDiscoveryKinds,
+  ...migrationKinds,
+];
 
 /** Conversions between served versions and hubs. */
 export const builtInConversions: ConversionDefinition[] = [...autoscalingConversions];
@@ -20,6 +29,7 @@ export const builtInResources: ResourceDefinition[] = [
   ...rbacResources,
   ...autoscalingResources,
   ...serviceDiscoveryResources,
+  ...migrationResources,
 ];
 
 export { bootstrapRbacObjects } from './rbac.js';

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { TransformContext, TransformedValue, ValueTransformer } from '../codec.js';
+import { startsWith } from './prefix-transformer.js';
 
 /** One named encryption key. The first key of a transformer encrypts; every key decrypts. */
 export interface EncryptionKey {
@@ -67,10 +68,6 @@ export function aesTransformer(mode: AesMode, options: AesTransformerOptions): V
       return { data: plain, stale: !key.first };
     },
   };
-}
-
-function startsWith(value: Buffer, prefix: Buffer): boolean {
-  return value.byteLength >= prefix.byteLength && value.subarray(0, prefix.byteLength).equals(prefix);
 }
 
 function algorithm(mode: 'gcm' | 'cbc', secret: Uint8Array): 'aes-128-gcm' | 'aes-192-gcm' | 'aes-256-gcm' | 'aes-128-cbc' | 'aes-192-cbc' | 'aes-256-cbc' {

@@ -1,0 +1,118 @@
+import { Informer, sleep, type RestClient } from '@kapi/client';
+import { defaultBackoff, type BackoffOptions } from './retry.js';
+import { isFinished, migrationClient, runMigration, type MigrationObserver } from './migration-runner.js';
+import type { StorageVersionMigration } from './storage-version-migration-api.js';
+import { TokenBucket } from './token-bucket.js';
+
+/** Options of a {@link MigrationController}. */
+export interface MigrationControllerOptions {
+  rest: RestClient;
+  /** Object writes a second, over all migrations (default 5; 0 is unthrottled). */
+  qps?: number;
+  /** Writes allowed at once after a pause (default 10). */
+  burst?: number;
+  /** Migrations of different resources run at once (default 1). */
+  workers?: number;
+  /** Objects per list page (default 500). */
+  pageSize?: number;
+  backoff?: BackoffOptions;
+  observer?: MigrationObserver;
+}
+
+const groupResourceOf = (migration: StorageVersionMigration) =>
+  `${migration.spec?.resource?.resource ?? ''}.${migration.spec?.resource?.group ?? ''}`;
+
+/** Oldest first (creationTimestamp, then name), as the in-tree runner picks the active migration. */
+const olderFirst = (left: StorageVersionMigration, right: StorageVersionMigration) =>
+  (left.metadata.creationTimestamp ?? '').localeCompare(right.metadata.creationTimestamp ?? '') ||
+  (left.metadata.name ?? '').localeCompare(right.metadata.name ?? '');
+
+/**
+ * Runs StorageVersionMigrations: an informer feeds a work queue of migration names, and workers run
+ * one migration per resource at a time (the oldest unfinished one; the next starts when it ends).
+ * Unfinished migrations are picked up again after a restart and resume from their saved continue token.
+ */
+export class MigrationController {
+  private readonly informer: Informer;
+  private readonly queue: string[] = [];
+  private readonly queued = new Set<string>();
+  private readonly active = new Set<string>();
+  private waiters: Array<() => void> = [];
+  private abort: AbortController | undefined;
+  private workers: Array<Promise<void>> = [];
+  private readonly limiter: TokenBucket;
+
+  constructor(private readonly options: MigrationControllerOptions) {
+    this.informer = new Informer(migrationClient(options.rest));
+    this.limiter = new TokenBucket(options.qps ?? 5, options.burst ?? 10);
+    this.informer.addEventHandler({
+      onAdd: (object) => this.enqueue(object.metadata.name ?? ''),
+      onUpdate: (_old, object) => this.enqueue(object.metadata.name ?? ''),
+    });
+  }
+
+  /** Starts the informer and the workers. */
+  start(): void {
+    if (this.abort) return;
+    this.abort = new AbortController();
+    this.informer.start();
+    for (let worker = 0; worker < (this.options.workers ?? 1); worker++) this.workers.push(this.work(this.abort.signal));
+  }
+
+  /** Stops: a running migration stays Running and resumes from its last saved page on the next start. */
+  async stop(): Promise<void> {
+    this.abort?.abort();
+    for (const wake of this.waiters.splice(0)) wake();
+    await Promise.all(this.workers);
+    await this.informer.stop();
+    this.workers = [];
+    this.abort = undefined;
+  }
+
+  private enqueue(name: string): void {
+    if (!name || this.queued.has(name)) return;
+    this.queued.add(name);
+    this.queue.push(name);
+    this.waiters.shift()?.();
+  }
+
+  private async work(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const name = this.queue.shift();
+      if (name === undefined) {
+        await new Promise<void>((resolve) => this.waiters.push(resolve));
+        continue;
+      }
+      this.queued.delete(name);
+      const migration = this.informer.indexer.get(name) as StorageVersionMigration | undefined;
+      if (!migration || isFinished(migration)) continue;
+      const groupResource = groupResourceOf(migration);
+      const first = this.unfinished(groupResource)[0];
+      if (this.active.has(groupResource) || first?.metadata.name !== name) continue;
+      this.active.add(groupResource);
+      try {
+        await runMigration(name, {
+          rest: this.options.rest,
+          limiter: this.limiter,
+          backoff: this.options.backoff ?? defaultBackoff,
+          pageSize: this.options.pageSize ?? 500,
+          signal,
+          observer: this.options.observer,
+        });
+      } catch {
+        // Not finished (e.g. the server went away while saving status): try again after a pause.
+        await sleep((this.options.backoff ?? defaultBackoff).maxMs / 10, signal);
+      } finally {
+        this.active.delete(groupResource);
+      }
+      // The next migration of the resource (or this one again, if it was interrupted by an error).
+      for (const next of this.unfinished(groupResource)) this.enqueue(next.metadata.name ?? '');
+    }
+  }
+
+  private unfinished(groupResource: string): StorageVersionMigration[] {
+    return (this.informer.indexer.list() as StorageVersionMigration[])
+      .filter((candidate) => groupResourceOf(candidate) === groupResource && !isFinished(candidate))
+      .sort(olderFirst);
+  }
+}

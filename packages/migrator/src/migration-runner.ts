@@ -1,0 +1,173 @@
+import { StatusError, setCondition, type KubeList, type KubeObject } from '@kapi/apimachinery';
+import { ResourceClient, type RestClient } from '@kapi/client';
+import { discoverResource, type DiscoveredResource } from './discovery.js';
+import { withRetry, type BackoffOptions } from './retry.js';
+import {
+  MIGRATION_FAILED,
+  MIGRATION_RUNNING,
+  MIGRATION_SUCCEEDED,
+  STORAGE_MIGRATION_GROUP,
+  STORAGE_MIGRATION_VERSION,
+  type MigrationProgress,
+  type StorageVersionMigration,
+} from './storage-version-migration-api.js';
+import type { TokenBucket } from './token-bucket.js';
+
+/** What a migration run reports as it goes (metrics, progress bars). */
+export interface MigrationObserver {
+  onPage?(migration: StorageVersionMigration, progress: MigrationProgress): void;
+  onObjectMigrated?(migration: StorageVersionMigration): void;
+  onFinished?(migration: StorageVersionMigration, outcome: 'Succeeded' | 'Failed', message: string): void;
+  onRetry?(migration: StorageVersionMigration, error: unknown, delayMs: number): void;
+}
+
+/** What {@link runMigration} needs. */
+export interface MigrationRunContext {
+  rest: RestClient;
+  limiter: TokenBucket;
+  backoff: BackoffOptions;
+  /** Objects listed per page (default 500). */
+  pageSize: number;
+  signal: AbortSignal;
+  observer?: MigrationObserver | undefined;
+}
+
+const migrationRef = { group: STORAGE_MIGRATION_GROUP, version: STORAGE_MIGRATION_VERSION, resource: 'storageversionmigrations', namespaced: false };
+
+/** The migrations client of a REST client. */
+export function migrationClient(rest: RestClient): ResourceClient<StorageVersionMigration> {
+  return new ResourceClient<StorageVersionMigration>(rest, migrationRef);
+}
+
+/** Terminal: Succeeded or Failed is True. */
+export function isFinished(migration: StorageVersionMigration): boolean {
+  return (migration.status?.conditions ?? []).some(
+    (condition) => (condition.type === MIGRATION_SUCCEEDED || condition.type === MIGRATION_FAILED) && condition.status === 'True',
+  );
+}
+
+class MigrationFailure extends Error {}
+
+/**
+ * Runs one migration to its end: records the checkpoint (the resource's list resourceVersion), then
+ * lists the resource in pages and writes every object back unchanged with its UID and resourceVersion,
+ * so storage re-encodes what is stale and a concurrently changed (409) or deleted (404) object is
+ * skipped, never overwritten or resurrected. Objects newer than the checkpoint are skipped. The continue
+ * token and counts are saved in status after each page, so a restarted migrator resumes there.
+ * Retriable errors are retried with backoff; any other error fails the migration with its message.
+ * Returns early (leaving the migration Running) when the context's signal aborts.
+ */
+export async function runMigration(name: string, context: MigrationRunContext): Promise<void> {
+  const migrations = migrationClient(context.rest);
+  const retry = <T>(action: () => Promise<T>, migration: StorageVersionMigration) =>
+    withRetry(action, context.backoff, context.signal, (error, delay) => context.observer?.onRetry?.(migration, error, delay));
+  let migration = await retry(() => migrations.get(undefined, name), { metadata: { name } });
+  if (isFinished(migration)) return;
+
+  const saveStatus = async (mutate: (status: NonNullable<StorageVersionMigration['status']>) => void): Promise<void> => {
+    for (;;) {
+      const next: StorageVersionMigration = { ...migration, status: structuredClone(migration.status ?? {}) };
+      mutate(next.status as NonNullable<StorageVersionMigration['status']>);
+      try {
+        migration = await retry(() => migrations.updateStatus(undefined, next), migration);
+        return;
+      } catch (error) {
+        if (!(StatusError.isInstance(error) && error.code === 409)) throw error;
+        migration = await retry(() => migrations.get(undefined, name), migration);
+      }
+    }
+  };
+  const finish = async (outcome: 'Succeeded' | 'Failed', reason: string, message: string): Promise<void> => {
+    await saveStatus((status) => {
+      status.conditions = setCondition(status.conditions, { type: MIGRATION_RUNNING, status: 'False', reason, message });
+      status.conditions = setCondition(status.conditions, { type: outcome, status: 'True', reason, message });
+    });
+    context.observer?.onFinished?.(migration, outcome, message);
+  };
+
+  try {
+    const { group = '', resource = '' } = migration.spec?.resource ?? {};
+    const target = await retry(() => discoverResource(context.rest, group, resource), migration);
+    if (!target) throw new MigrationFailure('resource does not exist in discovery');
+    if (!target.verbs.includes('list') || !target.verbs.includes('update')) {
+      throw new MigrationFailure(`resource ${resource}${group ? `.${group}` : ''} does not support the list and update verbs`);
+    }
+    const objects = new ResourceClient(context.rest, { ...target, namespaced: target.namespaced });
+    if (!migration.status?.resourceVersion) {
+      const first = await retry(() => objects.list(undefined, { limit: 1 }), migration);
+      await saveStatus((status) => {
+        status.resourceVersion = first.metadata?.resourceVersion ?? '0';
+        status.progress = { migratedObjects: 0, skippedObjects: 0 };
+        status.conditions = setCondition(status.conditions, {
+          type: MIGRATION_RUNNING,
+          status: 'True',
+          reason: 'StorageVersionMigrationInProgress',
+          message: 'The migration is running',
+        });
+      });
+    }
+    const completed = await migratePages(migration, target, objects, context, (progress) =>
+      saveStatus((status) => {
+        status.progress = progress;
+      }).then(() => context.observer?.onPage?.(migration, progress)),
+    );
+    if (completed) await finish(MIGRATION_SUCCEEDED, 'StorageVersionMigrationSucceeded', 'The migration has succeeded');
+  } catch (error) {
+    if (context.signal.aborted) return;
+    const message = error instanceof MigrationFailure ? error.message : `migration encountered unhandled error: ${error instanceof Error ? error.message : String(error)}`;
+    await finish(MIGRATION_FAILED, 'StorageVersionMigrationFailed', message);
+  }
+}
+
+/** Walks the pages from the saved continue token; false when aborted before the end. */
+async function migratePages(
+  migration: StorageVersionMigration,
+  target: DiscoveredResource,
+  objects: ResourceClient,
+  context: MigrationRunContext,
+  savePage: (progress: MigrationProgress) => Promise<void>,
+): Promise<boolean> {
+  const checkpoint = Number(migration.status?.resourceVersion ?? '0');
+  const progress: MigrationProgress = { migratedObjects: 0, skippedObjects: 0, ...migration.status?.progress };
+  const apiVersion = target.group === '' ? target.version : `${target.group}/${target.version}`;
+  const retry = <T>(action: () => Promise<T>) =>
+    withRetry(action, context.backoff, context.signal, (error, delay) => context.observer?.onRetry?.(migration, error, delay));
+  for (;;) {
+    if (context.signal.aborted) return false;
+    let page: KubeList<KubeObject>;
+    try {
+      page = await retry(() =>
+        objects.list(undefined, { limit: context.pageSize, ...(progress.continueToken ? { continue: progress.continueToken } : {}) }),
+      );
+    } catch (error) {
+      // The saved token expired (compaction): start over; rewritten objects are now no-ops.
+      if (!(StatusError.isInstance(error) && error.code === 410) || !progress.continueToken) throw error;
+      delete progress.continueToken;
+      continue;
+    }
+    for (const item of page.items) {
+      if (context.signal.aborted) return false;
+      if (Number(item.metadata.resourceVersion ?? '0') > checkpoint) {
+        progress.skippedObjects++;
+        continue;
+      }
+      await context.limiter.take(context.signal);
+      try {
+        await retry(() => objects.update(item.metadata.namespace, { ...item, apiVersion, kind: target.kind }));
+        progress.migratedObjects++;
+        context.observer?.onObjectMigrated?.(migration);
+      } catch (error) {
+        if (!(StatusError.isInstance(error) && (error.code === 409 || error.code === 404))) throw error;
+        progress.skippedObjects++;
+      }
+    }
+    const next = page.metadata?.continue;
+    const remaining = page.metadata?.remainingItemCount;
+    if (next) progress.continueToken = next;
+    else delete progress.continueToken;
+    if (remaining !== undefined) progress.remainingObjects = remaining;
+    else if (!next) progress.remainingObjects = 0;
+    await savePage({ ...progress });
+    if (!next) return true;
+  }
+}

@@ -1,0 +1,130 @@
+import { Type, findCondition, kindSchema, type Condition, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import type { ResourceDefinition } from '@kapi/server';
+
+/** storagemigration.k8s.io, the in-tree migration API (KEP-4192). */
+export const STORAGE_MIGRATION_GROUP = 'storagemigration.k8s.io';
+/** The served version of {@link STORAGE_MIGRATION_GROUP}. */
+export const STORAGE_MIGRATION_VERSION = 'v1beta1';
+
+/** Condition types of a migration. */
+export const MIGRATION_RUNNING = 'Running';
+export const MIGRATION_SUCCEEDED = 'Succeeded';
+export const MIGRATION_FAILED = 'Failed';
+
+/** Progress of a migration (kapi's addition to the upstream status). */
+export interface MigrationProgress {
+  /** Objects written back (rewritten by storage only if stale). */
+  migratedObjects: number;
+  /** Objects left alone: changed or deleted meanwhile (409/404), or newer than the checkpoint. */
+  skippedObjects: number;
+  /** Objects left to visit, from the last page's `remainingItemCount` when the server gives it. */
+  remainingObjects?: number;
+  /** The list continue token after the last finished page: a restarted migrator resumes there. */
+  continueToken?: string;
+}
+
+/** storagemigration.k8s.io/v1beta1 StorageVersionMigration (cluster-scoped, with /status). */
+export interface StorageVersionMigration extends KubeObject {
+  spec?: { resource?: { group?: string; resource?: string } };
+  status?: {
+    conditions?: Condition[];
+    /** The checkpoint: the resource's list resourceVersion when the migration started. */
+    resourceVersion?: string;
+    progress?: MigrationProgress;
+  };
+}
+
+const migrationSchema = kindSchema({
+  group: STORAGE_MIGRATION_GROUP,
+  version: STORAGE_MIGRATION_VERSION,
+  kind: 'StorageVersionMigration',
+  spec: Type.Object({
+    resource: Type.Object({ group: Type.Optional(Type.String()), resource: Type.String() }),
+  }),
+  status: Type.Object({
+    conditions: Type.Optional(
+      Type.Array(
+        Type.Object({
+          type: Type.String(),
+          status: Type.String({ enum: ['True', 'False', 'Unknown'] }),
+          observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
+          lastTransitionTime: Type.Optional(Type.String({ format: 'date-time' })),
+          reason: Type.String(),
+          message: Type.String(),
+        }),
+        { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'], 'x-kubernetes-patch-merge-key': 'type', 'x-kubernetes-patch-strategy': 'merge' },
+      ),
+    ),
+    resourceVersion: Type.Optional(Type.String()),
+    progress: Type.Optional(
+      Type.Object({
+        migratedObjects: Type.Integer({ format: 'int64' }),
+        skippedObjects: Type.Integer({ format: 'int64' }),
+        remainingObjects: Type.Optional(Type.Integer({ format: 'int64' })),
+        continueToken: Type.Optional(Type.String()),
+      }),
+    ),
+  }),
+});
+
+const isTrue = (conditions: Condition[] | undefined, type: string) => findCondition(conditions, type)?.status === 'True';
+
+/** Upstream's migration validation: spec immutable; status.resourceVersion an integer, immutable once set; terminal conditions exclusive and final. */
+export function validateMigrationUpdate(object: KubeObject, old: KubeObject): FieldError[] {
+  const errors: FieldError[] = [];
+  const next = object as StorageVersionMigration;
+  const previous = old as StorageVersionMigration;
+  if (JSON.stringify(next.spec ?? {}) !== JSON.stringify(previous.spec ?? {})) {
+    errors.push({ field: 'spec', type: 'FieldValueInvalid', value: next.spec, detail: 'field is immutable' });
+  }
+  const checkpoint = next.status?.resourceVersion;
+  if (checkpoint !== undefined && !/^\d+$/.test(checkpoint)) {
+    errors.push({ field: 'status.resourceVersion', type: 'FieldValueInvalid', value: checkpoint, detail: 'resource version has to be a non-negative integer' });
+  }
+  const oldCheckpoint = previous.status?.resourceVersion;
+  if (oldCheckpoint !== undefined && oldCheckpoint !== '' && checkpoint !== oldCheckpoint) {
+    errors.push({ field: 'status.resourceVersion', type: 'FieldValueInvalid', value: checkpoint, detail: 'field is immutable' });
+  }
+  const conditions = next.status?.conditions;
+  if (isTrue(conditions, MIGRATION_SUCCEEDED) && isTrue(conditions, MIGRATION_FAILED)) {
+    errors.push({ field: 'status.conditions', type: 'FieldValueInvalid', value: MIGRATION_FAILED, detail: 'Both success and failed conditions cannot be true at the same time' });
+  }
+  if (isTrue(conditions, MIGRATION_RUNNING) && (isTrue(conditions, MIGRATION_SUCCEEDED) || isTrue(conditions, MIGRATION_FAILED))) {
+    errors.push({ field: 'status.conditions', type: 'FieldValueInvalid', value: MIGRATION_RUNNING, detail: 'Running condition cannot be true when success or failed condition is true' });
+  }
+  for (const type of [MIGRATION_SUCCEEDED, MIGRATION_FAILED]) {
+    if (isTrue(previous.status?.conditions, type) && !isTrue(conditions, type)) {
+      errors.push({ field: 'status.conditions', type: 'FieldValueInvalid', value: type, detail: `${type} condition cannot be set to false once it is true` });
+    }
+  }
+  return errors;
+}
+
+/** Scheme registration of StorageVersionMigration. */
+export const storageVersionMigrationKind: KindDefinition = {
+  group: STORAGE_MIGRATION_GROUP,
+  version: STORAGE_MIGRATION_VERSION,
+  kind: 'StorageVersionMigration',
+  schema: migrationSchema,
+};
+
+/** The storageversionmigrations resource, with the columns `kubectl get` shows. */
+export const storageVersionMigrationResource: ResourceDefinition = {
+  group: STORAGE_MIGRATION_GROUP,
+  resource: 'storageversionmigrations',
+  kind: 'StorageVersionMigration',
+  namespaced: false,
+  versions: [STORAGE_MIGRATION_VERSION],
+  subresources: { status: true },
+  printerColumns: [
+    { name: 'Group', type: 'string', jsonPath: '.spec.resource.group' },
+    { name: 'Resource', type: 'string', jsonPath: '.spec.resource.resource' },
+    { name: 'Running', type: 'string', jsonPath: '.status.conditions[?(@.type=="Running")].status' },
+    { name: 'Succeeded', type: 'string', jsonPath: '.status.conditions[?(@.type=="Succeeded")].status' },
+    { name: 'Failed', type: 'string', jsonPath: '.status.conditions[?(@.type=="Failed")].status' },
+    { name: 'Migrated', type: 'integer', jsonPath: '.status.progress.migratedObjects' },
+    { name: 'Remaining', type: 'integer', jsonPath: '.status.progress.remainingObjects' },
+    { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  ],
+  strategy: { validateUpdate: validateMigrationUpdate },
+};
