@@ -217,6 +217,7 @@ export async function serveWatch(
       ...(query.sendInitialEvents !== undefined ? { sendInitialEvents: query.sendInitialEvents } : {}),
       allowWatchBookmarks: query.allowWatchBookmarks,
       signal: controller.signal,
+      deadline: Date.now() + timeoutSeconds * 1000,
     });
     const stop = () => watch.stop();
     controller.signal.addEventListener('abort', stop, { once: true });

@@ -184,6 +184,7 @@ export class GenericStore {
       allowWatchBookmarks?: boolean;
       sendInitialEvents?: boolean;
       signal?: AbortSignal;
+      deadline?: number;
     },
   ): Promise<Watch> {
     try {
@@ -194,6 +195,7 @@ export class GenericStore {
           ? { sendInitialEvents: parameters.sendInitialEvents }
           : {}),
         ...(parameters.signal ? { signal: parameters.signal } : {}),
+        ...(parameters.deadline !== undefined ? { deadline: parameters.deadline } : {}),
         predicate: {
           ...this.predicate(parameters),
           ...(parameters.allowWatchBookmarks ? { allowWatchBookmarks: true } : {}),
