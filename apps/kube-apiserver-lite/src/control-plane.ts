@@ -17,13 +17,7 @@ import {
   type Authorizer,
   type Filter,
 } from '@kapi/filters';
-import {
-  LEASE_CONTROLLER_HOOK,
-  LEASE_GC_HOOK,
-  LeaseController,
-  LeaseGarbageCollector,
-  apiserverIdentity,
-} from '@kapi/identity';
+import { apiserverIdentity } from '@kapi/identity';
 import {
   GenericAPIServerConfig,
   ensureCertificates,
@@ -53,6 +47,7 @@ import type { ServerOptions } from './options.js';
 import { RBACCache } from './rbac-cache.js';
 import { authorizationResources, builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
 import { createObservability } from './observability.js';
+import { addIdentityLeaseHooks } from './identity-leases.js';
 import { builtInProtobufRegistry } from './protobuf/index.js';
 import { openStorageBackend } from './storage-backend.js';
 import { setUpVoting, type VotingSetup } from './storage-version-voting.js';
@@ -239,26 +234,10 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     return Promise.resolve();
   });
 
+  const leases = () => new ResourceClient<Lease>(rest(), leaseRef);
+  if (options.apiServerIdentity) addIdentityLeaseHooks(server, { leases, identity, options, controllers });
   let storageVersionGC: StorageVersionGarbageCollector | undefined;
   if (options.storageVersionAPI && manager) {
-    const leases = () => new ResourceClient<Lease>(rest(), leaseRef);
-    server.addPostStartHook(LEASE_CONTROLLER_HOOK, async () => {
-      const controller = new LeaseController({
-        leases: leases(),
-        identity,
-        hostname: options.hostnameOverride,
-        leaseDurationSeconds: options.identityLeaseDurationSeconds,
-        renewIntervalSeconds: options.identityLeaseRenewIntervalSeconds,
-      });
-      controllers.push(() => controller.stop());
-      await controller.start();
-    });
-    server.addPostStartHook(LEASE_GC_HOOK, () => {
-      const collector = new LeaseGarbageCollector({ leases: leases(), intervalSeconds: options.identityLeaseDurationSeconds });
-      collector.start();
-      controllers.push(() => collector.stop());
-      return Promise.resolve();
-    });
     const storageVersions = () => new ResourceClient<StorageVersion>(rest(), storageVersionRef);
     // The voter starts inside its hook (the loopback client exists only once the server listens).
     let voted: Promise<void> | undefined;
