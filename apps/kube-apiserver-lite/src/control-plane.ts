@@ -48,6 +48,7 @@ import { RBACCache } from './rbac-cache.js';
 import { authorizationResources, builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
 import { createObservability } from './observability.js';
 import { addIdentityLeaseHooks } from './identity-leases.js';
+import { createWatchCacheMetrics, observeStorageObjects } from './storage-metrics.js';
 import { builtInProtobufRegistry } from './protobuf/index.js';
 import { openStorageBackend } from './storage-backend.js';
 import { setUpVoting, type VotingSetup } from './storage-version-voting.js';
@@ -104,6 +105,9 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       : undefined;
 
   const storages = new Map<string, { storage: Interface; prefix: string }>();
+  const observability = createObservability();
+  const cacheMetrics = createWatchCacheMetrics(observability.metrics.registry);
+  observeStorageObjects(observability.metrics, storages);
   const storageFactory: StorageFactory = ({ groupResource, prefix, codec, definition }) => {
     const store = voting?.applies(definition) ? new Store(voting.storageFor(definition, prefix)) : new Store({ kv: backend.kv, codec });
     let storage: Interface = store;
@@ -116,6 +120,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
         // Embedded stores know their revision in-process: a consistent GET is cheaper from the cache.
         consistentGetFromCache: options.storage !== 'etcd',
         ...(definition.strategy?.getAttributes ? { getAttributes: definition.strategy.getAttributes } : {}),
+        metrics: cacheMetrics(groupResource.group, groupResource.resource),
       });
       void cacher.start();
       storage = cacher;
@@ -145,7 +150,6 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   for (const mode of options.authorizationModes) authorizers.push(mode === 'RBAC' ? rbac : alwaysAllowAuthorizer);
   const authorizer = unionAuthorizer(...authorizers);
 
-  const observability = createObservability();
   if (backend.sqliteStats) observability.watchSqlite(backend.sqliteStats);
   if (backend.healthCheck) observability.health.addCheck(backend.healthCheck.name, backend.healthCheck.check);
   const manager = options.storageVersionAPI
