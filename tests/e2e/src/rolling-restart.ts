@@ -8,6 +8,11 @@ export interface RollingRestartReport {
   clientNode: { relists: number; expired: number; lastResourceVersion: number };
   /** resourceVersion of the last write to resource B before the last replica restarted. */
   lastWriteBeforeLastRestart: number;
+  /**
+   * resourceVersion of a config map written to resource A after the restarts; both clients' last
+   * resourceVersion reaches it when their watches are alive and current.
+   */
+  finalWrite: number;
   writes: number;
 }
 
@@ -135,6 +140,7 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
   })();
 
   let lastWriteBeforeLastRestart = 0;
+  let finalWrite = 0;
   try {
     await sleep(2500);
     for (const [index, replica] of options.restart.entries()) {
@@ -150,6 +156,13 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
     }
     // Give both clients time to re-establish their watches and receive bookmarks.
     await sleep(4000);
+    const final = await configMaps.create('idle', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'final-' } });
+    finalWrite = Number(final.metadata.resourceVersion);
+    const nodeVersion = () => Number((nodeInformer as unknown as { latestResourceVersion(): string }).latestResourceVersion());
+    for (let waited = 0; waited < 10_000; waited += 100) {
+      if (Number(informer.lastSyncResourceVersion) >= finalWrite && nodeVersion() >= finalWrite) break;
+      await sleep(100);
+    }
   } finally {
     writing = false;
     running = false;
@@ -173,6 +186,7 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
       ),
     },
     lastWriteBeforeLastRestart,
+    finalWrite,
     writes,
   };
 }
