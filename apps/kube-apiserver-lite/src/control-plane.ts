@@ -263,6 +263,8 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
         leaseDurationMs: 15_000,
         renewDeadlineMs: 10_000,
         retryPeriodMs: 2_000,
+        onAction: ({ storageVersion, removedServers, deleted }) =>
+          log(`storage version GC: removed ${removedServers.join(', ')} from ${storageVersion}${deleted ? ' (deleted it)' : ''}`),
       });
       storageVersionGC.start();
       const collector = storageVersionGC;

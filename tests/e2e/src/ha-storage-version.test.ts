@@ -190,8 +190,17 @@ describe('HA apiservers agree on storage versions (KEP-1965, KEP-2339)', () => {
   it('a SIGKILLed replica disappears from the StorageVersion once its lease expires; one GC leader acts', async () => {
     const victim = servers[2] as TestServer;
     const victimID = apiserverIdentity('replica-3');
-    await victim.kill();
     const observer = admin(servers[0] as TestServer);
+    const leases = new ResourceClient<Lease>(observer, {
+      group: 'coordination.k8s.io',
+      version: 'v1',
+      resource: 'leases',
+      namespaced: true,
+    });
+    await victim.kill();
+    // Renewals stop with the process: the lease expires leaseDurationSeconds after its last renewTime.
+    const victimLease = await leases.get('kube-system', victimID);
+    const expiresAt = Date.parse(victimLease.spec?.renewTime ?? '') + (victimLease.spec?.leaseDurationSeconds ?? 0) * 1000;
     const pruned = await until(
       'entries without the killed replica',
       async () => {
@@ -201,16 +210,17 @@ describe('HA apiservers agree on storage versions (KEP-1965, KEP-2339)', () => {
       },
       45_000,
     );
+    // The entry outlived the killed process until its lease expired.
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
     expect(pruned.status?.commonEncodingVersion).toBe('autoscaling/v2');
-    const leases = new ResourceClient<Lease>(observer, {
-      group: 'coordination.k8s.io',
-      version: 'v1',
-      resource: 'leases',
-      namespaced: true,
-    });
     const leader = await leases.get('kube-system', 'storage-version-garbage-collector');
     const live = [apiserverIdentity('replica-1'), apiserverIdentity('replica-2')];
     expect(live).toContain(leader.spec?.holderIdentity);
+    // Exactly one replica, the GC leader, removed the entry.
+    const removal = `storage version GC: removed ${victimID} from ${HPA_SV}`;
+    const removers = servers.slice(0, 2).filter((server) => server.output().includes(removal));
+    expect(removers).toHaveLength(1);
+    expect(live[servers.indexOf(removers[0] as TestServer)]).toBe(leader.spec?.holderIdentity);
     observer.close();
   });
 });
