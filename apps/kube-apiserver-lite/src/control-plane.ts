@@ -14,13 +14,7 @@ import {
   type Authorizer,
   type Filter,
 } from '@kapi/filters';
-import {
-  LEASE_CONTROLLER_HOOK,
-  LEASE_GC_HOOK,
-  LeaseController,
-  LeaseGarbageCollector,
-  apiserverIdentity,
-} from '@kapi/identity';
+import { apiserverIdentity } from '@kapi/identity';
 import {
   AuditLogWriter,
   GenericAPIServerConfig,
@@ -56,6 +50,8 @@ import { authorizationResources, builtInConversions, builtInKinds, builtInResour
 import { installAPIServices } from './apiservices.js';
 import { delegationReviewKinds, delegationReviewResources } from './resources/delegation-reviews.js';
 import { createObservability } from './observability.js';
+import { addIdentityLeaseHooks } from './identity-leases.js';
+import { createWatchCacheMetrics, observeStorageObjects } from './storage-metrics.js';
 import { builtInProtobufRegistry } from './protobuf/index.js';
 import { openStorageBackend } from './storage-backend.js';
 import { startEncryptionAtRest } from './encryption-at-rest.js';
@@ -119,6 +115,9 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       : undefined;
 
   const storages = new Map<string, { storage: Interface; prefix: string }>();
+  const observability = createObservability();
+  const cacheMetrics = createWatchCacheMetrics(observability.metrics.registry);
+  observeStorageObjects(observability.metrics, storages);
   const storageFactory: StorageFactory = ({ groupResource, prefix, codec, definition }) => {
     const store = voting?.applies(definition) ? new Store(voting.storageFor(definition, prefix)) : new Store({ kv: backend.kv, codec, transformer: encryption?.transformers.transformerFor(groupResource) });
     let storage: Interface = store;
@@ -131,6 +130,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
         // Embedded stores know their revision in-process: a consistent GET is cheaper from the cache.
         consistentGetFromCache: options.storage !== 'etcd',
         ...(definition.strategy?.getAttributes ? { getAttributes: definition.strategy.getAttributes } : {}),
+        metrics: cacheMetrics(groupResource.group, groupResource.resource),
       });
       void cacher.start();
       storage = cacher;
@@ -162,7 +162,6 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   for (const mode of options.authorizationModes) authorizers.push(mode === 'RBAC' ? rbac : alwaysAllowAuthorizer);
   const authorizer = unionAuthorizer(...authorizers);
 
-  const observability = createObservability();
   if (backend.sqliteStats) observability.watchSqlite(backend.sqliteStats);
   if (backend.healthCheck) observability.health.addCheck(backend.healthCheck.name, backend.healthCheck.check);
   const manager = options.storageVersionAPI
@@ -263,26 +262,10 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     return Promise.resolve();
   });
 
+  const leases = () => new ResourceClient<Lease>(rest(), leaseRef);
+  if (options.apiServerIdentity) addIdentityLeaseHooks(server, { leases, identity, options, controllers });
   let storageVersionGC: StorageVersionGarbageCollector | undefined;
   if (options.storageVersionAPI && manager) {
-    const leases = () => new ResourceClient<Lease>(rest(), leaseRef);
-    server.addPostStartHook(LEASE_CONTROLLER_HOOK, async () => {
-      const controller = new LeaseController({
-        leases: leases(),
-        identity,
-        hostname: options.hostnameOverride,
-        leaseDurationSeconds: options.identityLeaseDurationSeconds,
-        renewIntervalSeconds: options.identityLeaseRenewIntervalSeconds,
-      });
-      controllers.push(() => controller.stop());
-      await controller.start();
-    });
-    server.addPostStartHook(LEASE_GC_HOOK, () => {
-      const collector = new LeaseGarbageCollector({ leases: leases(), intervalSeconds: options.identityLeaseDurationSeconds });
-      collector.start();
-      controllers.push(() => collector.stop());
-      return Promise.resolve();
-    });
     const storageVersions = () => new ResourceClient<StorageVersion>(rest(), storageVersionRef);
     // The voter starts inside its hook (the loopback client exists only once the server listens).
     let voted: Promise<void> | undefined;
@@ -312,6 +295,8 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
         leaseDurationMs: 15_000,
         renewDeadlineMs: 10_000,
         retryPeriodMs: 2_000,
+        onAction: ({ storageVersion, removedServers, deleted }) =>
+          log(`storage version GC: removed ${removedServers.join(', ')} from ${storageVersion}${deleted ? ' (deleted it)' : ''}`),
       });
       storageVersionGC.start();
       const collector = storageVersionGC;

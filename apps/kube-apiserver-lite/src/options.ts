@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
+import { knownFeatureGates, parseFeatureGates } from './feature-gates.js';
 
 /** kube-apiserver-lite's command-line options. */
 export interface ServerOptions {
@@ -28,13 +29,15 @@ export interface ServerOptions {
   storageVersionMode: 'publish' | 'vote';
   identityLeaseDurationSeconds: number;
   identityLeaseRenewIntervalSeconds: number;
-  /** Off: no identity leases and no StorageVersion API. */
+  /** Feature gate StorageVersionAPI: the StorageVersion API and its write barrier. */
   storageVersionAPI: boolean;
+  /** Feature gate APIServerIdentity: this server's identity lease (and the lease garbage collector). */
+  apiServerIdentity: boolean;
   /** Progress-notification interval of the embedded stores (etcd's is a server flag). */
   progressNotifyIntervalMs: number;
   /** Load the watch cache's event history from storage on start (KEP-1904 beyond upstream). */
   watchCacheHistory: boolean;
-  /** Watch storage with progress notifications, which advance idle caches (KEP-1904). */
+  /** Feature gate EfficientWatchResumption: watch storage with progress notifications, which advance idle caches (KEP-1904). */
   watchCacheProgressNotify: boolean;
   maxRequestsInFlight: number;
   maxMutatingRequestsInFlight: number;
@@ -77,11 +80,12 @@ export const flagSpecs: Record<string, FlagSpec> = {
   'anonymous-auth': { type: 'string', default: 'true', description: 'Serve requests without credentials as system:anonymous (RBAC then decides); false: 401.' },
   'watch-cache': { type: 'string', default: 'true', description: 'Serve reads and watches from the watch cache.' },
   'watch-cache-history': { type: 'string', default: 'true', description: 'Load the event history since the last compaction into the watch cache on start.' },
-  'watch-cache-progress-notify': { type: 'string', default: 'true', description: 'Watch storage with progress notifications so idle caches (and bookmarks) advance (KEP-1904).' },
+  'watch-cache-progress-notify': { type: 'string', description: 'Alias of --feature-gates=EfficientWatchResumption=...: watch storage with progress notifications so idle caches (and bookmarks) advance (KEP-1904).' },
   'hostname-override': { type: 'string', description: 'Hostname for the apiserver identity (lets several replicas share a machine).' },
   'storage-version': { type: 'string', multiple: true, description: 'Storage version of a resource, e.g. autoscaling/horizontalpodautoscalers=autoscaling/v1 (repeatable).' },
   'storage-version-mode': { type: 'string', default: 'publish', description: 'publish (KEP-2339 StorageVersion API) or vote (servers agree on a selected version).' },
-  'storage-version-api': { type: 'string', default: 'true', description: 'Run identity leases and the StorageVersion API.' },
+  'storage-version-api': { type: 'string', description: 'Alias of --feature-gates=APIServerIdentity=...,StorageVersionAPI=...: run identity leases and the StorageVersion API.' },
+  'feature-gates': { type: 'string', multiple: true, description: `Comma-separated Name=bool pairs: APIServerIdentity (default ${knownFeatureGates.APIServerIdentity}), StorageVersionAPI (default ${knownFeatureGates.StorageVersionAPI}; needs APIServerIdentity), EfficientWatchResumption (default ${knownFeatureGates.EfficientWatchResumption}). Wins over the alias flags.` },
   'identity-lease-duration-seconds': { type: 'string', default: '3600', description: 'Duration of the apiserver identity lease.' },
   'identity-lease-renew-interval-seconds': { type: 'string', default: '10', description: 'Renew interval of the apiserver identity lease.' },
   'progress-notify-interval': { type: 'string', default: '5s', description: 'Progress-notification interval of the embedded stores (sqlite, memory).' },
@@ -162,6 +166,15 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
     }
     storageVersions.set(resource.replace(/^core\//, '/'), version);
   }
+  const gates = parseFeatureGates((values['feature-gates'] as string[] | undefined) ?? [], {
+    ...knownFeatureGates,
+    ...(typeof values['storage-version-api'] === 'string'
+      ? { APIServerIdentity: truthy(values['storage-version-api']), StorageVersionAPI: truthy(values['storage-version-api']) }
+      : {}),
+    ...(typeof values['watch-cache-progress-notify'] === 'string'
+      ? { EfficientWatchResumption: truthy(values['watch-cache-progress-notify']) }
+      : {}),
+  });
   const number = (name: string) => {
     const value = Number(get(name));
     if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a non-negative number`);
@@ -181,11 +194,12 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
     anonymousAuth: truthy(get('anonymous-auth')),
     watchCache: truthy(get('watch-cache')),
     watchCacheHistory: truthy(get('watch-cache-history')),
-    watchCacheProgressNotify: truthy(get('watch-cache-progress-notify')),
+    watchCacheProgressNotify: gates.EfficientWatchResumption,
     hostnameOverride: get('hostname-override') || hostname(),
     storageVersions,
     storageVersionMode,
-    storageVersionAPI: truthy(get('storage-version-api')),
+    storageVersionAPI: gates.StorageVersionAPI,
+    apiServerIdentity: gates.APIServerIdentity,
     identityLeaseDurationSeconds: number('identity-lease-duration-seconds'),
     identityLeaseRenewIntervalSeconds: number('identity-lease-renew-interval-seconds'),
     progressNotifyIntervalMs: parseDuration(get('progress-notify-interval')),

@@ -24,8 +24,8 @@ export interface LeaseControllerOptions {
 const jitterFactor = 0.04;
 
 /**
- * Keeps this apiserver's identity Lease in kube-system: created with holderIdentity `<id>_<uuid>` (new on
- * each start), renewed every renew interval with 4 % jitter (renewTime and leaseDurationSeconds).
+ * Keeps this apiserver's identity Lease in kube-system: holderIdentity `<id>_<uuid>` (new on each start,
+ * written over the one a previous process left), renewed every renew interval with 4 % jitter (renewTime and leaseDurationSeconds).
  */
 export class LeaseController {
   /** `<identity>_<uuid>`, fixed for this process. */
@@ -55,10 +55,13 @@ export class LeaseController {
       }
       try {
         if (!current) return await leases.create(IDENTITY_LEASE_NAMESPACE, this.newLease());
+        const now = microTime(this.clock.now());
+        // A lease left by this server's previous process gets this process's holder (and acquire time).
+        const acquired = current.spec?.holderIdentity === this.holderIdentity ? {} : { holderIdentity: this.holderIdentity, acquireTime: now };
         return await leases.update(IDENTITY_LEASE_NAMESPACE, {
           ...current,
           metadata: { ...current.metadata, labels: { ...current.metadata.labels, ...this.labels() } },
-          spec: { ...current.spec, renewTime: microTime(this.clock.now()), leaseDurationSeconds: this.durationSeconds },
+          spec: { ...current.spec, ...acquired, renewTime: now, leaseDurationSeconds: this.durationSeconds },
         });
       } catch (error) {
         const retryable = StatusError.isInstance(error) && (error.code === 409 || error.code === 404);

@@ -62,6 +62,13 @@ const notFound = () =>
   StatusError.of(404, 'NotFound', 'the server could not find the requested resource', {});
 
 const shutdownExemptPaths = ['/healthz', '/livez', '/readyz'];
+/** How long shutdown lets watches write their final bookmark and end before it ends them. */
+const WATCH_END_GRACE_MS = 2000;
+
+/** Resolves once `done()` holds (checked every 10 ms) or at `deadline` (epoch ms). */
+async function waitUntil(done: () => boolean, deadline: number): Promise<void> {
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+}
 
 /**
  * A generic apiserver (k8s.io/apiserver GenericAPIServer): serves installed resources through the
@@ -82,9 +89,8 @@ export class GenericAPIServer {
   private readonly backends = new Map<string, { storage: Interface; environment: HandlerEnvironment }>();
   private readonly platformHandlers: PathHandler[];
   private readonly hookAbort = new AbortController();
-  /** Requests being served, and who waits for them to reach zero (shutdown). */
+  /** Requests being served (watches included). */
   private inFlight = 0;
-  private drained: (() => void) | undefined;
   private server: Server | undefined;
   private shutdownStarted = false;
   private shuttingDown = false;
@@ -143,7 +149,7 @@ export class GenericAPIServer {
     } catch (error) {
       if (!response.headersSent) writeStatus(response, error);
     } finally {
-      if (--this.inFlight === 0 && this.drained) this.drained();
+      this.inFlight--;
       const info = requestContext(request).requestInfo;
       if (info?.isResourceRequest) {
         this.metrics.observeRequest({
@@ -317,6 +323,13 @@ export class GenericAPIServer {
     if (isCloser(backend.storage)) await backend.storage.close();
   }
 
+  /** How many watch streams this server has open. */
+  private openWatches(): number {
+    let open = 0;
+    for (const backend of this.backends.values()) open += backend.environment.watches.size;
+    return open;
+  }
+
   /** Installs several resources (e.g. every resource of one API group). */
   installAPIGroup(definitions: readonly ResourceDefinition[]): GenericStore[] {
     return definitions.map((definition) => this.installResource(definition));
@@ -388,8 +401,11 @@ export class GenericAPIServer {
 
   /**
    * Graceful shutdown: readyz fails (and requests are still served for `shutdownDelayMs`), then new
-   * requests get 429 with Retry-After, watches end cleanly,
-   * in-flight requests drain (up to `shutdownTimeoutMs`), then the listener and the storage close.
+   * requests get 429 with Retry-After and the other in-flight requests drain while watches keep
+   * streaming. Then the storages close: a watch cache ends each of its watches with a final BOOKMARK
+   * at its current revision (KEP-1904), and those streams end cleanly by themselves; watches served by
+   * the storage directly are ended after that, then the listener closes. Every wait is bounded by
+   * `shutdownTimeoutMs`.
    */
   async shutdown(): Promise<void> {
     if (this.shutdownStarted) return;
@@ -400,16 +416,12 @@ export class GenericAPIServer {
       await new Promise((resolve) => setTimeout(resolve, this.options.shutdownDelayMs));
     this.shuttingDown = true;
     this.hookAbort.abort();
+    const deadline = Date.now() + this.options.shutdownTimeoutMs;
+    await waitUntil(() => this.inFlight <= this.openWatches(), deadline);
+    await Promise.all([...this.backends.values()].map(({ storage }) => (isCloser(storage) ? storage.close() : undefined)));
+    await waitUntil(() => this.openWatches() === 0, Math.min(deadline, Date.now() + WATCH_END_GRACE_MS));
     for (const backend of this.backends.values()) backend.environment.watches.closeAll();
-    let timer: NodeJS.Timeout | undefined;
-    if (this.inFlight > 0) {
-      await new Promise<void>((resolve) => {
-        this.drained = resolve;
-        timer = setTimeout(resolve, this.options.shutdownTimeoutMs);
-      });
-    }
-    clearTimeout(timer);
-    this.drained = undefined;
+    await waitUntil(() => this.inFlight === 0, deadline);
     const server = this.server;
     if (server) {
       await new Promise<void>((resolve) => {
@@ -418,7 +430,6 @@ export class GenericAPIServer {
         setImmediate(() => server.closeAllConnections());
       });
     }
-    for (const { storage } of this.backends.values()) if (isCloser(storage)) await storage.close();
     await this.delegate?.shutdown();
   }
 }

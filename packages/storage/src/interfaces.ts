@@ -53,6 +53,11 @@ export interface ListOptions {
   sendInitialEvents?: boolean;
   /** Watch only: aborts the watch. */
   signal?: AbortSignal;
+  /**
+   * Watch only: when the caller will end the watch (milliseconds since the epoch, the request's
+   * `timeoutSeconds`). A watch cache sends bookmark-enabled watchers a BOOKMARK 2 s before it.
+   */
+  deadline?: number;
 }
 
 /** The result of {@link Interface.getList}. */

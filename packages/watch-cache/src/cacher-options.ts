@@ -1,5 +1,6 @@
 import type { KubeObject } from '@kapi/apimachinery';
 import type { AttributesFunc, Interface, ListOptions } from '@kapi/storage';
+import type { CacherMetrics } from './cacher-metrics.js';
 import type { Indexers } from './cache-store.js';
 import { realClock, type Clock } from './clock.js';
 import { defaultKeyFunc } from './selection.js';
@@ -54,6 +55,8 @@ export interface CacherOptions {
    * embedded store); with etcd it trades one round trip for two. Default false.
    */
   consistentGetFromCache?: boolean;
+  /** Hooks for the cache's metrics. */
+  metrics?: CacherMetrics;
 }
 
 /** Watch options the cacher understands beyond {@link ListOptions}. */

@@ -65,6 +65,11 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     const { storage, clock } = this.options;
     this.storage = storage;
     this.ready = new ReadyState(clock);
+    const { metrics } = options;
+    const becameReady = (): void => {
+      this.ready.setReady();
+      metrics?.initialized?.();
+    };
     this.matcher = new ObjectMatcher(this.options.getAttributes);
     this.watchers = new CacheWatchers({
       clock,
@@ -80,9 +85,15 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
         minCapacity: this.options.minHistory,
         maxCapacity: this.options.maxHistory,
       },
-      onEvent: (event) => this.watchers.dispatch(event),
-      onProgress: (revision) => this.watchers.dispatchProgress(revision),
-      onReplayComplete: () => this.ready.setReady(),
+      onEvent: (event) => {
+        metrics?.eventReceived?.(event.resourceVersion);
+        this.watchers.dispatch(event);
+      },
+      onProgress: (revision) => {
+        metrics?.progressReceived?.(revision);
+        this.watchers.dispatchProgress(revision);
+      },
+      onReplayComplete: becameReady,
     });
     this.reflector = new CacheReflector({
       storage,
@@ -93,7 +104,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
       loadHistory: this.options.loadHistory,
       retryDelayMs: this.options.retryDelayMs,
       replayTimeoutMs: this.options.historyLoadTimeoutMs,
-      onReady: () => this.ready.setReady(),
+      onReady: becameReady,
       onReinitialize: (reason) => this.reinitialize(reason),
       onError: (error) => this.recordError(error),
       onWatchError: (status) => this.watchers.failAll(status),

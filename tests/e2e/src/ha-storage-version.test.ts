@@ -64,6 +64,24 @@ const hpa = (name: string) => ({
   spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name }, maxReplicas: 3 },
 });
 
+/**
+ * Creates HPAs through `client` every 10 ms until one is created (60 s at most), recording each answer;
+ * a refused connection (the replica does not listen yet) is retried without being recorded.
+ */
+async function writeUntilAccepted(client: RestClient, prefix: string, answers: Array<{ code: number; message: string }>): Promise<void> {
+  for (let attempt = 0, deadline = Date.now() + 60_000; Date.now() < deadline; attempt++) {
+    const response = await client
+      .raw({ method: 'POST', path: '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers', body: hpa(`${prefix}-${attempt}`) })
+      .catch(() => undefined);
+    if (response) {
+      const body = JSON.parse(response.body.toString() || '{}') as { message?: string };
+      answers.push({ code: response.statusCode, message: body.message ?? '' });
+      if (response.statusCode === 201) return;
+    }
+    await sleep(10);
+  }
+}
+
 beforeAll(async () => {
   etcd = await startEtcd({ progressNotifyIntervalMs: 1000 });
   ({ servers, ports } = await startReplicas(3, (replica) => args(replica, 'autoscaling/v1')));
@@ -113,28 +131,21 @@ describe('HA apiservers agree on storage versions (KEP-1965, KEP-2339)', () => {
 
     const barrierAnswers: Array<{ code: number; message: string }> = [];
     for (let replica = 0; replica < 3; replica++) {
-      await (servers[replica] as TestServer).stop();
-      const restarted = await startServer({
+      const previous = servers[replica] as TestServer;
+      // The old kubeconfig names the same port and CA: this client reaches the restarted replica the moment it
+      // listens, before its stdout says so, and writes to HPAs from then on: until it registered, the exact 503.
+      const client = admin(previous);
+      await previous.stop();
+      const accepted = writeUntilAccepted(client, `r${replica}`, barrierAnswers);
+      servers[replica] = await startServer({
         port: ports[replica] as number,
         args: args(replica, 'autoscaling/v2'),
-        dataDir: (servers[replica] as TestServer).dataDir,
+        dataDir: previous.dataDir,
         keepDataDir: true,
         waitReady: false,
       });
-      servers[replica] = restarted;
-      // Write to HPAs through the restarted replica from the moment it serves: until it registered, the exact 503.
-      const client = admin(restarted);
-      for (let attempt = 0; attempt < 400; attempt++) {
-        const response = await client.raw({
-          method: 'POST',
-          path: '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers',
-          body: hpa(`r${replica}-${attempt}`),
-        });
-        const body = JSON.parse(response.body.toString() || '{}') as { message?: string };
-        barrierAnswers.push({ code: response.statusCode, message: body.message ?? '' });
-        if (response.statusCode === 201) break;
-        await sleep(10);
-      }
+      const restarted = servers[replica] as TestServer;
+      await accepted;
       client.close();
       if (replica < 2) {
         const mixed = await until('mixed versions with the common version unset', async () => {
@@ -169,6 +180,7 @@ describe('HA apiservers agree on storage versions (KEP-1965, KEP-2339)', () => {
       expect(answer).toEqual({ code: 503, message: BARRIER_MESSAGE });
     }
     expect(barrierAnswers.filter((a) => a.code === 201)).toHaveLength(3);
+    expect(barrierAnswers.filter((a) => a.code === 503).length).toBeGreaterThan(0);
     console.log(
       `[ha] writes refused by the barrier before registration: ${barrierAnswers.filter((a) => a.code === 503).length}`,
     );
@@ -178,8 +190,17 @@ describe('HA apiservers agree on storage versions (KEP-1965, KEP-2339)', () => {
   it('a SIGKILLed replica disappears from the StorageVersion once its lease expires; one GC leader acts', async () => {
     const victim = servers[2] as TestServer;
     const victimID = apiserverIdentity('replica-3');
-    await victim.kill();
     const observer = admin(servers[0] as TestServer);
+    const leases = new ResourceClient<Lease>(observer, {
+      group: 'coordination.k8s.io',
+      version: 'v1',
+      resource: 'leases',
+      namespaced: true,
+    });
+    await victim.kill();
+    // Renewals stop with the process: the lease expires leaseDurationSeconds after its last renewTime.
+    const victimLease = await leases.get('kube-system', victimID);
+    const expiresAt = Date.parse(victimLease.spec?.renewTime ?? '') + (victimLease.spec?.leaseDurationSeconds ?? 0) * 1000;
     const pruned = await until(
       'entries without the killed replica',
       async () => {
@@ -189,16 +210,17 @@ describe('HA apiservers agree on storage versions (KEP-1965, KEP-2339)', () => {
       },
       45_000,
     );
+    // The entry outlived the killed process until its lease expired.
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
     expect(pruned.status?.commonEncodingVersion).toBe('autoscaling/v2');
-    const leases = new ResourceClient<Lease>(observer, {
-      group: 'coordination.k8s.io',
-      version: 'v1',
-      resource: 'leases',
-      namespaced: true,
-    });
     const leader = await leases.get('kube-system', 'storage-version-garbage-collector');
     const live = [apiserverIdentity('replica-1'), apiserverIdentity('replica-2')];
     expect(live).toContain(leader.spec?.holderIdentity);
+    // Exactly one replica, the GC leader, removed the entry.
+    const removal = `storage version GC: removed ${victimID} from ${HPA_SV}`;
+    const removers = servers.slice(0, 2).filter((server) => server.output().includes(removal));
+    expect(removers).toHaveLength(1);
+    expect(live[servers.indexOf(removers[0] as TestServer)]).toBe(leader.spec?.holderIdentity);
     observer.close();
   });
 });

@@ -27,5 +27,8 @@ describe('restart of one replica on the embedded SQLite store (KEP-1904)', () =>
     expect(report.reflector.lastSyncResourceVersion).toBeGreaterThanOrEqual(
       report.lastWriteBeforeLastRestart,
     );
+    // Both watches are alive and current at the end: the write after the restarts reached them.
+    expect(report.reflector.lastSyncResourceVersion).toBeGreaterThanOrEqual(report.finalWrite);
+    expect(report.clientNode.lastResourceVersion).toBeGreaterThanOrEqual(report.finalWrite);
   });
 });

@@ -4,10 +4,16 @@ import { freePort, startServer, waitReady, type StartServerOptions, type TestSer
 
 /** What each watching client went through during the rolling restart. */
 export interface RollingRestartReport {
+  /** Summed over the Reflectors (one per replica); the lowest last resourceVersion among them. */
   reflector: { relists: number; expired: number; lastSyncResourceVersion: number };
   clientNode: { relists: number; expired: number; lastResourceVersion: number };
   /** resourceVersion of the last write to resource B before the last replica restarted. */
   lastWriteBeforeLastRestart: number;
+  /**
+   * resourceVersion of a config map written to resource A after the restarts; both clients' last
+   * resourceVersion reaches it when their watches are alive and current.
+   */
+  finalWrite: number;
   writes: number;
 }
 
@@ -27,8 +33,8 @@ export interface RollingRestartOptions {
 }
 
 /**
- * The KEP-1904 scenario: resource A (configmaps in an idle namespace) is watched through one replica by
- * @kapi/client's Reflector (bookmarks) and by @kubernetes/client-node's makeInformer (no bookmarks; resumes from
+ * The KEP-1904 scenario: resource A (configmaps in an idle namespace) is watched through every replica by
+ * @kapi/client's Reflector (bookmarks) and through one by @kubernetes/client-node's makeInformer (no bookmarks; resumes from
  * the last event it saw); resource B (secrets) is written continuously through another replica; the replicas are
  * restarted one after another, each time waiting for readiness.
  */
@@ -68,10 +74,18 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
       .create('idle', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `a-${i}` } })
       .catch(() => undefined);
 
-  // Client 1: our Reflector (bookmarks on), through the watch replica.
-  const informer = new Informer(configMaps, { namespace: 'idle', retryDelayMs: 200 });
-  informer.start();
-  await informer.waitForSync();
+  // Client 1: our Reflector (bookmarks on), one through each replica, so every restart ends some watch.
+  const watchClients = servers.map((server) => new RestClient(loadKubeconfig(server.kubeconfig)));
+  const informers = watchClients.map(
+    (client) =>
+      new Informer(new ResourceClient(client, { group: '', version: 'v1', resource: 'configmaps', namespaced: true }), {
+        namespace: 'idle',
+        retryDelayMs: 200,
+      }),
+  );
+  for (const informer of informers) informer.start();
+  await Promise.all(informers.map((informer) => informer.waitForSync()));
+  const informersVersion = () => Math.min(...informers.map((informer) => Number(informer.lastSyncResourceVersion)));
 
   // Client 2: @kubernetes/client-node's makeInformer; restarted from its error handler as its docs recommend.
   const kc = new k8s.KubeConfig();
@@ -135,6 +149,7 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
   })();
 
   let lastWriteBeforeLastRestart = 0;
+  let finalWrite = 0;
   try {
     await sleep(2500);
     for (const [index, replica] of options.restart.entries()) {
@@ -150,20 +165,28 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
     }
     // Give both clients time to re-establish their watches and receive bookmarks.
     await sleep(4000);
+    const final = await configMaps.create('idle', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'final-' } });
+    finalWrite = Number(final.metadata.resourceVersion);
+    const nodeVersion = () => Number((nodeInformer as unknown as { latestResourceVersion(): string }).latestResourceVersion());
+    for (let waited = 0; waited < 10_000; waited += 100) {
+      if (informersVersion() >= finalWrite && nodeVersion() >= finalWrite) break;
+      await sleep(100);
+    }
   } finally {
     writing = false;
     running = false;
     await writer;
-    await informer.stop();
+    for (const informer of informers) await informer.stop();
+    for (const client of watchClients) client.close();
     await nodeInformer.stop();
     admin.close();
     for (const server of servers) await server.stop();
   }
   return {
     reflector: {
-      relists: informer.stats.relists,
-      expired: informer.stats.expired,
-      lastSyncResourceVersion: Number(informer.lastSyncResourceVersion),
+      relists: informers.reduce((sum, informer) => sum + informer.stats.relists, 0),
+      expired: informers.reduce((sum, informer) => sum + informer.stats.expired, 0),
+      lastSyncResourceVersion: informersVersion(),
     },
     clientNode: {
       relists: Math.max(0, clientNodeLists - 1),
@@ -173,6 +196,7 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
       ),
     },
     lastWriteBeforeLastRestart,
+    finalWrite,
     writes,
   };
 }

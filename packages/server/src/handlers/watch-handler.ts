@@ -217,6 +217,7 @@ export async function serveWatch(
       ...(query.sendInitialEvents !== undefined ? { sendInitialEvents: query.sendInitialEvents } : {}),
       allowWatchBookmarks: query.allowWatchBookmarks,
       signal: controller.signal,
+      deadline: Date.now() + timeoutSeconds * 1000,
     });
     const stop = () => watch.stop();
     controller.signal.addEventListener('abort', stop, { once: true });
@@ -225,9 +226,11 @@ export async function serveWatch(
     response.flushHeaders();
     const writer = new WatchLineWriter(response);
     const apiVersion = groupVersionString({ group: route.definition.group, version: route.version });
+    const sent = environment.metrics?.watchEventCounter(gvk);
     /** Writes one event line; false when the response asks to wait for `drain`. */
     const writeEvent = (event: PreSerializedWatchEvent): boolean => {
       if (event.type === 'BOOKMARK' && !query.allowWatchBookmarks) return true;
+      sent?.inc();
       let line: string | Buffer;
       try {
         line = wireEvent(event, route, apiVersion, options.table, environment.now);

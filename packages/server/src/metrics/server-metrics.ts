@@ -88,6 +88,9 @@ export class ServerMetrics {
   private readonly storageTotal: LabeledCounter<'operation' | 'type'>;
   private readonly storageObjects: Gauge<'resource'>;
   private readonly healthCheck: Gauge<'name' | 'type'>;
+  private readonly kubernetesHealthCheck: Gauge<'name' | 'type'>;
+  private readonly watchEvents: LabeledCounter<'group' | 'version' | 'kind'>;
+  private readonly scrapeHooks: Array<() => Promise<void> | void> = [];
   /** Label-bound children by label values, so the hot path does no label work at all. */
   private readonly requestChildren = new Map<string, MetricChildren>();
   private readonly storageChildren = new Map<string, MetricChildren>();
@@ -151,6 +154,18 @@ export class ServerMetrics {
       name: 'kapi_health_check',
       help: 'Result of the last run of a health check: 1 healthy, 0 failing; type is healthz, livez or readyz.',
       labelNames: ['name', 'type'],
+      registers,
+    });
+    this.kubernetesHealthCheck = new Gauge({
+      name: 'kubernetes_healthcheck',
+      help: 'This metric records the result of a single healthcheck.',
+      labelNames: ['name', 'type'],
+      registers,
+    });
+    this.watchEvents = new LabeledCounter({
+      name: 'apiserver_watch_events_total',
+      help: 'Number of events sent in watch clients',
+      labelNames: ['group', 'version', 'kind'],
       registers,
     });
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
@@ -220,10 +235,22 @@ export class ServerMetrics {
   /** Records a health check result; fits `HealthRegistryOptions.onResult`. */
   observeHealthCheck(name: string, type: string, healthy: boolean): void {
     this.healthCheck.set({ name, type }, healthy ? 1 : 0);
+    this.kubernetesHealthCheck.set({ name, type }, healthy ? 1 : 0);
+  }
+
+  /** The `apiserver_watch_events_total` counter of a kind, bound once per watch: `inc()` per event sent. */
+  watchEventCounter(gvk: { group: string; version: string; kind: string }): { inc(value?: number): void } {
+    return this.watchEvents.child({ group: gvk.group, version: gvk.version, kind: gvk.kind });
+  }
+
+  /** Runs `hook` before each scrape (for gauges read from elsewhere, such as stored object counts). */
+  onScrape(hook: () => Promise<void> | void): void {
+    this.scrapeHooks.push(hook);
   }
 
   /** The metrics in the Prometheus text exposition format. */
-  text(): Promise<string> {
+  async text(): Promise<string> {
+    await Promise.all(this.scrapeHooks.map((hook) => hook()));
     return this.registry.metrics();
   }
 

@@ -186,6 +186,7 @@ export class GenericStore {
       allowWatchBookmarks?: boolean;
       sendInitialEvents?: boolean;
       signal?: AbortSignal;
+      deadline?: number;
     },
   ): Promise<Watch> {
     try {
@@ -196,6 +197,7 @@ export class GenericStore {
           ? { sendInitialEvents: parameters.sendInitialEvents }
           : {}),
         ...(parameters.signal ? { signal: parameters.signal } : {}),
+        ...(parameters.deadline !== undefined ? { deadline: parameters.deadline } : {}),
         predicate: {
           ...this.predicate(parameters),
           ...(parameters.allowWatchBookmarks ? { allowWatchBookmarks: true } : {}),

@@ -1,0 +1,96 @@
+import type { RestClient } from '@kapi/client';
+import { sleep } from '@kapi/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from './harness.js';
+
+/** The value of the sample of `name` whose labels include `labels` (undefined when there is none). */
+async function sample(client: RestClient, name: string, labels: Record<string, string>): Promise<number | undefined> {
+  const text = (await client.raw({ method: 'GET', path: '/metrics', accept: 'text/plain' })).body.toString('utf8');
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const close = line.lastIndexOf('}');
+    const pairs = line.slice(name.length + 1, close).split(',');
+    if (wanted.every((pair) => pairs.includes(pair))) return Number(line.slice(close + 1).trim());
+  }
+  return undefined;
+}
+
+/** Polls `sample` until `accept` holds (10 s at most); the last value read. */
+async function sampleUntil(
+  client: RestClient,
+  name: string,
+  labels: Record<string, string>,
+  accept: (value: number) => boolean,
+): Promise<number | undefined> {
+  let value: number | undefined;
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(200)) {
+    value = await sample(client, name, labels);
+    if (value !== undefined && accept(value)) break;
+  }
+  return value;
+}
+
+describe('metrics named as upstream names them', () => {
+  let server: TestServer;
+  let client: RestClient;
+
+  beforeAll(async () => {
+    server = await startServer({ args: ['--storage=sqlite', '--progress-notify-interval=500ms'] });
+    client = server.client();
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const createConfigMap = async (name: string) =>
+    Number(
+      (
+        await client.request<{ metadata: { resourceVersion: string } }>({
+          method: 'POST',
+          path: '/api/v1/namespaces/default/configmaps',
+          body: { metadata: { name } },
+        })
+      ).metadata.resourceVersion,
+    );
+
+  it('kubernetes_healthcheck{name,type} for each health endpoint', async () => {
+    await client.raw({ method: 'GET', path: '/healthz' });
+    for (const type of ['healthz', 'livez', 'readyz']) {
+      expect(await sampleUntil(client, 'kubernetes_healthcheck', { name: 'ping', type }, (v) => v === 1)).toBe(1);
+    }
+    expect(await sample(client, 'kubernetes_healthcheck', { name: 'shutdown', type: 'readyz' })).toBe(1);
+  });
+
+  it('apiserver_storage_objects{resource} follows creates', async () => {
+    const before = (await sample(client, 'apiserver_storage_objects', { resource: 'configmaps' })) ?? -1;
+    expect(before).toBeGreaterThanOrEqual(0);
+    for (let i = 0; i < 3; i++) await createConfigMap(`objects-${i}`);
+    expect(await sample(client, 'apiserver_storage_objects', { resource: 'configmaps' })).toBe(before + 3);
+  });
+
+  it('apiserver_watch_events_total and the watch cache metrics move with a watched write', async () => {
+    const kind = { group: '', version: 'v1', kind: 'ConfigMap' };
+    const cache = { resource: 'configmaps' };
+    const sentBefore = (await sample(client, 'apiserver_watch_events_total', kind)) ?? 0;
+    const receivedBefore = (await sample(client, 'apiserver_watch_cache_events_received_total', cache)) ?? 0;
+    const list = await client.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: '/api/v1/namespaces/default/configmaps' });
+    const stream = await client.watch({ path: '/api/v1/namespaces/default/configmaps', query: { resourceVersion: list.metadata.resourceVersion } });
+    const iterator = stream[Symbol.asyncIterator]();
+    const revision = await createConfigMap('watched');
+    expect((await iterator.next()).value).toMatchObject({ type: 'ADDED' });
+    stream.stop();
+
+    expect(await sampleUntil(client, 'apiserver_watch_events_total', kind, (v) => v > sentBefore)).toBeGreaterThan(sentBefore);
+    expect(await sample(client, 'apiserver_watch_cache_events_received_total', cache)).toBeGreaterThan(receivedBefore);
+    expect(await sample(client, 'apiserver_watch_cache_resource_version', cache)).toBeGreaterThanOrEqual(revision);
+    expect(await sample(client, 'apiserver_watch_cache_initializations_total', cache)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('etcd_bookmark_counts{resource} counts the storage progress notifications of an idle cache', async () => {
+    const before = (await sampleUntil(client, 'etcd_bookmark_counts', { resource: 'secrets' }, () => true)) ?? -1;
+    expect(before).toBeGreaterThanOrEqual(0);
+    expect(await sampleUntil(client, 'etcd_bookmark_counts', { resource: 'secrets' }, (v) => v > before)).toBeGreaterThan(before);
+  });
+});
