@@ -1,0 +1,14 @@
+import { CelScalar, celEnv, type CelEnv } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { kubernetesLibrary } from './kubernetes-library.js';
+
+let shared: CelEnv | undefined;
+
+/** The CEL environment of CRD validation rules: `self` and `oldSelf`, the strings extension and Kubernetes' libraries. */
+export function ruleEnvironment(): CelEnv {
+  shared ??= celEnv({
+    variables: { self: CelScalar.DYN, oldSelf: CelScalar.DYN },
+    funcs: [...strings, ...kubernetesLibrary],
+  });
+  return shared;
+}

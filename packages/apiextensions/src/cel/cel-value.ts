@@ -1,0 +1,45 @@
+import { childSchema, isRecord, itemSchema, type SchemaNode } from '../schema/schema-node.js';
+import type { CelInput } from '@bufbuild/cel';
+
+const reserved = new Set([
+  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import',
+  'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while',
+]);
+
+/**
+ * The CEL name of a declared property, escaped as upstream does (`namespace` -> `__namespace__`, `a.b` ->
+ * `a__dot__b`, `a-b` -> `a__dash__b`, `a/b` -> `a__slash__b`, `__` -> `__underscores__`).
+ */
+export function escapePropertyName(name: string): string {
+  if (reserved.has(name)) return `__${name}__`;
+  return name.replace(/__|[.\-/]/g, (part) =>
+    part === '__' ? '__underscores__' : part === '.' ? '__dot__' : part === '-' ? '__dash__' : '__slash__',
+  );
+}
+
+/**
+ * Converts a JSON value into a CEL input typed by its schema, as upstream's `UnstructuredToVal` does: whole numbers
+ * become `int` (bigint) unless the schema says `number`, objects become maps, preserved-unknown parts stay dynamic.
+ */
+export function toCelValue(value: unknown, schema: SchemaNode | undefined): CelInput {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number') {
+    const isDouble = schema?.['type'] === 'number' || !Number.isInteger(value);
+    return isDouble ? value : BigInt(value);
+  }
+  if (typeof value === 'string' || typeof value === 'boolean') return value;
+  if (Array.isArray(value)) {
+    const items = itemSchema(schema);
+    return value.map((item) => toCelValue(item, items));
+  }
+  if (isRecord(value)) {
+    const out: Record<string, CelInput> = {};
+    const declared = isRecord(schema?.['properties']) ? schema['properties'] : undefined;
+    for (const [key, child] of Object.entries(value)) {
+      if (child === undefined) continue;
+      out[declared !== undefined && key in declared ? escapePropertyName(key) : key] = toCelValue(child, childSchema(schema, key));
+    }
+    return out;
+  }
+  return null;
+}
