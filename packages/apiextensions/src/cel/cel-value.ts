@@ -2,8 +2,27 @@ import { childSchema, isRecord, itemSchema, type SchemaNode } from '../schema/sc
 import type { CelInput } from '@bufbuild/cel';
 
 const reserved = new Set([
-  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import',
-  'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while',
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
 ]);
 
 /**
@@ -37,7 +56,10 @@ export function toCelValue(value: unknown, schema: SchemaNode | undefined): CelI
     const declared = isRecord(schema?.['properties']) ? schema['properties'] : undefined;
     for (const [key, child] of Object.entries(value)) {
       if (child === undefined) continue;
-      out[declared !== undefined && key in declared ? escapePropertyName(key) : key] = toCelValue(child, childSchema(schema, key));
+      out[declared !== undefined && key in declared ? escapePropertyName(key) : key] = toCelValue(
+        child,
+        childSchema(schema, key),
+      );
     }
     return out;
   }

@@ -30,7 +30,9 @@ function minSerializedSize(schema: SchemaNode | undefined): number {
 function maxCardinality(schema: SchemaNode | undefined): number {
   const declared = schema?.['maxItems'] ?? schema?.['maxProperties'];
   if (typeof declared === 'number') return declared;
-  const element = itemSchema(schema) ?? (typeof schema?.['additionalProperties'] === 'object' ? childSchema(schema, '') : undefined);
+  const element =
+    itemSchema(schema) ??
+    (typeof schema?.['additionalProperties'] === 'object' ? childSchema(schema, '') : undefined);
   return Math.floor((maxRequestSizeBytes - 2) / (minSerializedSize(element) + 1));
 }
 
@@ -40,7 +42,24 @@ function maxLength(schema: SchemaNode | undefined): number {
 }
 
 /** Functions whose cost grows with the length of their string target/argument. */
-const stringTraversals = new Set(['matches', 'contains', 'startsWith', 'endsWith', 'split', 'find', 'findAll', 'replace', 'indexOf', 'lastIndexOf', 'lowerAscii', 'upperAscii', 'trim', 'substring', 'join', 'isURL']);
+const stringTraversals = new Set([
+  'matches',
+  'contains',
+  'startsWith',
+  'endsWith',
+  'split',
+  'find',
+  'findAll',
+  'replace',
+  'indexOf',
+  'lastIndexOf',
+  'lowerAscii',
+  'upperAscii',
+  'trim',
+  'substring',
+  'join',
+  'isURL',
+]);
 
 interface Estimate {
   cost: number;
@@ -53,7 +72,13 @@ interface Estimate {
  * tenth of the largest string length.
  */
 export function estimateCost(expr: Expr, self: SchemaNode): number {
-  return estimate(expr, new Map([['self', self], ['oldSelf', self]])).cost;
+  return estimate(
+    expr,
+    new Map([
+      ['self', self],
+      ['oldSelf', self],
+    ]),
+  ).cost;
 }
 
 function estimate(expr: Expr, scope: Map<string, SchemaNode | undefined>): Estimate {
@@ -62,7 +87,9 @@ function estimate(expr: Expr, scope: Map<string, SchemaNode | undefined>): Estim
     case 'identExpr':
       return { cost: 1, schema: scope.get(kind.value.name) };
     case 'selectExpr': {
-      const operand = kind.value.operand ? estimate(kind.value.operand, scope) : { cost: 0, schema: undefined };
+      const operand = kind.value.operand
+        ? estimate(kind.value.operand, scope)
+        : { cost: 0, schema: undefined };
       return { cost: operand.cost + 1, schema: childSchema(operand.schema, kind.value.field) };
     }
     case 'callExpr': {
@@ -71,7 +98,11 @@ function estimate(expr: Expr, scope: Map<string, SchemaNode | undefined>): Estim
       const args = call.args.map((arg) => estimate(arg, scope));
       let cost = 1 + (target?.cost ?? 0) + args.reduce((total, arg) => total + arg.cost, 0);
       if (stringTraversals.has(call.function)) {
-        const longest = Math.max(...[target, ...args].map((part) => (part?.schema?.['type'] === 'string' ? maxLength(part.schema) : 0)));
+        const longest = Math.max(
+          ...[target, ...args].map((part) =>
+            part?.schema?.['type'] === 'string' ? maxLength(part.schema) : 0,
+          ),
+        );
         cost += Math.ceil(longest * 0.1);
       }
       const indexed = call.function === '_[_]' ? args[0]?.schema : undefined;
@@ -85,7 +116,12 @@ function estimate(expr: Expr, scope: Map<string, SchemaNode | undefined>): Estim
       };
     case 'structExpr':
       return {
-        cost: 1 + kind.value.entries.reduce((total, entry) => total + (entry.value ? estimate(entry.value, scope).cost : 0), 0),
+        cost:
+          1 +
+          kind.value.entries.reduce(
+            (total, entry) => total + (entry.value ? estimate(entry.value, scope).cost : 0),
+            0,
+          ),
         schema: undefined,
       };
     case 'comprehensionExpr': {
@@ -94,8 +130,14 @@ function estimate(expr: Expr, scope: Map<string, SchemaNode | undefined>): Estim
       const inner = new Map(scope);
       const isList = range.schema?.['type'] === 'array';
       inner.set(loop.iterVar, isList ? itemSchema(range.schema) : { type: 'string' });
-      const body = [loop.loopCondition, loop.loopStep].reduce((total, part) => total + (part ? estimate(part, inner).cost : 0), 0);
-      const once = [loop.accuInit, loop.result].reduce((total, part) => total + (part ? estimate(part, scope).cost : 0), 0);
+      const body = [loop.loopCondition, loop.loopStep].reduce(
+        (total, part) => total + (part ? estimate(part, inner).cost : 0),
+        0,
+      );
+      const once = [loop.accuInit, loop.result].reduce(
+        (total, part) => total + (part ? estimate(part, scope).cost : 0),
+        0,
+      );
       return { cost: range.cost + once + maxCardinality(range.schema) * body, schema: undefined };
     }
     default:
@@ -106,6 +148,7 @@ function estimate(expr: Expr, scope: Map<string, SchemaNode | undefined>): Estim
 /** Upstream's wording of a cost-budget refusal. */
 export function costErrorMessage(costName: string, cost: number, limit: number): string {
   const factor = cost / limit;
-  const rendered = factor > 100 ? 'more than 100x' : factor < 1.5 ? `${factor.toFixed(6)}x` : `${factor.toFixed(1)}x`;
+  const rendered =
+    factor > 100 ? 'more than 100x' : factor < 1.5 ? `${factor.toFixed(6)}x` : `${factor.toFixed(1)}x`;
   return `${costName} exceeds budget by factor of ${rendered} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
 }

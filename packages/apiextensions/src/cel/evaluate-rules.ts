@@ -5,7 +5,12 @@ import type { RuleProgram } from './rule-program.js';
 import type { RuleNode } from './rule-tree.js';
 import { toCelValue } from './cel-value.js';
 
-const reasons = new Set(['FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate']);
+const reasons = new Set([
+  'FieldValueInvalid',
+  'FieldValueForbidden',
+  'FieldValueRequired',
+  'FieldValueDuplicate',
+]);
 
 /** `.spec.x`, `['a.b']`, `.list` relative to `path` -> an absolute field path. */
 function withFieldPath(path: string, fieldPath: string): string {
@@ -29,10 +34,20 @@ function ruleError(program: RuleProgram, path: string, typeName: unknown, detail
 /** The old item of a map list with the same key values as `item`, or undefined. */
 function correlatedItem(item: unknown, old: unknown, keys: unknown): unknown {
   if (!Array.isArray(old) || !Array.isArray(keys) || !isRecord(item)) return undefined;
-  return old.find((candidate) => isRecord(candidate) && keys.every((key: unknown) => typeof key === 'string' && candidate[key] === item[key]));
+  return old.find(
+    (candidate) =>
+      isRecord(candidate) &&
+      keys.every((key: unknown) => typeof key === 'string' && candidate[key] === item[key]),
+  );
 }
 
-function evaluateNode(node: RuleNode, value: unknown, old: unknown, path: string, errors: FieldError[]): void {
+function evaluateNode(
+  node: RuleNode,
+  value: unknown,
+  old: unknown,
+  path: string,
+  errors: FieldError[],
+): void {
   if (value === undefined || value === null) return;
   if (node.rules.length > 0) {
     const self = toCelValue(value, node.schema);
@@ -52,7 +67,8 @@ function evaluateNode(node: RuleNode, value: unknown, old: unknown, path: string
         errors.push(ruleError(program, path, typeName, `${text} evaluating rule: ${program.rule.rule}`));
         continue;
       }
-      const message = program.message(bindings) ?? program.rule.message ?? `failed rule: ${program.rule.rule.trim()}`;
+      const message =
+        program.message(bindings) ?? program.rule.message ?? `failed rule: ${program.rule.rule.trim()}`;
       errors.push(ruleError(program, path, typeName, message));
     }
   }
@@ -60,14 +76,17 @@ function evaluateNode(node: RuleNode, value: unknown, old: unknown, path: string
     if (node.items === undefined) return;
     const isMapList = node.schema['x-kubernetes-list-type'] === 'map';
     value.forEach((item, index) => {
-      const oldItem = isMapList ? correlatedItem(item, old, node.schema['x-kubernetes-list-map-keys']) : undefined;
+      const oldItem = isMapList
+        ? correlatedItem(item, old, node.schema['x-kubernetes-list-map-keys'])
+        : undefined;
       evaluateNode(node.items as RuleNode, item, oldItem, `${path}[${index}]`, errors);
     });
     return;
   }
   if (!isRecord(value)) return;
   const oldObject = isRecord(old) ? old : undefined;
-  for (const [name, child] of node.properties) evaluateNode(child, value[name], oldObject?.[name], childPath(path, name), errors);
+  for (const [name, child] of node.properties)
+    evaluateNode(child, value[name], oldObject?.[name], childPath(path, name), errors);
   if (node.additionalProperties !== undefined)
     for (const [key, child] of Object.entries(value))
       evaluateNode(node.additionalProperties, child, oldObject?.[key], `${path}[${key}]`, errors);

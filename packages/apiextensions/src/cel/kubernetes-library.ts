@@ -1,4 +1,12 @@
-import { CelScalar, celFunc, celMethod, listType, type CelFunc, type CelList, type CelValue } from '@bufbuild/cel';
+import {
+  CelScalar,
+  celFunc,
+  celMethod,
+  listType,
+  type CelFunc,
+  type CelList,
+  type CelValue,
+} from '@bufbuild/cel';
 
 const DYN = CelScalar.DYN;
 const STRING = CelScalar.STRING;
@@ -9,7 +17,12 @@ const LIST = listType(DYN);
 type Comparable = bigint | number | string | boolean;
 
 function comparable(value: CelValue): Comparable {
-  if (typeof value === 'bigint' || typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean')
+  if (
+    typeof value === 'bigint' ||
+    typeof value === 'number' ||
+    typeof value === 'string' ||
+    typeof value === 'boolean'
+  )
     return value;
   throw new Error(`no such overload: ${typeof value} is not comparable`);
 }
@@ -45,7 +58,9 @@ function equalItem(left: CelValue, right: CelValue): boolean {
 
 function indexIn(list: CelList, value: CelValue, last: boolean): bigint {
   const values = [...list];
-  const found = last ? values.findLastIndex((item) => equalItem(item, value)) : values.findIndex((item) => equalItem(item, value));
+  const found = last
+    ? values.findLastIndex((item) => equalItem(item, value))
+    : values.findIndex((item) => equalItem(item, value));
   return BigInt(found);
 }
 
@@ -53,7 +68,9 @@ function indexIn(list: CelList, value: CelValue, last: boolean): bigint {
 const lists: CelFunc[] = [
   celMethod('isSorted', LIST, [], BOOL, function () {
     const values = items(this);
-    return values.every((value, index) => index === 0 || compare(values[index - 1] as Comparable, value) <= 0);
+    return values.every(
+      (value, index) => index === 0 || compare(values[index - 1] as Comparable, value) <= 0,
+    );
   }),
   celMethod('sum', LIST, [], DYN, function () {
     return sum(this);

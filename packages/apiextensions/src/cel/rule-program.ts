@@ -19,7 +19,9 @@ export interface RuleProgram {
 }
 
 /** What compiling one expression can give: a program and what it references, or an upstream-style error. */
-type Compiled = { program: (bindings: Record<string, CelInput>) => unknown; usesOldSelf: boolean; expr: Expr } | { error: string };
+type Compiled =
+  | { program: (bindings: Record<string, CelInput>) => unknown; usesOldSelf: boolean; expr: Expr }
+  | { error: string };
 
 function visit(expr: Expr | undefined, seen: (expr: Expr) => void): void {
   if (expr === undefined) return;
@@ -43,7 +45,13 @@ function visit(expr: Expr | undefined, seen: (expr: Expr) => void): void {
       }
       break;
     case 'comprehensionExpr':
-      for (const part of [kind.value.iterRange, kind.value.accuInit, kind.value.loopCondition, kind.value.loopStep, kind.value.result])
+      for (const part of [
+        kind.value.iterRange,
+        kind.value.accuInit,
+        kind.value.loopCondition,
+        kind.value.loopStep,
+        kind.value.result,
+      ])
         visit(part, seen);
       break;
     default:
@@ -72,15 +80,20 @@ function compileExpression(source: string): Compiled {
     if (kind.case !== 'callExpr' || unknown !== undefined || isOperator(kind.value.function)) return;
     if (environment.funcs.find(kind.value.function) === undefined) unknown = kind.value.function;
   });
-  if (unknown !== undefined) return { error: `ERROR: <input>: undeclared reference to '${unknown}' (in container '')` };
+  if (unknown !== undefined)
+    return { error: `ERROR: <input>: undeclared reference to '${unknown}' (in container '')` };
   const program = plan(environment, expr);
   return { program: (bindings) => program(bindings), usesOldSelf, expr };
 }
 
 /** Compiles a validation rule (and its messageExpression) for the schema node it sits on. */
-export function compileRule(rule: ValidationRule, node: SchemaNode): RuleProgram | { ruleError?: string; messageError?: string } {
+export function compileRule(
+  rule: ValidationRule,
+  node: SchemaNode,
+): RuleProgram | { ruleError?: string; messageError?: string } {
   const compiled = compileExpression(rule.rule);
-  const message = rule.messageExpression === undefined ? undefined : compileExpression(rule.messageExpression);
+  const message =
+    rule.messageExpression === undefined ? undefined : compileExpression(rule.messageExpression);
   if ('error' in compiled || (message !== undefined && 'error' in message)) {
     return {
       ...('error' in compiled ? { ruleError: compiled.error } : {}),
@@ -91,7 +104,9 @@ export function compileRule(rule: ValidationRule, node: SchemaNode): RuleProgram
   return {
     rule,
     isTransition: compiled.usesOldSelf,
-    cost: estimateCost(compiled.expr, node) + (message !== undefined && !('error' in message) ? estimateCost(message.expr, node) : 0),
+    cost:
+      estimateCost(compiled.expr, node) +
+      (message !== undefined && !('error' in message) ? estimateCost(message.expr, node) : 0),
     evaluate(bindings) {
       const result = compiled.program(bindings);
       if (typeof result === 'boolean') return result;

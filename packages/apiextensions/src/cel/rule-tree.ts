@@ -55,9 +55,19 @@ function compileNode(schema: SchemaNode, path: string, out: CompiledRules): Rule
         return;
       }
       if (compiled.ruleError !== undefined)
-        out.problems.push({ path: childPath(rulePath, 'rule'), rule, kind: 'rule', error: compiled.ruleError });
+        out.problems.push({
+          path: childPath(rulePath, 'rule'),
+          rule,
+          kind: 'rule',
+          error: compiled.ruleError,
+        });
       if (compiled.messageError !== undefined)
-        out.problems.push({ path: childPath(rulePath, 'messageExpression'), rule, kind: 'messageExpression', error: compiled.messageError });
+        out.problems.push({
+          path: childPath(rulePath, 'messageExpression'),
+          rule,
+          kind: 'messageExpression',
+          error: compiled.messageError,
+        });
     });
   }
   const properties = new Map<string, RuleNode>();
@@ -72,6 +82,7 @@ function compileNode(schema: SchemaNode, path: string, out: CompiledRules): Rule
     ? compileNode(schema['additionalProperties'], `${path}.additionalProperties`, out)
     : undefined;
   const items = isRecord(schema['items']) ? compileNode(schema['items'], `${path}.items`, out) : undefined;
-  if (rules.length === 0 && properties.size === 0 && additional === undefined && items === undefined) return undefined;
+  if (rules.length === 0 && properties.size === 0 && additional === undefined && items === undefined)
+    return undefined;
   return { schema, rules, properties, additionalProperties: additional, items };
 }

@@ -28,7 +28,9 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
   const node = schema as SchemaNode;
   const bodySchema = bodySchemaOf(node);
   const rules = compileRules(schema);
-  const messageExpressions = rules.programs.filter((program) => program.rule.messageExpression !== undefined).length;
+  const messageExpressions = rules.programs.filter(
+    (program) => program.rule.messageExpression !== undefined,
+  ).length;
   return {
     prune: (object) => pruneObjectInPlace(object, node),
     applyDefaults: (object) => applyDefaultsInPlace(object, node),

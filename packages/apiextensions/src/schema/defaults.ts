@@ -15,14 +15,16 @@ export function applyDefaultsInPlace(value: unknown, schema: SchemaNode | undefi
     const items = itemSchema(schema);
     if (items === undefined) return;
     value.forEach((item, index) => {
-      if (item === null && !isNullable(items) && items['default'] !== undefined) value[index] = structuredClone(items['default']);
+      if (item === null && !isNullable(items) && items['default'] !== undefined)
+        value[index] = structuredClone(items['default']);
       applyDefaultsInPlace(value[index], items);
     });
     return;
   }
   if (!isRecord(value)) return;
   for (const [name, property] of propertySchemas(schema)) {
-    if (value[name] === undefined && property['default'] !== undefined) value[name] = structuredClone(property['default']);
+    if (value[name] === undefined && property['default'] !== undefined)
+      value[name] = structuredClone(property['default']);
   }
   for (const key of Object.keys(value)) {
     const child = childSchema(schema, key);

@@ -34,7 +34,10 @@ for (const project of ['gateway-api', 'cert-manager', 'prometheus-operator'])
 const compiled = new Map<string, CompiledSchema>();
 for (const crd of crds)
   for (const version of crd.spec.versions)
-    compiled.set(`${crd.spec.group}/${version.name}/${crd.spec.names.kind}`, compileSchema(version.schema.openAPIV3Schema));
+    compiled.set(
+      `${crd.spec.group}/${version.name}/${crd.spec.names.kind}`,
+      compileSchema(version.schema.openAPIV3Schema),
+    );
 
 function schemaFor(object: Doc): CompiledSchema {
   const found = compiled.get(`${object.apiVersion}/${object.kind}`);
@@ -72,12 +75,85 @@ describe('real CRDs', () => {
 
   it('accepts the Gateway API examples unchanged', () => {
     const examples = join(root, 'gateway-api', 'examples');
-    const objects = readdirSync(examples).flatMap((file) => load(join(examples, file))).filter((doc) => doc.kind !== 'Namespace');
+    const objects = readdirSync(examples)
+      .flatMap((file) => load(join(examples, file)))
+      .filter((doc) => doc.kind !== 'Namespace');
     expect(objects.length).toBeGreaterThan(5);
     for (const object of objects) {
       const copy = structuredClone(object);
       expect(schemaFor(copy).prune(copy)).toEqual([]);
       expect(create(object)).toEqual([]);
     }
+  });
+});
+
+function route(rules: unknown[], extra: Record<string, unknown> = {}): Doc {
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: { name: 'r' },
+    spec: { parentRefs: [{ name: 'gw' }], rules, ...extra },
+  };
+}
+
+function gateway(listeners: unknown[]): Doc {
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'Gateway',
+    metadata: { name: 'gw' },
+    spec: { gatewayClassName: 'example', listeners },
+  };
+}
+
+describe('invalid Gateway API objects get the CEL rule messages', () => {
+  it('refuses a RequestRedirect filter beside backendRefs', () => {
+    const object = route([
+      {
+        filters: [{ type: 'RequestRedirect', requestRedirect: { scheme: 'https' } }],
+        backendRefs: [{ name: 'svc', port: 80 }],
+      },
+    ]);
+    expect(create(object)).toEqual([
+      'spec.rules[0]: Invalid value: "object": RequestRedirect filter must not be used together with backendRefs',
+    ]);
+  });
+
+  it('refuses a relative path prefix', () => {
+    const object = route([
+      { matches: [{ path: { type: 'PathPrefix', value: 'bar' } }], backendRefs: [{ name: 'svc', port: 80 }] },
+    ]);
+    expect(create(object)).toEqual([
+      `spec.rules[0].matches[0].path: Invalid value: "object": value must be an absolute path and start with '/' when type one of ['Exact', 'PathPrefix']`,
+    ]);
+  });
+
+  it('refuses a Service backend without a port', () => {
+    expect(create(route([{ backendRefs: [{ name: 'svc' }] }]))).toEqual([
+      'spec.rules[0].backendRefs[0]: Invalid value: "object": Must have port for Service reference',
+    ]);
+  });
+
+  it('refuses TLS on an HTTP listener and duplicate listener names', () => {
+    const object = gateway([
+      {
+        name: 'a',
+        protocol: 'HTTP',
+        port: 80,
+        tls: { mode: 'Terminate', certificateRefs: [{ name: 'cert' }] },
+      },
+      { name: 'a', protocol: 'HTTP', port: 81 },
+    ]);
+    expect(create(object)).toEqual([
+      'spec.listeners[1]: Duplicate value: {"name":"a"}',
+      "spec.listeners: Invalid value: \"array\": tls must not be specified for protocols ['HTTP', 'TCP', 'UDP']",
+      'spec.listeners: Invalid value: "array": Listener name must be unique within the Gateway',
+    ]);
+  });
+
+  it('skips CEL rules after a type error and says so', () => {
+    expect(create(route([{ backendRefs: [{ name: 'svc', port: 'eighty' }] }]))).toEqual([
+      'spec.rules[0].backendRefs[0].port: Invalid value: "string": spec.rules[0].backendRefs[0].port in body must be of type integer: "string"',
+      '<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    ]);
   });
 });

@@ -9,7 +9,8 @@ function pruneValue(value: unknown, schema: SchemaNode | undefined, path: string
     value.forEach((item, index) => pruneValue(item, items, `${path}[${index}]`, pruned));
     return;
   }
-  if (isRecord(value)) pruneObject(value, schema, path, pruned, schema['x-kubernetes-embedded-resource'] === true);
+  if (isRecord(value))
+    pruneObject(value, schema, path, pruned, schema['x-kubernetes-embedded-resource'] === true);
 }
 
 function pruneObject(
@@ -20,7 +21,8 @@ function pruneObject(
   isResource: boolean,
 ): void {
   const properties = propertySchemas(schema);
-  const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true || schema['additionalProperties'] === true;
+  const preserve =
+    schema['x-kubernetes-preserve-unknown-fields'] === true || schema['additionalProperties'] === true;
   for (const key of Object.keys(object)) {
     if (isResource && typeMetaFields.has(key)) continue;
     const keyPath = path === '' ? key : `${path}.${key}`;

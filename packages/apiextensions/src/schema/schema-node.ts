@@ -12,7 +12,8 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 export function propertySchemas(schema: SchemaNode): Map<string, SchemaNode> {
   const out = new Map<string, SchemaNode>();
   const properties = schema['properties'];
-  if (isRecord(properties)) for (const [name, child] of Object.entries(properties)) if (isRecord(child)) out.set(name, child);
+  if (isRecord(properties))
+    for (const [name, child] of Object.entries(properties)) if (isRecord(child)) out.set(name, child);
   return out;
 }
 

@@ -1,7 +1,8 @@
 /** Checks of the string formats a CRD schema may declare (kube-openapi's strfmt registry, as far as CRDs use it). */
 
 const ipv4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-const hostname = /^(?=.{1,253}$)[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*\.?$/;
+const hostname =
+  /^(?=.{1,253}$)[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*\.?$/;
 const uuid = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
 const date = /^\d{4}-\d{2}-\d{2}$/;
 const mac = /^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$/;
@@ -19,7 +20,8 @@ function isIPv6(value: string): boolean {
 
 function isCIDR(value: string): boolean {
   const [address, prefix, extra] = value.split('/');
-  if (address === undefined || prefix === undefined || extra !== undefined || !/^\d{1,3}$/.test(prefix)) return false;
+  if (address === undefined || prefix === undefined || extra !== undefined || !/^\d{1,3}$/.test(prefix))
+    return false;
   if (ipv4.test(address)) return Number(prefix) <= 32;
   return isIPv6(address) && Number(prefix) <= 128;
 }

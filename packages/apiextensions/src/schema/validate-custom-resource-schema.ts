@@ -5,7 +5,11 @@ import { isRecord, propertySchemas, type SchemaNode } from './schema-node.js';
 import { structuralErrors } from './structural-rules.js';
 import { pruneValueInPlace } from './prune.js';
 import { compileRules } from '../cel/rule-tree.js';
-import { costErrorMessage, staticEstimatedCostLimit, staticEstimatedCRDCostLimit } from '../cel/cost-estimate.js';
+import {
+  costErrorMessage,
+  staticEstimatedCostLimit,
+  staticEstimatedCRDCostLimit,
+} from '../cel/cost-estimate.js';
 
 /** Defaults must be pruned already (no unknown fields) and valid against their own schema. */
 function defaultErrors(schema: SchemaNode, path: string, errors: FieldError[]): void {
@@ -13,12 +17,19 @@ function defaultErrors(schema: SchemaNode, path: string, errors: FieldError[]): 
   if (value !== undefined) {
     const pruned = pruneValueInPlace(structuredClone(value), schema);
     if (pruned.length > 0)
-      errors.push({ field: `${path}.default`, type: 'FieldValueInvalid', value, detail: `must not have unknown fields: [${pruned.join(' ')}]` });
+      errors.push({
+        field: `${path}.default`,
+        type: 'FieldValueInvalid',
+        value,
+        detail: `must not have unknown fields: [${pruned.join(' ')}]`,
+      });
     else errors.push(...validateAgainstSchema(value, schema, `${path}.default`));
   }
-  for (const [name, child] of propertySchemas(schema)) defaultErrors(child, `${path}.properties[${name}]`, errors);
+  for (const [name, child] of propertySchemas(schema))
+    defaultErrors(child, `${path}.properties[${name}]`, errors);
   if (isRecord(schema['items'])) defaultErrors(schema['items'], `${path}.items`, errors);
-  if (isRecord(schema['additionalProperties'])) defaultErrors(schema['additionalProperties'], `${path}.additionalProperties`, errors);
+  if (isRecord(schema['additionalProperties']))
+    defaultErrors(schema['additionalProperties'], `${path}.additionalProperties`, errors);
 }
 
 /**
@@ -42,18 +53,31 @@ export function validateCustomResourceSchema(
   defaultErrors(node, fieldPath, errors);
   const rules = compileRules(schema, fieldPath);
   for (const problem of rules.problems)
-    errors.push({ field: problem.path, type: 'FieldValueInvalid', value: problem.kind === 'rule' ? problem.rule.rule : problem.rule.messageExpression, detail: `compilation failed: ${problem.error}` });
+    errors.push({
+      field: problem.path,
+      type: 'FieldValueInvalid',
+      value: problem.kind === 'rule' ? problem.rule.rule : problem.rule.messageExpression,
+      detail: `compilation failed: ${problem.error}`,
+    });
   let total = 0;
   for (const { path, program } of rules.located) {
     total += program.cost;
     if (program.cost > staticEstimatedCostLimit)
-      errors.push({ field: path, type: 'FieldValueForbidden', detail: costErrorMessage('estimated rule cost', program.cost, staticEstimatedCostLimit) });
+      errors.push({
+        field: path,
+        type: 'FieldValueForbidden',
+        detail: costErrorMessage('estimated rule cost', program.cost, staticEstimatedCostLimit),
+      });
   }
   if (total > staticEstimatedCRDCostLimit)
     errors.push({
       field: fieldPath,
       type: 'FieldValueForbidden',
-      detail: costErrorMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, staticEstimatedCRDCostLimit),
+      detail: costErrorMessage(
+        'x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema',
+        total,
+        staticEstimatedCRDCostLimit,
+      ),
     });
   return { errors, nonStructural };
 }

@@ -2,8 +2,16 @@ import { validateAgainstSchema, type FieldError } from '@kapi/apimachinery';
 import { childPath, isRecord, itemSchema, propertySchemas, type SchemaNode } from './schema-node.js';
 import { stringFormatChecks } from './string-formats.js';
 
-/** Upstream reports type mismatches as TypeInvalid and int-or-string as `integer,string`. */
+/**
+ * Upstream reports type mismatches as TypeInvalid, int-or-string as `integer,string`, and TooLong without the
+ * value (`Too long: may not be more than 5 bytes`).
+ */
 function upstreamShape(error: FieldError): FieldError {
+  if (error.type === 'FieldValueTooLong') {
+    const { value, ...rest } = error;
+    void value;
+    return rest;
+  }
   if (!error.detail.includes(' in body must be of type ')) return error;
   return {
     ...error,
@@ -19,11 +27,21 @@ function checkExtras(value: unknown, schema: SchemaNode, path: string, errors: F
   if (typeof value === 'string' && typeof format === 'string') {
     const check = stringFormatChecks[format];
     if (check && !check(value))
-      errors.push({ field: path, type: 'FieldValueInvalid', value, detail: `${label} in body must be of type ${format}: ${JSON.stringify(value)}` });
+      errors.push({
+        field: path,
+        type: 'FieldValueInvalid',
+        value,
+        detail: `${label} in body must be of type ${format}: ${JSON.stringify(value)}`,
+      });
   }
   const not = schema['not'];
   if (isRecord(not) && value !== undefined && validateAgainstSchema(value, not, path).length === 0)
-    errors.push({ field: path, type: 'FieldValueInvalid', value, detail: `${label} in body must not validate the schema (not)` });
+    errors.push({
+      field: path,
+      type: 'FieldValueInvalid',
+      value,
+      detail: `${label} in body must not validate the schema (not)`,
+    });
   if (Array.isArray(value)) {
     const items = itemSchema(schema);
     if (items) value.forEach((item, index) => checkExtras(item, items, `${path}[${index}]`, errors));
@@ -44,8 +62,11 @@ const typeMeta = new Set(['metadata', 'apiVersion', 'kind']);
 export function bodySchemaOf(schema: SchemaNode): SchemaNode {
   const body: Record<string, unknown> = { ...schema };
   if (isRecord(schema['properties']))
-    body['properties'] = Object.fromEntries(Object.entries(schema['properties']).filter(([key]) => !typeMeta.has(key)));
-  if (Array.isArray(schema['required'])) body['required'] = schema['required'].filter((name) => !typeMeta.has(String(name)));
+    body['properties'] = Object.fromEntries(
+      Object.entries(schema['properties']).filter(([key]) => !typeMeta.has(key)),
+    );
+  if (Array.isArray(schema['required']))
+    body['required'] = schema['required'].filter((name) => !typeMeta.has(String(name)));
   return body;
 }
 
