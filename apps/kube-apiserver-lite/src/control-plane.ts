@@ -47,6 +47,7 @@ import {
   type StorageVersion,
 } from '@kapi/storageversion';
 import { Cacher } from '@kapi/watch-cache';
+import { apiExtensionsDelegate } from './apiextensions.js';
 import { createBootstrapRbac, createSystemNamespaces } from './bootstrap.js';
 import { NamespaceController, NamespaceLookup, namespaceLifecycleAdmission, namespaceStrategy } from './namespace-lifecycle.js';
 import type { ServerOptions } from './options.js';
@@ -158,6 +159,14 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     : undefined;
   const innermostFilters: Filter[] = manager ? [withStorageVersionPrecondition(manager)] : [];
 
+  const apiextensions = apiExtensionsDelegate({
+    scheme,
+    storage: storageFactory,
+    keyPrefix: options.etcdPrefix,
+    metrics: observability.metrics,
+    health: observability.health,
+    loopback: () => rest(),
+  });
   const server = new GenericAPIServerConfig({
     scheme,
     storage: storageFactory,
@@ -175,7 +184,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     protobuf: builtInProtobufRegistry,
   })
     .complete()
-    .new();
+    .new(apiextensions);
 
   // Namespaces first: every namespaced resource's admission reads them.
   const namespacesDefinition = definitions.find((d) => d.group === '' && d.resource === 'namespaces');

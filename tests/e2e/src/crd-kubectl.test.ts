@@ -1,0 +1,155 @@
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubectl, startServer, type TestServer } from './harness.js';
+
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/crds');
+const crdFiles = (folder: string) =>
+  readdirSync(join(fixtures, folder))
+    .filter((file) => file.endsWith('.yaml'))
+    .map((file) => join(fixtures, folder, file));
+
+/** A small CRD of group e2e.example.com. */
+function crd(options: {
+  plural: string;
+  kind: string;
+  singular?: string;
+  versions?: Array<{ name: string; storage: boolean }>;
+  name?: string;
+}): string {
+  const versions = options.versions ?? [{ name: 'v1', storage: true }];
+  return JSON.stringify({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: options.name ?? `${options.plural}.e2e.example.com` },
+    spec: {
+      group: 'e2e.example.com',
+      scope: 'Namespaced',
+      names: { plural: options.plural, kind: options.kind, ...(options.singular ? { singular: options.singular } : {}) },
+      versions: versions.map((version) => ({
+        ...version,
+        served: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } },
+          },
+        },
+        additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }],
+      })),
+    },
+  });
+}
+
+describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startServer();
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('applies the Gateway API, cert-manager and prometheus-operator CRDs and establishes them', async () => {
+    const files = [...crdFiles('gateway-api'), ...crdFiles('cert-manager'), ...crdFiles('prometheus-operator')];
+    await kubectl(server, ['apply', '--server-side', ...files.flatMap((file) => ['-f', file])]);
+    const waited = await kubectl(server, ['wait', '--for', 'condition=Established', 'crd', '--all', '--timeout=30s']);
+    expect(waited.trim().split('\n')).toHaveLength(files.length);
+    const resources = await kubectl(server, ['api-resources', '--api-group=gateway.networking.k8s.io', '--no-headers']);
+    expect(resources).toMatch(/httproutes\s+gateway\.networking\.k8s\.io\/v1\s+true\s+HTTPRoute/);
+    expect(resources).toMatch(/gatewayclasses\s+gc\s+gateway\.networking\.k8s\.io\/v1\s+false\s+GatewayClass/);
+  });
+
+  it('applies the Gateway API examples and shows printer columns', async () => {
+    const examples = join(fixtures, 'gateway-api/examples');
+    await kubectl(server, ['apply', '-f', join(examples, '0-namespaces.yaml')]);
+    await kubectl(server, ['apply', '-f', join(examples, 'basic-http.yaml')]);
+    const routes = await kubectl(server, ['get', 'httproutes']);
+    expect(routes.split('\n')[0]).toMatch(/^NAME\s+HOSTNAMES\s+AGE/);
+    expect(routes).toMatch(/http-app-1\s+\["foo\.com"\]/);
+    const classes = await kubectl(server, ['get', 'gc']);
+    expect(classes).toMatch(/example\s+acme\.io\/gateway-controller/);
+    const route = JSON.parse(await kubectl(server, ['get', 'httproute', 'http-app-1', '-o', 'json'])) as {
+      apiVersion: string;
+      metadata: { generation: number };
+    };
+    expect(route.apiVersion).toBe('gateway.networking.k8s.io/v1');
+    expect(route.metadata.generation).toBe(1);
+  });
+
+  it('explains a custom resource from its schema', async () => {
+    const out = await kubectl(server, ['explain', 'httproute.spec.hostnames']);
+    expect(out).toContain('KIND:       HTTPRoute');
+    expect(out).toContain('Hostnames defines a set of hostnames');
+  });
+
+  it('refuses an invalid CRD with upstream messages', async () => {
+    const bad = crd({ plural: 'widgets', kind: 'Widget', name: 'wrong.e2e.example.com' });
+    await expect(kubectl(server, ['apply', '-f', '-'], bad)).rejects.toThrow(
+      'metadata.name: Invalid value: "wrong.e2e.example.com": must be spec.names.plural+"."+spec.group',
+    );
+    const twoStorage = crd({ plural: 'widgets', kind: 'Widget', versions: [{ name: 'v1', storage: true }, { name: 'v2', storage: true }] });
+    await expect(kubectl(server, ['apply', '-f', '-'], twoStorage)).rejects.toThrow('must have exactly one version marked as storage version');
+    await expect(kubectl(server, ['get', 'crd', 'widgets.e2e.example.com'])).rejects.toThrow('NotFound');
+  });
+
+  it('flags a kind already used in the group with KindConflict and does not establish it', async () => {
+    await kubectl(server, ['apply', '-f', '-'], crd({ plural: 'gizmos', kind: 'Gizmo' }));
+    await kubectl(server, ['wait', '--for', 'condition=Established', 'crd/gizmos.e2e.example.com', '--timeout=30s']);
+    await kubectl(server, ['apply', '-f', '-'], crd({ plural: 'othergizmos', singular: 'othergizmo', kind: 'Gizmo' }));
+    await kubectl(server, ['wait', '--for', 'condition=NamesAccepted=False', 'crd/othergizmos.e2e.example.com', '--timeout=30s']);
+    const conflicting = JSON.parse(await kubectl(server, ['get', 'crd', 'othergizmos.e2e.example.com', '-o', 'json'])) as {
+      status: { conditions: Array<{ type: string; status: string; reason: string; message: string }> };
+    };
+    const byType = new Map(conflicting.status.conditions.map((c) => [c.type, c]));
+    expect(byType.get('NamesAccepted')).toMatchObject({ status: 'False', reason: 'KindConflict', message: '"Gizmo" is already in use' });
+    expect(byType.get('Established')).toMatchObject({ status: 'False', reason: 'NotAccepted' });
+    await expect(kubectl(server, ['get', 'othergizmos'])).rejects.toThrow('the server doesn\'t have a resource type "othergizmos"');
+  });
+
+  it('switches a storage version: storedVersions grows and old objects read in both versions', async () => {
+    await kubectl(server, ['apply', '-f', '-'], crd({ plural: 'widgets', kind: 'Widget' }));
+    await kubectl(server, ['wait', '--for', 'condition=Established', 'crd/widgets.e2e.example.com', '--timeout=30s']);
+    const widget = (name: string, version: string) =>
+      JSON.stringify({ apiVersion: `e2e.example.com/${version}`, kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { size: 3 } });
+    await kubectl(server, ['apply', '-f', '-'], widget('old', 'v1'));
+    const table = await kubectl(server, ['get', 'widgets']);
+    expect(table).toMatch(/^NAME\s+SIZE\s+AGE/);
+    expect(table).toMatch(/old\s+3/);
+
+    const twoVersions = crd({ plural: 'widgets', kind: 'Widget', versions: [{ name: 'v1', storage: false }, { name: 'v2', storage: true }] });
+    await kubectl(server, ['apply', '-f', '-'], twoVersions);
+    const stored = await kubectl(server, ['get', 'crd', 'widgets.e2e.example.com', '-o', 'jsonpath={.status.storedVersions}']);
+    expect(JSON.parse(stored)).toEqual(['v1', 'v2']);
+    let v2 = '';
+    for (let i = 0; i < 50 && !v2; i++) {
+      v2 = await kubectl(server, ['get', '--raw', '/apis/e2e.example.com/v2/namespaces/default/widgets/old']).catch(() => '');
+      if (!v2) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(JSON.parse(v2)).toMatchObject({ apiVersion: 'e2e.example.com/v2', spec: { size: 3 } });
+    const v1 = JSON.parse(await kubectl(server, ['get', '--raw', '/apis/e2e.example.com/v1/namespaces/default/widgets/old'])) as unknown;
+    expect(v1).toMatchObject({ apiVersion: 'e2e.example.com/v1', spec: { size: 3 } });
+    await kubectl(server, ['apply', '-f', '-'], widget('new', 'v2'));
+    const both = await kubectl(server, ['get', 'widgets.v1.e2e.example.com', '-o', 'jsonpath={.items[*].apiVersion}']);
+    expect(both).toBe('e2e.example.com/v1 e2e.example.com/v1');
+  });
+
+  it('deletes a CRD only after deleting its custom resources in every namespace', async () => {
+    const routesFile = join(fixtures, 'gateway-api/gateway.networking.k8s.io_httproutes.yaml');
+    const before = await kubectl(server, ['get', '--raw', '/apis/gateway.networking.k8s.io/v1/httproutes']);
+    expect(JSON.parse(before)).toMatchObject({ items: [{ metadata: { name: 'http-app-1', namespace: 'default' } }] });
+    await kubectl(server, ['delete', 'crd', 'httproutes.gateway.networking.k8s.io', '--timeout=60s']);
+    await expect(kubectl(server, ['get', 'crd', 'httproutes.gateway.networking.k8s.io'])).rejects.toThrow('NotFound');
+    await expect(kubectl(server, ['get', '--raw', '/apis/gateway.networking.k8s.io/v1/httproutes'])).rejects.toThrow('NotFound');
+    // Re-created, the CRD finds no instances left in storage.
+    await kubectl(server, ['apply', '--server-side', '-f', routesFile]);
+    await kubectl(server, ['wait', '--for', 'condition=Established', 'crd/httproutes.gateway.networking.k8s.io', '--timeout=30s']);
+    const after = await kubectl(server, ['get', '--raw', '/apis/gateway.networking.k8s.io/v1/httproutes']);
+    expect(JSON.parse(after)).toMatchObject({ items: [] });
+    const leftovers = await kubectl(server, ['get', '--raw', '/apis/gateway.networking.k8s.io/v1/gateways']);
+    expect(JSON.parse(leftovers)).toMatchObject({ items: [{ metadata: { name: 'my-gateway' } }] });
+  });
+});
