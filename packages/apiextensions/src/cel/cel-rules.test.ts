@@ -46,9 +46,9 @@ describe('x-kubernetes-validations', () => {
   it('reports the message, the default "failed rule" text, and the node type as the value', () => {
     expect(
       check([{ rule: 'self.min <= self.max', message: 'min must not exceed max' }], { min: 3, max: 1 }),
-    ).toEqual(['spec: Invalid value: "object": min must not exceed max']);
+    ).toEqual(['spec: Invalid value: min must not exceed max']);
     expect(check([{ rule: 'self.min <= self.max' }], { min: 3, max: 1 })).toEqual([
-      'spec: Invalid value: "object": failed rule: self.min <= self.max',
+      'spec: Invalid value: failed rule: self.min <= self.max',
     ]);
     expect(check([{ rule: 'self.min <= self.max' }], { min: 1, max: 3 })).toEqual([]);
   });
@@ -77,10 +77,21 @@ describe('x-kubernetes-validations', () => {
     expect(check(immutable, { name: 'a' })).toEqual([]);
     expect(check(immutable, { name: 'a' }, { name: 'a' })).toEqual([]);
     expect(check(immutable, { name: 'b' }, { name: 'a' })).toEqual([
-      'spec: Invalid value: "object": name is immutable',
+      'spec: Invalid value: name is immutable',
     ]);
+    const optional = [
+      {
+        rule: '!oldSelf.hasValue() || self.name == oldSelf.value().name',
+        optionalOldSelf: true,
+        message: 'immutable',
+      },
+    ];
+    expect(check(optional, { name: 'b' })).toEqual([]);
+    expect(check(optional, { name: 'b' }, { name: 'a' })).toEqual(['spec: Invalid value: immutable']);
     expect(
-      check([{ rule: 'oldSelf == null || self.name == oldSelf.name', optionalOldSelf: true }], { name: 'b' }),
+      check([{ rule: "self.name == oldSelf.orValue({'name': 'new'}).name", optionalOldSelf: true }], {
+        name: 'new',
+      }),
     ).toEqual([]);
   });
 
@@ -111,7 +122,33 @@ describe('x-kubernetes-validations', () => {
     ].map((rule) => ({ rule }));
     expect(check(rules, { list: [1, 2, 3], name: 'a-b' })).toEqual([]);
     expect(check([{ rule: 'self.list.isSorted()' }], { list: [2, 1] })).toEqual([
-      'spec: Invalid value: "object": failed rule: self.list.isSorted()',
+      'spec: Invalid value: failed rule: self.list.isSorted()',
+    ]);
+  });
+
+  it('shows scalar values, omits objects, and renders Duplicate without a detail', () => {
+    const schema = schemaWith([], {
+      code: {
+        type: 'string',
+        'x-kubernetes-validations': [{ rule: "self.startsWith('x')", message: 'must start with x' }],
+      },
+      ids: {
+        type: 'array',
+        items: { type: 'string' },
+        'x-kubernetes-validations': [
+          { rule: 'self.all(a, self.exists_one(b, a == b))', reason: 'FieldValueDuplicate' },
+        ],
+      },
+    });
+    const resource = {
+      apiVersion: 'x/v1',
+      kind: 'X',
+      metadata: { name: 'x' },
+      spec: { code: 'abc', ids: ['a', 'a'] },
+    };
+    expect(compileSchema(schema).validate(resource).map(fieldErrorMessage)).toEqual([
+      'spec.code: Invalid value: "abc": must start with x',
+      'spec.ids: Duplicate value: ["a","a"]',
     ]);
   });
 

@@ -4,6 +4,7 @@ import { childPath, isRecord } from '../schema/schema-node.js';
 import type { RuleProgram } from './rule-program.js';
 import type { RuleNode } from './rule-tree.js';
 import { toCelValue } from './cel-value.js';
+import { optionalOf } from './optional-value.js';
 
 const reasons = new Set([
   'FieldValueInvalid',
@@ -22,12 +23,26 @@ function withFieldPath(path: string, fieldPath: string): string {
   return out;
 }
 
-function ruleError(program: RuleProgram, path: string, typeName: unknown, detail: string): FieldError {
+/** The rule's message, else `failed rule: <rule>` (upstream's ruleErrorString: the message when there is one). */
+function ruleText(program: RuleProgram): string {
+  return program.rule.message?.trim() || program.rule.rule.trim();
+}
+
+function nodePath(path: string): string {
+  return path === '' ? '<nil>' : path;
+}
+
+/**
+ * A failed rule as upstream reports it: the reason picks the error type, the value is shown for scalars and
+ * omitted for objects and arrays.
+ */
+function ruleError(program: RuleProgram, path: string, value: unknown, detail: string): FieldError {
   const { rule } = program;
-  const field = rule.fieldPath ? withFieldPath(path, rule.fieldPath) : path === '' ? '<nil>' : path;
+  const field = rule.fieldPath ? withFieldPath(path, rule.fieldPath) : nodePath(path);
   const type = rule.reason !== undefined && reasons.has(rule.reason) ? rule.reason : 'FieldValueInvalid';
+  if (type === 'FieldValueDuplicate') return { field, type, value, detail: '' };
   const error: FieldError = { field, type, detail };
-  if (typeof typeName === 'string') error.value = typeName;
+  if (typeof value !== 'object' || value === null) error.value = value;
   return error;
 }
 
@@ -54,22 +69,27 @@ function evaluateNode(
     let oldSelf: CelInput | undefined;
     for (const program of node.rules) {
       const bindings: Record<string, CelInput> = { self };
-      if (program.isTransition) {
-        if (old === undefined && program.rule.optionalOldSelf !== true) continue;
-        oldSelf ??= toCelValue(old, node.schema);
-        bindings['oldSelf'] = oldSelf;
+      if (program.rule.optionalOldSelf === true) {
+        bindings['oldSelf'] = optionalOf(
+          old === undefined ? undefined : (oldSelf ??= toCelValue(old, node.schema)),
+        );
+      } else if (program.isTransition) {
+        if (old === undefined) continue;
+        bindings['oldSelf'] = oldSelf ??= toCelValue(old, node.schema);
       }
       const result = program.evaluate(bindings);
       if (result === true) continue;
-      const typeName = node.schema['type'];
       if (typeof result === 'string') {
         const text = result.replace(/^field not found:/, 'no such key:');
-        errors.push(ruleError(program, path, typeName, `${text} evaluating rule: ${program.rule.rule}`));
+        const detail = text.startsWith('no such overload')
+          ? `'${text}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText(program)}`
+          : `${text} evaluating rule: ${ruleText(program)}`;
+        errors.push({ field: nodePath(path), type: 'FieldValueInvalid', value: node.schema['type'], detail });
         continue;
       }
       const message =
-        program.message(bindings) ?? program.rule.message ?? `failed rule: ${program.rule.rule.trim()}`;
-      errors.push(ruleError(program, path, typeName, message));
+        program.message(bindings) ?? (program.rule.message?.trim() || `failed rule: ${ruleText(program)}`);
+      errors.push(ruleError(program, path, value, message));
     }
   }
   if (Array.isArray(value)) {

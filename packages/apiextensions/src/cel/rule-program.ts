@@ -116,7 +116,7 @@ export function compileRule(
     message(bindings) {
       if (messageProgram === undefined) return undefined;
       const result = messageProgram(bindings);
-      return typeof result === 'string' && result.trim() !== '' ? result : undefined;
+      return typeof result === 'string' && result.trim() !== '' ? result.trim() : undefined;
     },
   };
 }

@@ -114,7 +114,7 @@ describe('invalid Gateway API objects get the CEL rule messages', () => {
       },
     ]);
     expect(create(object)).toEqual([
-      'spec.rules[0]: Invalid value: "object": RequestRedirect filter must not be used together with backendRefs',
+      'spec.rules[0]: Invalid value: RequestRedirect filter must not be used together with backendRefs',
     ]);
   });
 
@@ -123,13 +123,13 @@ describe('invalid Gateway API objects get the CEL rule messages', () => {
       { matches: [{ path: { type: 'PathPrefix', value: 'bar' } }], backendRefs: [{ name: 'svc', port: 80 }] },
     ]);
     expect(create(object)).toEqual([
-      `spec.rules[0].matches[0].path: Invalid value: "object": value must be an absolute path and start with '/' when type one of ['Exact', 'PathPrefix']`,
+      `spec.rules[0].matches[0].path: Invalid value: value must be an absolute path and start with '/' when type one of ['Exact', 'PathPrefix']`,
     ]);
   });
 
   it('refuses a Service backend without a port', () => {
     expect(create(route([{ backendRefs: [{ name: 'svc' }] }]))).toEqual([
-      'spec.rules[0].backendRefs[0]: Invalid value: "object": Must have port for Service reference',
+      'spec.rules[0].backendRefs[0]: Invalid value: Must have port for Service reference',
     ]);
   });
 
@@ -145,8 +145,8 @@ describe('invalid Gateway API objects get the CEL rule messages', () => {
     ]);
     expect(create(object)).toEqual([
       'spec.listeners[1]: Duplicate value: {"name":"a"}',
-      "spec.listeners: Invalid value: \"array\": tls must not be specified for protocols ['HTTP', 'TCP', 'UDP']",
-      'spec.listeners: Invalid value: "array": Listener name must be unique within the Gateway',
+      "spec.listeners: Invalid value: tls must not be specified for protocols ['HTTP', 'TCP', 'UDP']",
+      'spec.listeners: Invalid value: Listener name must be unique within the Gateway',
     ]);
   });
 
