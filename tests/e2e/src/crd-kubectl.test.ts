@@ -42,6 +42,21 @@ function crd(options: {
   });
 }
 
+/**
+ * `kubectl wait --for condition=...`, retried while a fresh CRD still has `status.conditions: null` (as
+ * upstream's, until its controllers ran), which kubectl reports as an accessor error.
+ */
+async function waitFor(server: TestServer, condition: string, target: string): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await kubectl(server, ['wait', '--for', condition, ...target.split(' '), '--timeout=30s']);
+    } catch (error) {
+      if (attempt > 20 || !String(error).includes('accessor error')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => {
   let server: TestServer;
 
@@ -56,7 +71,7 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
   it('applies the Gateway API, cert-manager and prometheus-operator CRDs and establishes them', async () => {
     const files = [...crdFiles('gateway-api'), ...crdFiles('cert-manager'), ...crdFiles('prometheus-operator')];
     await kubectl(server, ['apply', '--server-side', ...files.flatMap((file) => ['-f', file])]);
-    const waited = await kubectl(server, ['wait', '--for', 'condition=Established', 'crd', '--all', '--timeout=30s']);
+    const waited = await waitFor(server, 'condition=Established', 'crd --all');
     expect(waited.trim().split('\n')).toHaveLength(files.length);
     const resources = await kubectl(server, ['api-resources', '--api-group=gateway.networking.k8s.io', '--no-headers']);
     expect(resources).toMatch(/httproutes\s+gateway\.networking\.k8s\.io\/v1\s+true\s+HTTPRoute/);
@@ -80,6 +95,22 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
     expect(route.metadata.generation).toBe(1);
   });
 
+  it('refuses an invalid HTTPRoute with the CEL rule message and stores nothing', async () => {
+    const route = JSON.stringify({
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'relative', namespace: 'default' },
+      spec: { rules: [{ matches: [{ path: { type: 'PathPrefix', value: 'bar' } }], backendRefs: [{ name: 'svc', port: 80 }] }] },
+    });
+    const refusal = await kubectl(server, ['apply', '-f', '-'], route).then(
+      () => '',
+      (error: unknown) => String(error),
+    );
+    expect(refusal).toContain('The HTTPRoute "relative" is invalid: spec.rules[0].matches[0].path: Invalid value: ');
+    expect(refusal).toContain("value must be an absolute path and start with '/' when type one of ['Exact', 'PathPrefix']");
+    await expect(kubectl(server, ['get', 'httproute', 'relative'])).rejects.toThrow('NotFound');
+  });
+
   it('explains a custom resource from its schema', async () => {
     const out = await kubectl(server, ['explain', 'httproute.spec.hostnames']);
     expect(out).toContain('KIND:       HTTPRoute');
@@ -98,9 +129,9 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
 
   it('flags a kind already used in the group with KindConflict and does not establish it', async () => {
     await kubectl(server, ['apply', '-f', '-'], crd({ plural: 'gizmos', kind: 'Gizmo' }));
-    await kubectl(server, ['wait', '--for', 'condition=Established', 'crd/gizmos.e2e.example.com', '--timeout=30s']);
+    await waitFor(server, 'condition=Established', 'crd/gizmos.e2e.example.com');
     await kubectl(server, ['apply', '-f', '-'], crd({ plural: 'othergizmos', singular: 'othergizmo', kind: 'Gizmo' }));
-    await kubectl(server, ['wait', '--for', 'condition=NamesAccepted=False', 'crd/othergizmos.e2e.example.com', '--timeout=30s']);
+    await waitFor(server, 'condition=NamesAccepted=False', 'crd/othergizmos.e2e.example.com');
     const conflicting = JSON.parse(await kubectl(server, ['get', 'crd', 'othergizmos.e2e.example.com', '-o', 'json'])) as {
       status: { conditions: Array<{ type: string; status: string; reason: string; message: string }> };
     };
@@ -112,7 +143,7 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
 
   it('switches a storage version: storedVersions grows and old objects read in both versions', async () => {
     await kubectl(server, ['apply', '-f', '-'], crd({ plural: 'widgets', kind: 'Widget' }));
-    await kubectl(server, ['wait', '--for', 'condition=Established', 'crd/widgets.e2e.example.com', '--timeout=30s']);
+    await waitFor(server, 'condition=Established', 'crd/widgets.e2e.example.com');
     const widget = (name: string, version: string) =>
       JSON.stringify({ apiVersion: `e2e.example.com/${version}`, kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { size: 3 } });
     await kubectl(server, ['apply', '-f', '-'], widget('old', 'v1'));
@@ -146,7 +177,7 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
     await expect(kubectl(server, ['get', '--raw', '/apis/gateway.networking.k8s.io/v1/httproutes'])).rejects.toThrow('NotFound');
     // Re-created, the CRD finds no instances left in storage.
     await kubectl(server, ['apply', '--server-side', '-f', routesFile]);
-    await kubectl(server, ['wait', '--for', 'condition=Established', 'crd/httproutes.gateway.networking.k8s.io', '--timeout=30s']);
+    await waitFor(server, 'condition=Established', 'crd/httproutes.gateway.networking.k8s.io');
     const after = await kubectl(server, ['get', '--raw', '/apis/gateway.networking.k8s.io/v1/httproutes']);
     expect(JSON.parse(after)).toMatchObject({ items: [] });
     const leftovers = await kubectl(server, ['get', '--raw', '/apis/gateway.networking.k8s.io/v1/gateways']);
