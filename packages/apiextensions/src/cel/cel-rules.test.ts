@@ -189,6 +189,27 @@ describe('CEL at CRD validation', () => {
     );
   });
 
+  it('checks message, messageExpression and reason of each rule', () => {
+    const errors = validateCustomResourceSchema(
+      schemaWith([
+        { rule: '' },
+        { rule: 'true', message: 'two\nlines' },
+        { rule: 'true &&\ntrue' },
+        { rule: 'true', messageExpression: ' ' },
+        { rule: 'true', reason: 'Sometimes' },
+      ]),
+      path,
+    ).errors.map(fieldErrorMessage);
+    const rule = `${path}.properties[spec].x-kubernetes-validations`;
+    expect(errors).toEqual([
+      `${rule}[0].rule: Required value: rule is not specified`,
+      `${rule}[1].message: Invalid value: "two\\nlines": message must not contain line breaks`,
+      `${rule}[2].message: Required value: message must be specified if rule contains line breaks`,
+      `${rule}[3].messageExpression: Required value: messageExpression must be non-empty if specified`,
+      `${rule}[4].reason: Unsupported value: "Sometimes": supported values: "FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"`,
+    ]);
+  });
+
   it('refuses a rule over the cost budget and accepts it once maxItems/maxLength bound it', () => {
     const unbounded: JSONSchemaProps = {
       type: 'object',

@@ -92,8 +92,7 @@ export function compileRule(
   node: SchemaNode,
 ): RuleProgram | { ruleError?: string; messageError?: string } {
   const compiled = compileExpression(rule.rule);
-  const message =
-    rule.messageExpression === undefined ? undefined : compileExpression(rule.messageExpression);
+  const message = rule.messageExpression?.trim() ? compileExpression(rule.messageExpression) : undefined;
   if ('error' in compiled || (message !== undefined && 'error' in message)) {
     return {
       ...('error' in compiled ? { ruleError: compiled.error } : {}),

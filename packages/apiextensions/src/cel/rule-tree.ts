@@ -1,6 +1,8 @@
+import type { FieldError } from '@kapi/apimachinery';
 import type { JSONSchemaProps, ValidationRule } from '../schema/json-schema-props.js';
 import { childPath, isRecord, type SchemaNode } from '../schema/schema-node.js';
 import { compileRule, type RuleProgram } from './rule-program.js';
+import { ruleShapeErrors } from './rule-shape.js';
 
 /** The compiled rules of a schema, in a tree shaped like the schema, holding only branches that contain rules. */
 export interface RuleNode {
@@ -11,19 +13,12 @@ export interface RuleNode {
   readonly items: RuleNode | undefined;
 }
 
-/** A rule that did not compile or is over budget, with its CRD field path (`...x-kubernetes-validations[0].rule`). */
-export interface RuleCompileProblem {
-  path: string;
-  rule: ValidationRule;
-  kind: 'rule' | 'messageExpression';
-  error: string;
-}
-
 /** The outcome of compiling all rules of a schema. */
 export interface CompiledRules {
   root: RuleNode | undefined;
   programs: RuleProgram[];
-  problems: RuleCompileProblem[];
+  /** Rules that are malformed or do not compile, as CRD field errors (`...x-kubernetes-validations[0].rule`). */
+  problems: FieldError[];
   /** Each program with the CRD path of its rule, for cost checks. */
   located: { path: string; program: RuleProgram }[];
 }
@@ -47,6 +42,8 @@ function compileNode(schema: SchemaNode, path: string, out: CompiledRules): Rule
       if (!isRecord(entry) || typeof entry['rule'] !== 'string') return;
       const rule = entry as unknown as ValidationRule;
       const rulePath = `${path}.x-kubernetes-validations[${index}]`;
+      out.problems.push(...ruleShapeErrors(rule, rulePath));
+      if (rule.rule.trim() === '') return;
       const compiled = compileRule(rule, schema);
       if ('evaluate' in compiled) {
         rules.push(compiled);
@@ -54,20 +51,15 @@ function compileNode(schema: SchemaNode, path: string, out: CompiledRules): Rule
         out.located.push({ path: childPath(rulePath, 'rule'), program: compiled });
         return;
       }
-      if (compiled.ruleError !== undefined)
-        out.problems.push({
-          path: childPath(rulePath, 'rule'),
-          rule,
-          kind: 'rule',
-          error: compiled.ruleError,
-        });
+      const failed = (field: string, value: unknown, error: string): FieldError => ({
+        field: childPath(rulePath, field),
+        type: 'FieldValueInvalid',
+        value,
+        detail: `compilation failed: ${error}`,
+      });
+      if (compiled.ruleError !== undefined) out.problems.push(failed('rule', rule.rule, compiled.ruleError));
       if (compiled.messageError !== undefined)
-        out.problems.push({
-          path: childPath(rulePath, 'messageExpression'),
-          rule,
-          kind: 'messageExpression',
-          error: compiled.messageError,
-        });
+        out.problems.push(failed('messageExpression', rule.messageExpression, compiled.messageError));
     });
   }
   const properties = new Map<string, RuleNode>();

@@ -52,13 +52,7 @@ export function validateCustomResourceSchema(
   if (structural.length > 0) return { errors, nonStructural };
   defaultErrors(node, fieldPath, errors);
   const rules = compileRules(schema, fieldPath);
-  for (const problem of rules.problems)
-    errors.push({
-      field: problem.path,
-      type: 'FieldValueInvalid',
-      value: problem.kind === 'rule' ? problem.rule.rule : problem.rule.messageExpression,
-      detail: `compilation failed: ${problem.error}`,
-    });
+  errors.push(...rules.problems);
   let total = 0;
   for (const { path, program } of rules.located) {
     total += program.cost;
