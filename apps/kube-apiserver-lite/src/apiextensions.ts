@@ -1,11 +1,47 @@
 import { createAPIExtensionsServer, type APIExtensionsServerOptions } from '@kapi/apiextensions';
-import type { GenericAPIServer } from '@kapi/server';
+import type { ResourceClient } from '@kapi/client';
+import type { GenericAPIServer, ResourceDefinition } from '@kapi/server';
+import type { StorageVersion, StorageVersionManager } from '@kapi/storageversion';
+
+/** Where custom resources' StorageVersions are published (with `--storage-version-api`). */
+export interface CustomResourceStorageVersions {
+  manager: StorageVersionManager;
+  identity: string;
+  storageVersions: () => ResourceClient<StorageVersion>;
+}
+
+const apiVersionOf = (group: string, version: string) => (group === '' ? version : `${group}/${version}`);
+
+/**
+ * Registers a custom resource's StorageVersion (KEP-2339, which upstream never merged for CRs) and
+ * publishes it in the background: the barrier answers writes to the resource with 503 until it is
+ * published, reads are served meanwhile. A storage-version change goes through here again first.
+ */
+function publishStorageVersion(target: CustomResourceStorageVersions, definition: ResourceDefinition): void {
+  const versions = definition.versions.map((version) => apiVersionOf(definition.group, version));
+  target.manager.addResourceInfo({
+    groupResource: { group: definition.group, resource: definition.resource },
+    encodingVersion: apiVersionOf(definition.group, definition.storageVersion ?? definition.versions[0] ?? ''),
+    decodableVersions: versions,
+    servedVersions: versions,
+  });
+  const publish = async (): Promise<void> => {
+    const done = await target.manager.updateStorageVersions(target.identity, { storageVersions: target.storageVersions() }).catch(() => false);
+    if (!done) setTimeout(() => void publish(), 1000).unref();
+  };
+  void publish();
+}
 
 /**
  * The apiextensions server kube-apiserver-lite delegates to (kube-apiserver -> apiextensions -> 404, as
  * upstream's chain): CRDs and their custom resources on the same port, storage, scheme and health as
- * the built-ins. Filters (authentication, authorization...) run once, in the outer server.
+ * the built-ins. Filters (authentication, authorization, the storage-version barrier) run once, in the
+ * outer server.
  */
-export function apiExtensionsDelegate(options: APIExtensionsServerOptions): GenericAPIServer {
-  return createAPIExtensionsServer(options).server;
+export function apiExtensionsDelegate(
+  options: APIExtensionsServerOptions,
+  storageVersions?: CustomResourceStorageVersions,
+): GenericAPIServer {
+  const onServe = storageVersions ? (definition: ResourceDefinition) => publishStorageVersion(storageVersions, definition) : undefined;
+  return createAPIExtensionsServer({ ...options, ...(onServe ? { onServe } : {}) }).server;
 }

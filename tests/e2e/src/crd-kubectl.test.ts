@@ -141,11 +141,25 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
     await expect(kubectl(server, ['get', 'othergizmos'])).rejects.toThrow('the server doesn\'t have a resource type "othergizmos"');
   });
 
-  it('switches a storage version: storedVersions grows and old objects read in both versions', async () => {
+  it('switches a storage version: storedVersions grows, the StorageVersion follows, old objects read in both versions', async () => {
+    const encodingVersion = async () => {
+      const raw = await kubectl(server, ['get', '--raw', '/apis/internal.apiserver.k8s.io/v1alpha1/storageversions/e2e.example.com.widgets']).catch(() => '{}');
+      const storageVersion = JSON.parse(raw) as { status?: { storageVersions?: Array<{ encodingVersion: string }> } };
+      return storageVersion.status?.storageVersions?.[0]?.encodingVersion ?? '';
+    };
+    const waitForEncoding = async (expected: string) => {
+      let encoding = '';
+      for (let i = 0; i < 50 && encoding !== expected; i++) {
+        encoding = await encodingVersion();
+        if (encoding !== expected) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return encoding;
+    };
     await kubectl(server, ['apply', '-f', '-'], crd({ plural: 'widgets', kind: 'Widget' }));
     await waitFor(server, 'condition=Established', 'crd/widgets.e2e.example.com');
     const widget = (name: string, version: string) =>
       JSON.stringify({ apiVersion: `e2e.example.com/${version}`, kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { size: 3 } });
+    expect(await waitForEncoding('e2e.example.com/v1')).toBe('e2e.example.com/v1');
     await kubectl(server, ['apply', '-f', '-'], widget('old', 'v1'));
     const table = await kubectl(server, ['get', 'widgets']);
     expect(table).toMatch(/^NAME\s+SIZE\s+AGE/);
@@ -155,6 +169,8 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
     await kubectl(server, ['apply', '-f', '-'], twoVersions);
     const stored = await kubectl(server, ['get', 'crd', 'widgets.e2e.example.com', '-o', 'jsonpath={.status.storedVersions}']);
     expect(JSON.parse(stored)).toEqual(['v1', 'v2']);
+    // The StorageVersion follows the CRD's storage version (KEP-2339 for custom resources).
+    expect(await waitForEncoding('e2e.example.com/v2')).toBe('e2e.example.com/v2');
     let v2 = '';
     for (let i = 0; i < 50 && !v2; i++) {
       v2 = await kubectl(server, ['get', '--raw', '/apis/e2e.example.com/v2/namespaces/default/widgets/old']).catch(() => '');

@@ -1,5 +1,5 @@
 import { StatusError } from '@kapi/apimachinery';
-import type { GenericAPIServer, ResourceStrategy } from '@kapi/server';
+import type { GenericAPIServer, ResourceDefinition, ResourceStrategy } from '@kapi/server';
 import { compileSchema } from '../schema/compile-schema.js';
 import type { JSONSchemaProps } from '../schema/json-schema-props.js';
 import type { CustomResourceDefinition } from '../crd/types.js';
@@ -26,6 +26,7 @@ export class CustomResourceHandler {
   constructor(
     private readonly server: GenericAPIServer,
     private readonly scheme: CustomResourceScheme,
+    private readonly onServe?: (definition: ResourceDefinition) => void,
   ) {}
 
   /** True when the CRD's resource is being served. */
@@ -56,6 +57,7 @@ export class CustomResourceHandler {
       if (schema) this.scheme.setSchema(kind, compileSchema(schema as JSONSchemaProps));
     }
     this.scheme.base.setHubVersion(group, serving.definition.kind, serving.storageVersion);
+    this.onServe?.(serving.definition);
     this.server.installResource(serving.definition);
     this.served.set(name, { fingerprint, group, resource: serving.definition.resource, kind: serving.definition.kind });
   }
