@@ -1,5 +1,5 @@
 import { childSchema, isRecord, itemSchema, type SchemaNode } from '../schema/schema-node.js';
-import type { CelInput } from '@bufbuild/cel';
+import { celList, celMap, type CelInput } from '@bufbuild/cel';
 
 const reserved = new Set([
   'true',
@@ -49,19 +49,17 @@ export function toCelValue(value: unknown, schema: SchemaNode | undefined): CelI
   if (typeof value === 'string' || typeof value === 'boolean') return value;
   if (Array.isArray(value)) {
     const items = itemSchema(schema);
-    return value.map((item) => toCelValue(item, items));
+    return celList(value.map((item) => toCelValue(item, items)));
   }
   if (isRecord(value)) {
-    const out: Record<string, CelInput> = {};
+    const out = new Map<string, CelInput>();
     const declared = isRecord(schema?.['properties']) ? schema['properties'] : undefined;
     for (const [key, child] of Object.entries(value)) {
       if (child === undefined) continue;
-      out[declared !== undefined && key in declared ? escapePropertyName(key) : key] = toCelValue(
-        child,
-        childSchema(schema, key),
-      );
+      const name = declared !== undefined && key in declared ? escapePropertyName(key) : key;
+      out.set(name, toCelValue(child, childSchema(schema, key)));
     }
-    return out;
+    return celMap(out);
   }
   return null;
 }
