@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fieldErrorMessage } from '@kapi/apimachinery';
 import { compileSchema } from '../schema/compile-schema.js';
+import { escapePropertyName, unescapePropertyName } from './cel-value.js';
 import { validateCustomResourceSchema } from '../schema/validate-custom-resource-schema.js';
 import type { JSONSchemaProps, ValidationRule } from '../schema/json-schema-props.js';
 
@@ -234,5 +235,13 @@ describe('CEL at CRD validation', () => {
     names.maxItems = 16;
     names.items = { type: 'string', maxLength: 253 };
     expect(validateCustomResourceSchema(unbounded, path).errors).toEqual([]);
+  });
+});
+
+describe('escaped property names', () => {
+  it('round-trips through escaping and unescaping', () => {
+    for (const name of ['namespace', 'a.b', 'x-y', 'a/b', 'a__b', 'plain'])
+      expect(unescapePropertyName(escapePropertyName(name))).toBe(name);
+    expect(escapePropertyName('a.b-c')).toBe('a__dot__b__dash__c');
   });
 });

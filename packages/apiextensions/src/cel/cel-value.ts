@@ -36,6 +36,14 @@ export function escapePropertyName(name: string): string {
   );
 }
 
+/** The property name behind an escaped CEL field name (`__namespace__` -> `namespace`, `a__dot__b` -> `a.b`). */
+export function unescapePropertyName(name: string): string {
+  const keyword = /^__(.+)__$/.exec(name)?.[1];
+  if (keyword !== undefined && reserved.has(keyword)) return keyword;
+  const parts: Record<string, string> = { underscores: '__', dot: '.', dash: '-', slash: '/' };
+  return name.replace(/__(underscores|dot|dash|slash)__/g, (_, part: string) => parts[part] ?? part);
+}
+
 /**
  * Converts a JSON value into a CEL input typed by its schema, as upstream's `UnstructuredToVal` does: whole numbers
  * become `int` (bigint) unless the schema says `number`, objects become maps, preserved-unknown parts stay dynamic.

@@ -1,5 +1,6 @@
 import type { parse } from '@bufbuild/cel';
 import { childSchema, itemSchema, type SchemaNode } from '../schema/schema-node.js';
+import { unescapePropertyName } from './cel-value.js';
 
 /** A parsed CEL expression tree. */
 export type Expr = ReturnType<typeof parse>['expr'];
@@ -90,7 +91,10 @@ function estimate(expr: Expr, scope: Map<string, SchemaNode | undefined>): Estim
       const operand = kind.value.operand
         ? estimate(kind.value.operand, scope)
         : { cost: 0, schema: undefined };
-      return { cost: operand.cost + 1, schema: childSchema(operand.schema, kind.value.field) };
+      return {
+        cost: operand.cost + 1,
+        schema: childSchema(operand.schema, unescapePropertyName(kind.value.field)),
+      };
     }
     case 'callExpr': {
       const call = kind.value;

@@ -28,8 +28,8 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
   const node = schema as SchemaNode;
   const bodySchema = bodySchemaOf(node);
   const rules = compileRules(schema);
-  const messageExpressions = rules.programs.filter(
-    (program) => program.rule.messageExpression !== undefined,
+  const messageExpressions = rules.programs.filter((program) =>
+    program.rule.messageExpression?.trim(),
   ).length;
   return {
     prune: (object) => pruneObjectInPlace(object, node),
