@@ -2,6 +2,7 @@ import { createAPIExtensionsServer, type APIExtensionsServerOptions } from '@kap
 import type { ResourceClient } from '@kapi/client';
 import type { GenericAPIServer, ResourceDefinition } from '@kapi/server';
 import type { StorageVersion, StorageVersionManager } from '@kapi/storageversion';
+import { namespaceLifecycleAdmission, type NamespaceLookup } from './namespace-lifecycle.js';
 
 /** Where custom resources' StorageVersions are published (with `--storage-version-api`). */
 export interface CustomResourceStorageVersions {
@@ -36,12 +37,19 @@ function publishStorageVersion(target: CustomResourceStorageVersions, definition
  * The apiextensions server kube-apiserver-lite delegates to (kube-apiserver -> apiextensions -> 404, as
  * upstream's chain): CRDs and their custom resources on the same port, storage, scheme and health as
  * the built-ins. Filters (authentication, authorization, the storage-version barrier) run once, in the
- * outer server.
+ * outer server; `namespaces` gives the namespace lookup for namespace-lifecycle admission of CRs.
  */
 export function apiExtensionsDelegate(
   options: APIExtensionsServerOptions,
+  namespaces: () => NamespaceLookup,
   storageVersions?: CustomResourceStorageVersions,
 ): GenericAPIServer {
-  const onServe = storageVersions ? (definition: ResourceDefinition) => publishStorageVersion(storageVersions, definition) : undefined;
-  return createAPIExtensionsServer({ ...options, ...(onServe ? { onServe } : {}) }).server;
+  const onServe = (definition: ResourceDefinition): ResourceDefinition => {
+    if (storageVersions) publishStorageVersion(storageVersions, definition);
+    if (!definition.namespaced) return definition;
+    // Custom resources are created only in existing, non-terminating namespaces, as built-ins.
+    const admit = namespaceLifecycleAdmission(definition, namespaces());
+    return admit ? { ...definition, strategy: { ...definition.strategy, admit } } : definition;
+  };
+  return createAPIExtensionsServer({ ...options, onServe }).server;
 }

@@ -166,7 +166,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     metrics: observability.metrics,
     health: observability.health,
     loopback: () => rest(),
-  }, manager && { manager, identity, storageVersions: () => new ResourceClient<StorageVersion>(rest(), storageVersionRef) });
+  }, () => lookup, manager && { manager, identity, storageVersions: () => new ResourceClient<StorageVersion>(rest(), storageVersionRef) });
   const server = new GenericAPIServerConfig({
     scheme,
     storage: storageFactory,

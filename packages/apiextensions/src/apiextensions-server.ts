@@ -18,9 +18,10 @@ export interface APIExtensionsServerOptions extends Omit<GenericAPIServerOptions
   /**
    * Called with a custom resource's definition right before it is installed (again on every re-install,
    * e.g. a storage-version change): the place to register its StorageVersion, so that the write barrier
-   * holds writes until it is published.
+   * holds writes until it is published. A returned definition is installed instead (e.g. with
+   * namespace-lifecycle admission added to its strategy).
    */
-  onServe?: (definition: ResourceDefinition) => void;
+  onServe?: (definition: ResourceDefinition) => ResourceDefinition | void;
 }
 
 /** A built apiextensions server. */

@@ -161,6 +161,8 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
       JSON.stringify({ apiVersion: `e2e.example.com/${version}`, kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { size: 3 } });
     expect(await waitForEncoding('e2e.example.com/v1')).toBe('e2e.example.com/v1');
     await kubectl(server, ['apply', '-f', '-'], widget('old', 'v1'));
+    const elsewhere = widget('lost', 'v1').replace('"namespace":"default"', '"namespace":"nowhere"');
+    await expect(kubectl(server, ['create', '-f', '-'], elsewhere)).rejects.toThrow('namespaces "nowhere" not found');
     const table = await kubectl(server, ['get', 'widgets']);
     expect(table).toMatch(/^NAME\s+SIZE\s+AGE/);
     expect(table).toMatch(/old\s+3/);

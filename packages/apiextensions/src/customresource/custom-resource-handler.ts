@@ -26,7 +26,7 @@ export class CustomResourceHandler {
   constructor(
     private readonly server: GenericAPIServer,
     private readonly scheme: CustomResourceScheme,
-    private readonly onServe?: (definition: ResourceDefinition) => void,
+    private readonly onServe?: (definition: ResourceDefinition) => ResourceDefinition | void,
   ) {}
 
   /** True when the CRD's resource is being served. */
@@ -57,9 +57,9 @@ export class CustomResourceHandler {
       if (schema) this.scheme.setSchema(kind, compileSchema(schema as JSONSchemaProps));
     }
     this.scheme.base.setHubVersion(group, serving.definition.kind, serving.storageVersion);
-    this.onServe?.(serving.definition);
-    this.server.installResource(serving.definition);
-    this.served.set(name, { fingerprint, group, resource: serving.definition.resource, kind: serving.definition.kind });
+    const definition = this.onServe?.(serving.definition) ?? serving.definition;
+    this.server.installResource(definition);
+    this.served.set(name, { fingerprint, group, resource: definition.resource, kind: definition.kind });
   }
 
   /** Stops serving the CRD's resource (stored objects stay). */
