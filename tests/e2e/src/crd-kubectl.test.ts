@@ -111,6 +111,23 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
     await expect(kubectl(server, ['get', 'httproute', 'relative'])).rejects.toThrow('NotFound');
   });
 
+  it('merges server-side applies of two managers by the schema\'s list-map keys', async () => {
+    const gateway = (listener: { name: string; port: number }) =>
+      JSON.stringify({
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind: 'Gateway',
+        metadata: { name: 'shared', namespace: 'default' },
+        spec: { gatewayClassName: 'example', listeners: [{ ...listener, protocol: 'HTTP' }] },
+      });
+    await kubectl(server, ['apply', '--server-side', '--field-manager=team-a', '-f', '-'], gateway({ name: 'a', port: 80 }));
+    await kubectl(server, ['apply', '--server-side', '--field-manager=team-b', '-f', '-'], gateway({ name: 'b', port: 81 }));
+    const names = await kubectl(server, ['get', 'gateway', 'shared', '-o', 'jsonpath={.spec.listeners[*].name}']);
+    expect(names).toBe('a b');
+    await kubectl(server, ['apply', '--server-side', '--field-manager=team-a', '-f', '-'], gateway({ name: 'a', port: 8080 }));
+    const ports = await kubectl(server, ['get', 'gateway', 'shared', '-o', 'jsonpath={.spec.listeners[*].port}']);
+    expect(ports).toBe('8080 81');
+  });
+
   it('explains a custom resource from its schema', async () => {
     const out = await kubectl(server, ['explain', 'httproute.spec.hostnames']);
     expect(out).toContain('KIND:       HTTPRoute');
