@@ -5,13 +5,9 @@ import type { RuleProgram } from './rule-program.js';
 import type { RuleNode } from './rule-tree.js';
 import { toCelValue } from './cel-value.js';
 import { optionalOf } from './optional-value.js';
+import { ruleReasons } from './rule-shape.js';
 
-const reasons = new Set([
-  'FieldValueInvalid',
-  'FieldValueForbidden',
-  'FieldValueRequired',
-  'FieldValueDuplicate',
-]);
+const reasons = new Set(ruleReasons);
 
 /** `.spec.x`, `['a.b']`, `.list` relative to `path` -> an absolute field path. */
 function withFieldPath(path: string, fieldPath: string): string {
@@ -40,8 +36,7 @@ function ruleError(program: RuleProgram, path: string, value: unknown, detail: s
   const { rule } = program;
   const field = rule.fieldPath ? withFieldPath(path, rule.fieldPath) : nodePath(path);
   const type = rule.reason !== undefined && reasons.has(rule.reason) ? rule.reason : 'FieldValueInvalid';
-  if (type === 'FieldValueDuplicate') return { field, type, value, detail: '' };
-  const error: FieldError = { field, type, detail };
+  const error: FieldError = { field, type, detail: type === 'FieldValueDuplicate' ? '' : detail };
   if (typeof value !== 'object' || value === null) error.value = value;
   return error;
 }

@@ -1,7 +1,13 @@
 import type { FieldError } from '@kapi/apimachinery';
 import type { ValidationRule } from '../schema/json-schema-props.js';
 
-const reasons = ['FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate'];
+/** The `reason`s a rule may give (the field error type its failure is reported as). */
+export const ruleReasons: readonly string[] = [
+  'FieldValueInvalid',
+  'FieldValueForbidden',
+  'FieldValueRequired',
+  'FieldValueDuplicate',
+];
 
 /** CRD-time checks of one `x-kubernetes-validations` entry besides compiling it (`path` is the entry's path). */
 export function ruleShapeErrors(rule: ValidationRule, path: string): FieldError[] {
@@ -38,12 +44,12 @@ export function ruleShapeErrors(rule: ValidationRule, path: string): FieldError[
       type: 'FieldValueRequired',
       detail: 'messageExpression must be non-empty if specified',
     });
-  if (rule.reason !== undefined && !reasons.includes(rule.reason))
+  if (rule.reason !== undefined && !ruleReasons.includes(rule.reason))
     errors.push({
       field: `${path}.reason`,
       type: 'FieldValueNotSupported',
       value: rule.reason,
-      detail: `supported values: ${reasons.map((reason) => JSON.stringify(reason)).join(', ')}`,
+      detail: `supported values: ${ruleReasons.map((reason) => JSON.stringify(reason)).join(', ')}`,
     });
   return errors;
 }
