@@ -203,6 +203,31 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
     expect(both).toBe('e2e.example.com/v1 e2e.example.com/v1');
   });
 
+  it('selects custom resources by selectableFields, pages them and honours dryRun', async () => {
+    const sizes = JSON.parse(crd({ plural: 'sizes', kind: 'Size' })) as {
+      spec: { versions: Array<Record<string, unknown>> };
+    };
+    const version = sizes.spec.versions[0];
+    if (!version) throw new Error('no version');
+    version['selectableFields'] = [{ jsonPath: '.spec.size' }];
+    await kubectl(server, ['apply', '-f', '-'], JSON.stringify(sizes));
+    await waitFor(server, 'condition=Established', 'crd/sizes.e2e.example.com');
+    for (const [name, size] of [['small', 1], ['medium', 2], ['other-small', 1]] as const) {
+      await kubectl(server, ['create', '-f', '-'], JSON.stringify({ apiVersion: 'e2e.example.com/v1', kind: 'Size', metadata: { name, namespace: 'default' }, spec: { size } }));
+    }
+    const small = await kubectl(server, ['get', 'sizes', '--field-selector=spec.size=1', '-o', 'jsonpath={.items[*].metadata.name}']);
+    expect(small).toBe('other-small small');
+    await expect(kubectl(server, ['get', 'sizes', '--field-selector=spec.color=red'])).rejects.toThrow('field label not supported: spec.color');
+    const page = JSON.parse(await kubectl(server, ['get', '--raw', '/apis/e2e.example.com/v1/namespaces/default/sizes?limit=2'])) as {
+      items: unknown[];
+      metadata: { continue?: string };
+    };
+    expect(page.items).toHaveLength(2);
+    expect(page.metadata.continue).toBeTruthy();
+    await kubectl(server, ['create', '--dry-run=server', '-f', '-'], JSON.stringify({ apiVersion: 'e2e.example.com/v1', kind: 'Size', metadata: { name: 'dry', namespace: 'default' }, spec: { size: 9 } }));
+    await expect(kubectl(server, ['get', 'size', 'dry'])).rejects.toThrow('NotFound');
+  });
+
   it('deletes a CRD only after deleting its custom resources in every namespace', async () => {
     const routesFile = join(fixtures, 'gateway-api/gateway.networking.k8s.io_httproutes.yaml');
     const before = await kubectl(server, ['get', '--raw', '/apis/gateway.networking.k8s.io/v1/httproutes']);
