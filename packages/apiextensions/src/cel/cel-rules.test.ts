@@ -96,6 +96,15 @@ describe('x-kubernetes-validations', () => {
     ).toEqual([]);
   });
 
+  it('ratchets: an unchanged value may keep failing a non-transition rule on update', () => {
+    const rules = [{ rule: 'self.min <= self.max', message: 'min must not exceed max' }];
+    expect(check(rules, { min: 3, max: 1 }, { min: 3, max: 1 })).toEqual([]);
+    expect(check(rules, { min: 4, max: 1 }, { min: 3, max: 1 })).toEqual([
+      'spec: Invalid value: min must not exceed max',
+    ]);
+    expect(check(rules, { min: 3, max: 1 })).toEqual(['spec: Invalid value: min must not exceed max']);
+  });
+
   it('types self from the schema: integers, int-or-string, escaped names, preserved fields as dyn', () => {
     expect(check([{ rule: 'self.min * 2 == 6' }], { min: 3 })).toEqual([]);
     expect(

@@ -41,6 +41,23 @@ function ruleError(program: RuleProgram, path: string, value: unknown, detail: s
   return error;
 }
 
+/** Deep equality of two JSON values (key order ignored). */
+function sameJson(left: unknown, right: unknown): boolean {
+  if (left === right) return true;
+  if (Array.isArray(left))
+    return (
+      Array.isArray(right) &&
+      left.length === right.length &&
+      left.every((item, index) => sameJson(item, right[index]))
+    );
+  if (!isRecord(left) || !isRecord(right)) return false;
+  const keys = Object.keys(left);
+  return (
+    keys.length === Object.keys(right).length &&
+    keys.every((key) => key in right && sameJson(left[key], right[key]))
+  );
+}
+
 /** The old item of a map list with the same key values as `item`, or undefined. */
 function correlatedItem(item: unknown, old: unknown, keys: unknown): unknown {
   if (!Array.isArray(old) || !Array.isArray(keys) || !isRecord(item)) return undefined;
@@ -62,6 +79,7 @@ function evaluateNode(
   if (node.rules.length > 0) {
     const self = toCelValue(value, node.schema);
     let oldSelf: CelInput | undefined;
+    let unchanged: boolean | undefined;
     for (const program of node.rules) {
       const bindings: Record<string, CelInput> = { self };
       if (program.rule.optionalOldSelf === true) {
@@ -82,6 +100,8 @@ function evaluateNode(
         errors.push({ field: nodePath(path), type: 'FieldValueInvalid', value: node.schema['type'], detail });
         continue;
       }
+      // Ratcheting (GA upstream): a value unchanged since the old object may keep failing a non-transition rule.
+      if (!program.isTransition && old !== undefined && (unchanged ??= sameJson(value, old))) continue;
       const message =
         program.message(bindings) ?? (program.rule.message?.trim() || `failed rule: ${ruleText(program)}`);
       errors.push(ruleError(program, path, value, message));
