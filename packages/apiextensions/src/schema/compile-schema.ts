@@ -38,7 +38,7 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
       const errors: FieldError[] = validateOpenAPI(object, bodySchema);
       if (rules.root === undefined) return errors;
       if (errors.some((error) => blockingTypes.has(error.type))) {
-        errors.push({ field: '<nil>', type: 'FieldValueInvalid', value: 'null', detail: notCheckedMessage });
+        errors.push({ field: '<nil>', type: 'FieldValueInvalid', value: null, detail: notCheckedMessage });
         return errors;
       }
       errors.push(...evaluateRules(rules.root, object, old));

@@ -153,7 +153,7 @@ describe('invalid Gateway API objects get the CEL rule messages', () => {
   it('skips CEL rules after a type error and says so', () => {
     expect(create(route([{ backendRefs: [{ name: 'svc', port: 'eighty' }] }]))).toEqual([
       'spec.rules[0].backendRefs[0].port: Invalid value: "string": spec.rules[0].backendRefs[0].port in body must be of type integer: "string"',
-      '<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      '<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
     ]);
   });
 });
