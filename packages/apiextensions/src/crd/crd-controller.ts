@@ -86,8 +86,13 @@ export class CustomResourceDefinitionController {
   }
 
   private enqueueDelete(name: string): void {
+    const group = this.crds.get(name)?.spec.group;
     this.crds.delete(name);
     this.queue = this.queue.then(() => this.handler.forget(name)).catch(() => undefined);
+    // Names a deleted CRD held are free again: CRDs of its group waiting for theirs try again.
+    for (const [other, crd] of this.crds) {
+      if (crd.spec.group === group && !isConditionTrue(crd, 'NamesAccepted')) this.enqueue(other);
+    }
   }
 
   private retry(name: string): void {
@@ -112,8 +117,10 @@ export class CustomResourceDefinitionController {
     const reasons = nonStructuralReasons(crd);
     if (reasons.length > 0) conditions = setCondition(conditions, { type: 'NonStructuralSchema', status: 'True', reason: 'Violations', message: reasons.join(', ') });
     else conditions = conditions.filter((c) => c.type !== 'NonStructuralSchema');
-    const updated = await this.updateStatus(crd, acceptedNames, conditions);
-    if (isConditionTrue(updated, 'Established')) await this.handler.serve(updated);
+    // Served before Established is published, so a client that waited for Established finds the resource.
+    const next: CustomResourceDefinition = { ...crd, status: { ...crd.status, acceptedNames, conditions, storedVersions: crd.status?.storedVersions ?? [] } };
+    if (isConditionTrue(next, 'Established')) await this.handler.serve(next);
+    await this.updateStatus(crd, acceptedNames, conditions);
   }
 
   private async updateStatus(
