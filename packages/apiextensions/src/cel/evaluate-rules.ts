@@ -1,6 +1,6 @@
 import type { FieldError } from '@kapi/apimachinery';
 import type { CelInput } from '@bufbuild/cel';
-import { childPath, isRecord } from '../schema/schema-node.js';
+import { childPath, isRecord, sameJson } from '../schema/schema-node.js';
 import type { RuleProgram } from './rule-program.js';
 import type { RuleNode } from './rule-tree.js';
 import { toCelValue } from './cel-value.js';
@@ -39,23 +39,6 @@ function ruleError(program: RuleProgram, path: string, value: unknown, detail: s
   const error: FieldError = { field, type, detail: type === 'FieldValueDuplicate' ? '' : detail };
   if (typeof value !== 'object' || value === null) error.value = value;
   return error;
-}
-
-/** Deep equality of two JSON values (key order ignored). */
-function sameJson(left: unknown, right: unknown): boolean {
-  if (left === right) return true;
-  if (Array.isArray(left))
-    return (
-      Array.isArray(right) &&
-      left.length === right.length &&
-      left.every((item, index) => sameJson(item, right[index]))
-    );
-  if (!isRecord(left) || !isRecord(right)) return false;
-  const keys = Object.keys(left);
-  return (
-    keys.length === Object.keys(right).length &&
-    keys.every((key) => key in right && sameJson(left[key], right[key]))
-  );
 }
 
 /** The old item of a map list with the same key values as `item`, or undefined. */

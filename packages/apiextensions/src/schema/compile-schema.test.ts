@@ -177,3 +177,35 @@ describe('OpenAPI validation', () => {
     });
   });
 });
+
+describe('ratcheting', () => {
+  const schema = withSpec({
+    type: 'object',
+    required: ['name'],
+    properties: {
+      name: { type: 'string', maxLength: 3 },
+      other: { type: 'string' },
+      ports: { type: 'array', items: { type: 'integer', maximum: 10 } },
+      inner: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+    },
+  });
+
+  it('lets unchanged invalid values pass on update and still refuses changed ones', () => {
+    const stored = { name: 'toolong', ports: [1, 20], inner: {} };
+    expect(errors(schema, { ...stored, other: 'x' }, stored)).toEqual([]);
+    expect(errors(schema, { ...stored, name: 'stilltoolong' }, stored)).toEqual([
+      'spec.name: Too long: may not be more than 3 bytes',
+    ]);
+    expect(errors(schema, { ...stored, ports: [1, 30] }, stored)).toEqual([
+      'spec.ports[1]: Invalid value: 30: spec.ports[1] in body should be less than or equal to 10',
+    ]);
+    expect(errors(schema, { ...stored, inner: { other: 1 } }, stored)).toEqual([
+      'spec.inner.id: Required value',
+    ]);
+    expect(errors(schema, stored)).toEqual([
+      'spec.name: Too long: may not be more than 3 bytes',
+      'spec.ports[1]: Invalid value: 20: spec.ports[1] in body should be less than or equal to 10',
+      'spec.inner.id: Required value',
+    ]);
+  });
+});

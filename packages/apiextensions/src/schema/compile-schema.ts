@@ -5,6 +5,7 @@ import type { SchemaNode } from './schema-node.js';
 import { pruneObjectInPlace } from './prune.js';
 import { applyDefaultsInPlace } from './defaults.js';
 import { bodySchemaOf, validateOpenAPI } from './validate-object.js';
+import { ratchetErrors } from './ratchet.js';
 import { compileRules } from '../cel/rule-tree.js';
 import { evaluateRules } from '../cel/evaluate-rules.js';
 
@@ -35,7 +36,8 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
     prune: (object) => pruneObjectInPlace(object, node),
     applyDefaults: (object) => applyDefaultsInPlace(object, node),
     validate(object, old) {
-      const errors: FieldError[] = validateOpenAPI(object, bodySchema);
+      const found = validateOpenAPI(object, bodySchema);
+      const errors: FieldError[] = old === undefined ? found : ratchetErrors(found, object, old);
       if (rules.root === undefined) return errors;
       if (errors.some((error) => blockingTypes.has(error.type))) {
         errors.push({ field: '<nil>', type: 'FieldValueInvalid', value: null, detail: notCheckedMessage });
