@@ -141,6 +141,13 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
     );
     const twoStorage = crd({ plural: 'widgets', kind: 'Widget', versions: [{ name: 'v1', storage: true }, { name: 'v2', storage: true }] });
     await expect(kubectl(server, ['apply', '-f', '-'], twoStorage)).rejects.toThrow('must have exactly one version marked as storage version');
+    const untyped = JSON.parse(crd({ plural: 'widgets', kind: 'Widget' })) as {
+      spec: { versions: Array<{ schema: { openAPIV3Schema: { properties: { spec: Record<string, unknown> } } } }> };
+    };
+    delete untyped.spec.versions[0]?.schema.openAPIV3Schema.properties.spec['type'];
+    await expect(kubectl(server, ['apply', '-f', '-'], JSON.stringify(untyped))).rejects.toThrow(
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields',
+    );
     await expect(kubectl(server, ['get', 'crd', 'widgets.e2e.example.com'])).rejects.toThrow('NotFound');
   });
 
