@@ -1,7 +1,7 @@
 import { createAPIExtensionsServer, type APIExtensionsServerOptions } from '@kapi/apiextensions';
 import type { ResourceClient } from '@kapi/client';
 import type { GenericAPIServer, ResourceDefinition } from '@kapi/server';
-import type { StorageVersion, StorageVersionManager } from '@kapi/storageversion';
+import { storageVersionName, type StorageVersion, type StorageVersionManager } from '@kapi/storageversion';
 import { namespaceLifecycleAdmission, type NamespaceLookup } from './namespace-lifecycle.js';
 
 /** Where custom resources' StorageVersions are published (with `--storage-version-api`). */
@@ -35,7 +35,8 @@ function publishStorageVersion(target: CustomResourceStorageVersions, definition
 
 /**
  * The apiextensions server kube-apiserver-lite delegates to (kube-apiserver -> apiextensions -> 404, as
- * upstream's chain): CRDs and their custom resources on the same port, storage, scheme and health as
+ * upstream's chain): CRDs and their custom resources (their StorageVersions published before writes and
+ * deleted with the CRD) on the same port, storage, scheme and health as
  * the built-ins. Filters (authentication, authorization, the storage-version barrier) run once, in the
  * outer server; `namespaces` gives the namespace lookup for namespace-lifecycle admission of CRs.
  */
@@ -51,5 +52,13 @@ export function apiExtensionsDelegate(
     const admit = namespaceLifecycleAdmission(definition, namespaces());
     return admit ? { ...definition, strategy: { ...definition.strategy, admit } } : definition;
   };
-  return createAPIExtensionsServer({ ...options, onServe }).server;
+  const onRemove = async (groupResource: { group: string; resource: string }): Promise<void> => {
+    if (!storageVersions) return;
+    storageVersions.manager.removeResourceInfo(groupResource);
+    await storageVersions
+      .storageVersions()
+      .delete(undefined, storageVersionName(groupResource.group, groupResource.resource))
+      .catch(() => undefined);
+  };
+  return createAPIExtensionsServer({ ...options, hooks: { onServe, onRemove } }).server;
 }

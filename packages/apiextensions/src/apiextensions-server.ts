@@ -1,9 +1,9 @@
 import type { Scheme } from '@kapi/apimachinery';
 import type { RestClient } from '@kapi/client';
-import { GenericAPIServerConfig, type GenericAPIServer, type GenericAPIServerOptions, type ResourceDefinition } from '@kapi/server';
+import { GenericAPIServerConfig, type GenericAPIServer, type GenericAPIServerOptions } from '@kapi/server';
 import { CustomResourceDefinitionController } from './crd/crd-controller.js';
 import { customResourceDefinitionKind, customResourceDefinitionResource } from './crd/resource.js';
-import { CustomResourceHandler } from './customresource/custom-resource-handler.js';
+import { CustomResourceHandler, type CustomResourceHooks } from './customresource/custom-resource-handler.js';
 import { CustomResourceScheme } from './customresource/custom-resource-scheme.js';
 
 /** Options of {@link createAPIExtensionsServer}. */
@@ -15,13 +15,8 @@ export interface APIExtensionsServerOptions extends Omit<GenericAPIServerOptions
   scheme: Scheme;
   /** A client of the (outermost) serving server as system:apiserver, for the CRD controllers. */
   loopback: () => RestClient;
-  /**
-   * Called with a custom resource's definition right before it is installed (again on every re-install,
-   * e.g. a storage-version change): the place to register its StorageVersion, so that the write barrier
-   * holds writes until it is published. A returned definition is installed instead (e.g. with
-   * namespace-lifecycle admission added to its strategy).
-   */
-  onServe?: (definition: ResourceDefinition) => ResourceDefinition | void;
+  /** Hooks of the embedding server around custom resources being served and removed. */
+  hooks?: CustomResourceHooks;
 }
 
 /** A built apiextensions server. */
@@ -38,12 +33,12 @@ export const CRD_CONTROLLERS_HOOK = 'start-apiextensions-controllers';
  * Established, its custom resources; anything else goes to `delegate` (404 without one).
  */
 export function createAPIExtensionsServer(options: APIExtensionsServerOptions, delegate?: GenericAPIServer): APIExtensionsServer {
-  const { loopback, onServe, ...rest } = options;
+  const { loopback, hooks, ...rest } = options;
   if (!options.scheme.recognizes(customResourceDefinitionKind)) options.scheme.addKind(customResourceDefinitionKind);
   const scheme = new CustomResourceScheme(options.scheme);
   const server = new GenericAPIServerConfig({ ...rest, scheme }).complete().new(delegate);
   server.installResource(customResourceDefinitionResource);
-  const handler = new CustomResourceHandler(server, scheme, onServe);
+  const handler = new CustomResourceHandler(server, scheme, hooks);
   server.addPostStartHook(CRD_CONTROLLERS_HOOK, async ({ signal }) => {
     const controller = new CustomResourceDefinitionController(loopback(), handler);
     signal.addEventListener('abort', () => controller.stop(), { once: true });

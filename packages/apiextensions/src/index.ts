@@ -16,6 +16,7 @@ export { APIEXTENSIONS_GROUP, CLEANUP_FINALIZER } from './crd/types.js';
 export { customResourceDefinitionKind, customResourceDefinitionResource } from './crd/resource.js';
 export { validateCustomResourceDefinition } from './crd/validation.js';
 export { CustomResourceHandler } from './customresource/custom-resource-handler.js';
+export type { CustomResourceHooks } from './customresource/custom-resource-handler.js';
 export { CustomResourceScheme } from './customresource/custom-resource-scheme.js';
 export type { APIExtensionsServerOptions, APIExtensionsServer } from './apiextensions-server.js';
 export { createAPIExtensionsServer, CRD_CONTROLLERS_HOOK } from './apiextensions-server.js';

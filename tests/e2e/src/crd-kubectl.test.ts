@@ -239,13 +239,23 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
     await expect(kubectl(server, ['get', 'size', 'dry'])).rejects.toThrow('NotFound');
   });
 
-  it('deletes a CRD only after deleting its custom resources in every namespace', async () => {
+  it('deletes a CRD only after deleting its custom resources in every namespace, then its StorageVersion', async () => {
     const routesFile = join(fixtures, 'gateway-api/gateway.networking.k8s.io_httproutes.yaml');
     const before = await kubectl(server, ['get', '--raw', '/apis/gateway.networking.k8s.io/v1/httproutes']);
     expect(JSON.parse(before)).toMatchObject({ items: [{ metadata: { name: 'http-app-1', namespace: 'default' } }] });
+    const storageVersionPath = '/apis/internal.apiserver.k8s.io/v1alpha1/storageversions/gateway.networking.k8s.io.httproutes';
+    expect(await kubectl(server, ['get', '--raw', storageVersionPath])).toContain('"encodingVersion":"gateway.networking.k8s.io/v1"');
     await kubectl(server, ['delete', 'crd', 'httproutes.gateway.networking.k8s.io', '--timeout=60s']);
     await expect(kubectl(server, ['get', 'crd', 'httproutes.gateway.networking.k8s.io'])).rejects.toThrow('NotFound');
     await expect(kubectl(server, ['get', '--raw', '/apis/gateway.networking.k8s.io/v1/httproutes'])).rejects.toThrow('NotFound');
+    // Its StorageVersion goes with it.
+    let storageVersion = 'present';
+    for (let i = 0; i < 50 && storageVersion; i++) {
+      storageVersion = await kubectl(server, ['get', '--raw', storageVersionPath]).catch(() => '');
+      if (storageVersion) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(storageVersion).toBe('');
+    await expect(kubectl(server, ['get', '--raw', storageVersionPath])).rejects.toThrow('NotFound');
     // Re-created, the CRD finds no instances left in storage.
     await kubectl(server, ['apply', '--server-side', '-f', routesFile]);
     await waitFor(server, 'condition=Established', 'crd/httproutes.gateway.networking.k8s.io');

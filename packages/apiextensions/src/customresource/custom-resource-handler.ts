@@ -6,6 +6,19 @@ import type { CustomResourceDefinition } from '../crd/types.js';
 import type { CustomResourceScheme } from './custom-resource-scheme.js';
 import { customResourceServing } from './definition-for-crd.js';
 
+/** What the embedding server does when a custom resource is installed or its CRD is deleted. */
+export interface CustomResourceHooks {
+  /**
+   * Called with a custom resource's definition right before it is installed (again on every re-install,
+   * e.g. a storage-version change): the place to register its StorageVersion, so that the write barrier
+   * holds writes until it is published. A returned definition is installed instead (e.g. with
+   * namespace-lifecycle admission added to its strategy).
+   */
+  onServe?(definition: ResourceDefinition): ResourceDefinition | void;
+  /** Called once a deleted CRD's resource is no longer served (e.g. to drop its StorageVersion). */
+  onRemove?(groupResource: { group: string; resource: string }): Promise<void> | void;
+}
+
 interface Served {
   /** What the serving was built from (spec and accepted names); a change rebuilds it. */
   fingerprint: string;
@@ -26,7 +39,7 @@ export class CustomResourceHandler {
   constructor(
     private readonly server: GenericAPIServer,
     private readonly scheme: CustomResourceScheme,
-    private readonly onServe?: (definition: ResourceDefinition) => ResourceDefinition | void,
+    private readonly hooks: CustomResourceHooks = {},
   ) {}
 
   /** True when the CRD's resource is being served. */
@@ -57,7 +70,7 @@ export class CustomResourceHandler {
       if (schema) this.scheme.setSchema(kind, compileSchema(schema as JSONSchemaProps));
     }
     this.scheme.base.setHubVersion(group, serving.definition.kind, serving.storageVersion);
-    const definition = this.onServe?.(serving.definition) ?? serving.definition;
+    const definition = this.hooks.onServe?.(serving.definition) ?? serving.definition;
     this.server.installResource(definition);
     this.served.set(name, { fingerprint, group, resource: definition.resource, kind: definition.kind });
   }
@@ -73,8 +86,10 @@ export class CustomResourceHandler {
 
   /** Forgets a deleted CRD. */
   async forget(crdName: string): Promise<void> {
+    const served = this.served.get(crdName);
     await this.remove(crdName);
     this.terminating.delete(crdName);
+    if (served) await this.hooks.onRemove?.({ group: served.group, resource: served.resource });
   }
 
   private strategyFor(crdName: string): ResourceStrategy {
