@@ -128,6 +128,18 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
     expect(ports).toBe('8080 81');
   });
 
+  it('refuses an update breaking a transition rule (self == oldSelf) with its message', async () => {
+    const patch = JSON.stringify({ spec: { controllerName: 'other.io/controller' } });
+    const refusal = await kubectl(server, ['patch', 'gatewayclass', 'example', '--type=merge', '-p', patch]).then(
+      () => '',
+      (error: unknown) => String(error),
+    );
+    expect(refusal).toContain('spec.controllerName: Invalid value: ');
+    expect(refusal).toContain('field is immutable');
+    expect(await kubectl(server, ['get', 'gc', 'example', '-o', 'jsonpath={.spec.controllerName}'])).toBe('acme.io/gateway-controller');
+    await kubectl(server, ['patch', 'gatewayclass', 'example', '--type=merge', '-p', JSON.stringify({ spec: { description: 'ok' } })]);
+  });
+
   it('explains a custom resource from its schema', async () => {
     const out = await kubectl(server, ['explain', 'httproute.spec.hostnames']);
     expect(out).toContain('KIND:       HTTPRoute');

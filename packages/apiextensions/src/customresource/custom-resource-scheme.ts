@@ -51,6 +51,11 @@ export class CustomResourceScheme implements SchemeLike {
     return schema ? schema.validate(object) : this.base.validate(object);
   }
 
+  validateUpdate(object: KubeObject, old: KubeObject): FieldError[] {
+    const schema = this.schemaOf(object);
+    return schema ? schema.validate(object, old) : this.base.validate(object);
+  }
+
   findUnknownFields(object: KubeObject): string[] {
     const schema = this.schemaOf(object);
     return schema ? schema.prune(structuredClone(object)) : this.base.findUnknownFields(object);
