@@ -40,6 +40,7 @@ import {
   type StorageVersion,
 } from '@kapi/storageversion';
 import { Cacher } from '@kapi/watch-cache';
+import { apiExtensionsDelegate } from './apiextensions.js';
 import { createBootstrapRbac, createSystemNamespaces } from './bootstrap.js';
 import { NamespaceController, NamespaceLookup, namespaceLifecycleAdmission, namespaceStrategy } from './namespace-lifecycle.js';
 import type { ServerOptions } from './options.js';
@@ -169,6 +170,14 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     : undefined;
   const innermostFilters: Filter[] = manager ? [withStorageVersionPrecondition(manager)] : [];
 
+  const apiextensions = apiExtensionsDelegate({
+    scheme,
+    storage: storageFactory,
+    keyPrefix: options.etcdPrefix,
+    metrics: observability.metrics,
+    health: observability.health,
+    loopback: () => rest(),
+  }, () => lookup, manager && { manager, identity, storageVersions: () => new ResourceClient<StorageVersion>(rest(), storageVersionRef) });
   const server = new GenericAPIServerConfig({
     scheme,
     storage: storageFactory,
@@ -190,7 +199,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       : {}),
   })
     .complete()
-    .new();
+    .new(apiextensions);
 
   // Namespaces first: every namespaced resource's admission reads them.
   const namespacesDefinition = definitions.find((d) => d.group === '' && d.resource === 'namespaces');

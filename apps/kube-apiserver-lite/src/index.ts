@@ -3,3 +3,4 @@ export { startControlPlane } from './control-plane.js';
 export type { ServerOptions } from './options.js';
 export { parseOptions, helpText, parseDuration } from './options.js';
 export { builtInKinds, builtInConversions, builtInResources, bootstrapRbacObjects, hpaV1ToV2, hpaV2ToV1 } from './resources/index.js';
+export { openStorageBackend } from './storage-backend.js';

@@ -132,6 +132,18 @@ describe('Scheme registry', () => {
     expect(scheme.toHub(thing)).toBe(thing);
     expect(scheme.convert(thing, { group: '', version: 'v1' })).toBe(thing);
   });
+
+  it('forgets a removed kind at every version, so it can be registered again', () => {
+    const scheme = newScheme();
+    const widget = { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'a' }, spec: { size: 1 } };
+    scheme.toHub(widget);
+    scheme.removeKind(group, 'Widget');
+    expect(scheme.versionsOf(group, 'Widget')).toEqual([]);
+    expect(scheme.recognizes({ group, version: 'v1', kind: 'Widget' })).toBe(false);
+    expect(() => scheme.toHub(widget)).toThrow(/no kind "Widget"/);
+    scheme.addKind({ group, version: 'v1', kind: 'Widget', schema: widgetV1 });
+    expect(scheme.hubVersion(group, 'Widget')).toBe('v1');
+  });
 });
 
 describe('Scheme conversion', () => {

@@ -66,6 +66,13 @@ export class Scheme {
     return this;
   }
 
+  /** Forgets a kind at every version, with its conversions and hub (e.g. a CustomResourceDefinition being re-installed). */
+  removeKind(group: string, kind: string): this {
+    this.kinds.delete(entryKey(group, kind));
+    for (const [key, gvk] of this.parsedKinds) if (gvk.group === group && gvk.kind === kind) this.parsedKinds.delete(key);
+    return this;
+  }
+
   /** Registers the conversion between one non-hub version of a kind and its hub. */
   addConversion(definition: ConversionDefinition): this {
     this.entry(definition.group, definition.kind, true).conversions.set(definition.version, definition);

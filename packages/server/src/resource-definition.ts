@@ -60,6 +60,12 @@ export interface ResourceStrategy {
     old: KubeObject | undefined,
     scope: RequestScope,
   ): Promise<void> | void;
+  /**
+   * Called on the first DELETE of an object (no deletionTimestamp yet) with a copy it may change: finalizers
+   * it adds make the DELETE mark the object instead of removing it (e.g. a CRD's instance-cleanup finalizer
+   * and its Terminating condition). The marked copy is what is stored.
+   */
+  prepareForDelete?(object: KubeObject): void;
   /** Label/field attributes for selectors; defaults to labels plus metadata.name/namespace. */
   getAttributes?: AttributesFunc;
   /** PUT of a missing object creates it (e.g. leases). Default false. */

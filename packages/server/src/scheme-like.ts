@@ -21,6 +21,11 @@ export interface SchemeLike {
   /** Fills defaults in place (the result, when returned, is used). */
   applyDefaults(object: KubeObject): KubeObject | void;
   validate(object: KubeObject): FieldError[];
+  /**
+   * Validation of an update against the stored object in the same version (CRD transition rules with
+   * `oldSelf`, ratcheting); when absent, updates use {@link validate}.
+   */
+  validateUpdate?(object: KubeObject, old: KubeObject): FieldError[];
   /** Dotted paths of fields the schema does not know. */
   findUnknownFields(object: KubeObject): string[];
   /** Drops unknown fields, in place. */

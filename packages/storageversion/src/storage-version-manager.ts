@@ -53,6 +53,13 @@ export class StorageVersionManager {
     this.completedFlag = false;
   }
 
+  /** Forgets a resource that is no longer served (e.g. a deleted CRD's); it is no longer pending. */
+  removeResourceInfo(gr: GroupResource): void {
+    this.infos.delete(key(gr));
+    this.pending.delete(key(gr));
+    this.lastErrors.delete(key(gr));
+  }
+
   /** The registered resources, sorted by (group, resource). */
   resourceInfos(): ResourceInfo[] {
     return [...this.infos.values()].sort(

@@ -336,9 +336,13 @@ export class GenericStore {
       this.checkPreconditions(key, current, preconditions);
       const scope = this.preparation.scope(namespace, name, context);
       await this.definition.strategy?.admit?.('delete', current, current, scope);
-      if ((current.metadata.finalizers ?? []).length > 0) {
+      const prepareForDelete = this.definition.strategy?.prepareForDelete;
+      const firstDelete = !current.metadata.deletionTimestamp;
+      const effective = firstDelete && prepareForDelete ? copyObject(current) : current;
+      if (effective !== current) prepareForDelete?.(effective);
+      if ((effective.metadata.finalizers ?? []).length > 0) {
         if (current.metadata.deletionTimestamp || context.dryRun) {
-          const marked = copyObject(current);
+          const marked = copyObject(effective);
           marked.metadata.deletionTimestamp ??= formatTime(this.now());
           marked.metadata.deletionGracePeriodSeconds ??= 0;
           return { object: this.toVersion(marked, version), deleted: false };
@@ -347,6 +351,7 @@ export class GenericStore {
           ...(Object.keys(preconditions).length > 0 ? { preconditions } : {}),
           tryUpdate: (latest) => {
             const next = copyObject(latest);
+            if (!latest.metadata.deletionTimestamp) prepareForDelete?.(next);
             next.metadata.deletionTimestamp ??= formatTime(this.now());
             next.metadata.deletionGracePeriodSeconds = 0;
             return next;

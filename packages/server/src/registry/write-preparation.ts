@@ -164,7 +164,11 @@ export class WritePreparation {
         detail: 'field is immutable',
       });
     }
-    errors.push(...validateObjectMeta(metadata, this.metaValidation()), ...this.scheme.validate(defaulted));
+    const schemaErrors =
+      write.currentVersioned && this.scheme.validateUpdate
+        ? this.scheme.validateUpdate(defaulted, write.currentVersioned)
+        : this.scheme.validate(defaulted);
+    errors.push(...validateObjectMeta(metadata, this.metaValidation()), ...schemaErrors);
     if (errors.length > 0) throw this.invalid(name, errors);
     const hub = mergeForUpdate(this.scheme.toHub(defaulted), current, {
       statusSubresource: Boolean(this.definition.subresources?.status),

@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseOptions } from '@kapi/kube-apiserver-lite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAPIExtensionsLite, type RunningAPIExtensionsServer } from './apiextensions-lite.js';
+
+const execFileAsync = promisify(execFile);
+
+describe('apiextensions-lite', () => {
+  let running: RunningAPIExtensionsServer;
+  let dataDir: string;
+  const kubectl = async (args: string[]) =>
+    (await execFileAsync(process.env.KUBECTL ?? 'kubectl', ['--kubeconfig', running.kubeconfigPath, ...args])).stdout;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'apiextensions-lite-'));
+    running = await startAPIExtensionsLite(parseOptions(['--secure-port=0', `--data-dir=${dataDir}`, '--storage=memory']));
+  });
+
+  afterAll(async () => {
+    await running?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves CRDs and their custom resources, and nothing else', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'crontabs.stable.example.com' },
+      spec: {
+        group: 'stable.example.com',
+        scope: 'Cluster',
+        names: { plural: 'crontabs', kind: 'CronTab', shortNames: ['ct'] },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { cronSpec: { type: 'string' } } } } } },
+          },
+        ],
+      },
+    };
+    await kubectl(['create', '--raw', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', '-f', writeTemp(crd)]);
+    let established = '';
+    for (let i = 0; i < 100 && established !== 'True'; i++) {
+      established = await kubectl(['get', 'crd', 'crontabs.stable.example.com', '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}']);
+      if (established !== 'True') await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(established).toBe('True');
+    const crontab = { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'nightly' }, spec: { cronSpec: '0 0 * * *', bogus: 1 } };
+    await kubectl(['create', '--raw', '/apis/stable.example.com/v1/crontabs', '-f', writeTemp(crontab)]);
+    const stored = JSON.parse(await kubectl(['get', '--raw', '/apis/stable.example.com/v1/crontabs/nightly'])) as { spec: unknown };
+    expect(stored.spec).toEqual({ cronSpec: '0 0 * * *' });
+    const discovery = JSON.parse(await kubectl(['get', '--raw', '/apis/stable.example.com/v1'])) as { resources: Array<{ name: string; storageVersionHash?: string }> };
+    expect(discovery.resources.find((r) => r.name === 'crontabs')?.storageVersionHash).toBe('EdX2FP+L0js=');
+    await expect(kubectl(['get', '--raw', '/api/v1/namespaces'])).rejects.toThrow('NotFound');
+  });
+
+  const writeTemp = (object: unknown) => {
+    const file = join(dataDir, `${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(file, JSON.stringify(object));
+    return file;
+  };
+});

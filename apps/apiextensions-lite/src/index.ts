@@ -1,0 +1,2 @@
+export type { RunningAPIExtensionsServer } from './apiextensions-lite.js';
+export { startAPIExtensionsLite } from './apiextensions-lite.js';

@@ -1,0 +1,64 @@
+import { createAPIExtensionsServer, type APIExtensionsServerOptions } from '@kapi/apiextensions';
+import type { ResourceClient } from '@kapi/client';
+import type { GenericAPIServer, ResourceDefinition } from '@kapi/server';
+import { storageVersionName, type StorageVersion, type StorageVersionManager } from '@kapi/storageversion';
+import { namespaceLifecycleAdmission, type NamespaceLookup } from './namespace-lifecycle.js';
+
+/** Where custom resources' StorageVersions are published (with `--storage-version-api`). */
+export interface CustomResourceStorageVersions {
+  manager: StorageVersionManager;
+  identity: string;
+  storageVersions: () => ResourceClient<StorageVersion>;
+}
+
+const apiVersionOf = (group: string, version: string) => (group === '' ? version : `${group}/${version}`);
+
+/**
+ * Registers a custom resource's StorageVersion (KEP-2339, which upstream never merged for CRs) and
+ * publishes it in the background: the barrier answers writes to the resource with 503 until it is
+ * published, reads are served meanwhile. A storage-version change goes through here again first.
+ */
+function publishStorageVersion(target: CustomResourceStorageVersions, definition: ResourceDefinition): void {
+  const versions = definition.versions.map((version) => apiVersionOf(definition.group, version));
+  target.manager.addResourceInfo({
+    groupResource: { group: definition.group, resource: definition.resource },
+    encodingVersion: apiVersionOf(definition.group, definition.storageVersion ?? definition.versions[0] ?? ''),
+    decodableVersions: versions,
+    servedVersions: versions,
+  });
+  const publish = async (): Promise<void> => {
+    const done = await target.manager.updateStorageVersions(target.identity, { storageVersions: target.storageVersions() }).catch(() => false);
+    if (!done) setTimeout(() => void publish(), 1000).unref();
+  };
+  void publish();
+}
+
+/**
+ * The apiextensions server kube-apiserver-lite delegates to (kube-apiserver -> apiextensions -> 404, as
+ * upstream's chain): CRDs and their custom resources (their StorageVersions published before writes and
+ * deleted with the CRD) on the same port, storage, scheme and health as
+ * the built-ins. Filters (authentication, authorization, the storage-version barrier) run once, in the
+ * outer server; `namespaces` gives the namespace lookup for namespace-lifecycle admission of CRs.
+ */
+export function apiExtensionsDelegate(
+  options: APIExtensionsServerOptions,
+  namespaces: () => NamespaceLookup,
+  storageVersions?: CustomResourceStorageVersions,
+): GenericAPIServer {
+  const onServe = (definition: ResourceDefinition): ResourceDefinition => {
+    if (storageVersions) publishStorageVersion(storageVersions, definition);
+    if (!definition.namespaced) return definition;
+    // Custom resources are created only in existing, non-terminating namespaces, as built-ins.
+    const admit = namespaceLifecycleAdmission(definition, namespaces());
+    return admit ? { ...definition, strategy: { ...definition.strategy, admit } } : definition;
+  };
+  const onRemove = async (groupResource: { group: string; resource: string }): Promise<void> => {
+    if (!storageVersions) return;
+    storageVersions.manager.removeResourceInfo(groupResource);
+    await storageVersions
+      .storageVersions()
+      .delete(undefined, storageVersionName(groupResource.group, groupResource.resource))
+      .catch(() => undefined);
+  };
+  return createAPIExtensionsServer({ ...options, hooks: { onServe, onRemove } }).server;
+}

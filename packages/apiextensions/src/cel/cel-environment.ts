@@ -1,0 +1,33 @@
+import { CelScalar, celEnv, type CelEnv } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { RE2JS } from '@bufbuild/re2';
+import { kubernetesLibrary } from './kubernetes-library.js';
+import { optionalMethods } from './optional-value.js';
+
+let shared: CelEnv | undefined;
+
+type Matcher = { test(text: string): boolean };
+const compiledPatterns = new Map<string, Matcher>();
+
+/** RE2 patterns compiled once per pattern (`matches()` with a literal pattern would otherwise compile per call). */
+const cachedRE2 = {
+  compile(pattern: string): Matcher {
+    let matcher = compiledPatterns.get(pattern);
+    if (matcher === undefined) {
+      const compiled = RE2JS.compile(pattern);
+      matcher = { test: (text) => compiled.test(text) };
+      if (compiledPatterns.size < 1000) compiledPatterns.set(pattern, matcher);
+    }
+    return matcher;
+  },
+};
+
+/** The CEL environment of CRD validation rules: `self` and `oldSelf`, the strings extension, Kubernetes' libraries and optional `oldSelf`. */
+export function ruleEnvironment(): CelEnv {
+  shared ??= celEnv({
+    variables: { self: CelScalar.DYN, oldSelf: CelScalar.DYN },
+    funcs: [...strings, ...kubernetesLibrary, ...optionalMethods],
+    re2: cachedRE2,
+  });
+  return shared;
+}

@@ -1,0 +1,137 @@
+import { parse, plan, isCelError, type CelInput } from '@bufbuild/cel';
+
+import type { ValidationRule } from '../schema/json-schema-props.js';
+import type { SchemaNode } from '../schema/schema-node.js';
+import { ruleEnvironment } from './cel-environment.js';
+import { estimateCost, type Expr } from './cost-estimate.js';
+
+/** A compiled `x-kubernetes-validations` entry. */
+export interface RuleProgram {
+  readonly rule: ValidationRule;
+  /** The rule reads `oldSelf`: it runs only on update with an old value (unless optionalOldSelf). */
+  readonly isTransition: boolean;
+  /** The static cost estimate. */
+  readonly cost: number;
+  /** Evaluates the rule: true, false, or an error text. */
+  evaluate(bindings: Record<string, CelInput>): boolean | string;
+  /** Evaluates messageExpression when there is one: its string, or undefined when it gives none. */
+  message(bindings: Record<string, CelInput>): string | undefined;
+}
+
+/** What compiling one expression can give: a program and what it references, or an upstream-style error. */
+type Compiled =
+  | { program: (bindings: Record<string, CelInput>) => unknown; usesOldSelf: boolean; expr: Expr }
+  | { error: string };
+
+function visit(expr: Expr | undefined, seen: (expr: Expr) => void): void {
+  if (expr === undefined) return;
+  seen(expr);
+  const kind = expr.exprKind;
+  switch (kind.case) {
+    case 'selectExpr':
+      visit(kind.value.operand, seen);
+      break;
+    case 'callExpr':
+      visit(kind.value.target, seen);
+      for (const arg of kind.value.args) visit(arg, seen);
+      break;
+    case 'listExpr':
+      for (const element of kind.value.elements) visit(element, seen);
+      break;
+    case 'structExpr':
+      for (const entry of kind.value.entries) {
+        if (entry.keyKind.case === 'mapKey') visit(entry.keyKind.value, seen);
+        visit(entry.value, seen);
+      }
+      break;
+    case 'comprehensionExpr':
+      for (const part of [
+        kind.value.iterRange,
+        kind.value.accuInit,
+        kind.value.loopCondition,
+        kind.value.loopStep,
+        kind.value.result,
+      ])
+        visit(part, seen);
+      break;
+    default:
+  }
+}
+
+/** Operators (`_&&_`, `!_`, `@in`, `@not_strictly_false`) are part of the language, not declared functions. */
+function isOperator(name: string): boolean {
+  return name.startsWith('_') || name.startsWith('!') || name.startsWith('@');
+}
+
+const compiledExpressions = new Map<string, Compiled>();
+const maxCachedExpressions = 10_000;
+
+/**
+ * Compiles an expression once per source text: parsing costs milliseconds per rule, and the same rules recur in
+ * every served version of a CRD and in both the CRD check and the CR handler. Programs are pure, so sharing is safe.
+ */
+function compileCached(source: string): Compiled {
+  let compiled = compiledExpressions.get(source);
+  if (compiled === undefined) {
+    compiled = compileExpression(source);
+    if (compiledExpressions.size < maxCachedExpressions) compiledExpressions.set(source, compiled);
+  }
+  return compiled;
+}
+
+/** Parses and plans one expression, refusing functions the environment does not declare (as upstream's checker does). */
+function compileExpression(source: string): Compiled {
+  const environment = ruleEnvironment();
+  let expr: Expr;
+  try {
+    expr = parse(source).expr;
+  } catch (error) {
+    return { error: `ERROR: ${(error as Error).message}` };
+  }
+  let usesOldSelf = false;
+  let unknown: string | undefined;
+  visit(expr, (node) => {
+    const kind = node.exprKind;
+    if (kind.case === 'identExpr' && kind.value.name === 'oldSelf') usesOldSelf = true;
+    if (kind.case !== 'callExpr' || unknown !== undefined || isOperator(kind.value.function)) return;
+    if (environment.funcs.find(kind.value.function) === undefined) unknown = kind.value.function;
+  });
+  if (unknown !== undefined)
+    return { error: `ERROR: <input>: undeclared reference to '${unknown}' (in container '')` };
+  const program = plan(environment, expr);
+  return { program: (bindings) => program(bindings), usesOldSelf, expr };
+}
+
+/** Compiles a validation rule (and its messageExpression) for the schema node it sits on. */
+export function compileRule(
+  rule: ValidationRule,
+  node: SchemaNode,
+): RuleProgram | { ruleError?: string; messageError?: string } {
+  const compiled = compileCached(rule.rule);
+  const message = rule.messageExpression?.trim() ? compileCached(rule.messageExpression) : undefined;
+  if ('error' in compiled || (message !== undefined && 'error' in message)) {
+    return {
+      ...('error' in compiled ? { ruleError: compiled.error } : {}),
+      ...(message !== undefined && 'error' in message ? { messageError: message.error } : {}),
+    };
+  }
+  const messageProgram = message?.program;
+  return {
+    rule,
+    isTransition: compiled.usesOldSelf,
+    cost:
+      estimateCost(compiled.expr, node) +
+      (message !== undefined && !('error' in message) ? estimateCost(message.expr, node) : 0),
+    evaluate(bindings) {
+      const result = compiled.program(bindings);
+      if (typeof result === 'boolean') return result;
+      if (isCelError(result)) return result.message;
+      return 'rule did not evaluate to a bool';
+    },
+    message(bindings) {
+      if (messageProgram === undefined) return undefined;
+      const result = messageProgram(bindings);
+      return typeof result === 'string' && result.trim() !== '' ? result.trim() : undefined;
+    },
+  };
+}
