@@ -217,7 +217,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   for (const definition of authorizationResources({ rulesFor: (user, namespace) => rbac.rulesFor(user, namespace) })) {
     server.installVirtualResource(definition);
   }
-  for (const definition of delegationReviewResources({ authenticators: tokenAuthenticators, authorizer: () => authorizer })) {
+  for (const definition of delegationReviewResources({ authenticators: tokenAuthenticators })) {
     server.installVirtualResource(definition);
   }
   if (voting) server.installResource(storageVersionVoteResource);

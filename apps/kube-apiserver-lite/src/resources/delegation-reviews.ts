@@ -1,30 +1,18 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
-import {
-  StatusError,
-  Type,
-  kindSchema,
-  type FieldError,
-  type KindDefinition,
-  type KubeObject,
-} from '@kapi/apimachinery';
-import {
-  allAuthenticatedGroup,
-  authorizeAttributes,
-  type Authenticator,
-  type Authorizer,
-  type UserInfo,
-} from '@kapi/filters';
+import { StatusError, Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { allAuthenticatedGroup, type Authenticator, type UserInfo } from '@kapi/filters';
 import type { ResourceDefinition } from '@kapi/server';
 
 const authentication = 'authentication.k8s.io';
-const authorization = 'authorization.k8s.io';
 const version = 'v1';
 const strings = () => Type.Optional(Type.Array(Type.String()));
 const extra = () => Type.Optional(Type.Record(Type.String(), Type.Array(Type.String())));
-const preserved = () => Type.Optional(Type.Object({}, { 'x-kubernetes-preserve-unknown-fields': true }));
 
-/** The kinds of the reviews aggregated servers delegate to: TokenReview and SubjectAccessReview (v1). */
+/**
+ * The kind of the review aggregated servers delegate authentication to: TokenReview (v1). SubjectAccessReview,
+ * for delegated authorization, is served with the other access reviews (`subject-access-reviews.ts`).
+ */
 export const delegationReviewKinds: KindDefinition[] = [
   {
     group: authentication,
@@ -50,52 +38,11 @@ export const delegationReviewKinds: KindDefinition[] = [
       }),
     }),
   },
-  {
-    group: authorization,
-    version,
-    kind: 'SubjectAccessReview',
-    schema: kindSchema({
-      group: authorization,
-      version,
-      kind: 'SubjectAccessReview',
-      spec: Type.Object({
-        resourceAttributes: preserved(),
-        nonResourceAttributes: preserved(),
-        user: Type.Optional(Type.String()),
-        groups: strings(),
-        extra: extra(),
-        uid: Type.Optional(Type.String()),
-      }),
-      status: Type.Object({
-        allowed: Type.Boolean(),
-        denied: Type.Optional(Type.Boolean()),
-        reason: Type.Optional(Type.String()),
-        evaluationError: Type.Optional(Type.String()),
-      }),
-    }),
-  },
 ];
 
 interface TokenReviewSpec {
   token?: string;
   audiences?: string[];
-}
-
-interface SubjectAccessReviewSpec {
-  resourceAttributes?: {
-    namespace?: string;
-    verb?: string;
-    group?: string;
-    version?: string;
-    resource?: string;
-    subresource?: string;
-    name?: string;
-  };
-  nonResourceAttributes?: { path?: string; verb?: string };
-  user?: string;
-  groups?: string[];
-  extra?: Record<string, string[]>;
-  uid?: string;
 }
 
 /**
@@ -152,40 +99,12 @@ function tokenReviewStatus(
   };
 }
 
-/** Upstream's ValidateSubjectAccessReviewSpec. */
-function validateSubjectAccessReview(spec: SubjectAccessReviewSpec): FieldError[] {
-  const errors: FieldError[] = [];
-  const union = 'exactly one of nonResourceAttributes or resourceAttributes must be specified';
-  if (spec.resourceAttributes && spec.nonResourceAttributes) {
-    errors.push({
-      field: 'spec',
-      type: 'FieldValueInvalid',
-      value: spec.nonResourceAttributes,
-      detail: union,
-    });
-  }
-  if (!spec.resourceAttributes && !spec.nonResourceAttributes) {
-    errors.push({ field: 'spec', type: 'FieldValueInvalid', value: null, detail: union });
-  }
-  if (!spec.user && !spec.groups?.length) {
-    errors.push({
-      field: 'spec.user',
-      type: 'FieldValueInvalid',
-      value: spec.user ?? '',
-      detail: 'at least one of user or group must be specified',
-    });
-  }
-  return errors;
-}
-
 /**
- * `authentication.k8s.io/v1` TokenReview and `authorization.k8s.io/v1` SubjectAccessReview (virtual:
- * answered, not stored), which aggregated servers call for delegated authentication and authorization.
- * `authenticators` are the server's token authenticators; `authorizer` is the server's authorizer.
+ * `authentication.k8s.io/v1` TokenReview (virtual: answered, not stored), which aggregated servers call for
+ * delegated authentication. `authenticators` are the server's token authenticators.
  */
 export function delegationReviewResources(options: {
   authenticators: Authenticator[];
-  authorizer: () => Authorizer;
 }): ResourceDefinition[] {
   return [
     {
@@ -202,46 +121,6 @@ export function delegationReviewResources(options: {
             throw StatusError.badRequest('token is required for TokenReview in authentication');
           const found = await authenticateToken(options.authenticators, spec.token);
           return { ...object, status: tokenReviewStatus(found, spec.audiences) };
-        },
-      },
-    },
-    {
-      group: authorization,
-      resource: 'subjectaccessreviews',
-      kind: 'SubjectAccessReview',
-      namespaced: false,
-      versions: [version],
-      virtual: {
-        async create(object: KubeObject) {
-          const spec = (object.spec ?? {}) as SubjectAccessReviewSpec;
-          const errors = validateSubjectAccessReview(spec);
-          if (errors.length)
-            throw StatusError.invalid(
-              { group: authorization, kind: 'SubjectAccessReview' },
-              object.metadata?.name ?? '',
-              errors,
-            );
-          const resource = spec.resourceAttributes;
-          const nonResource = spec.nonResourceAttributes;
-          const user: UserInfo = {
-            name: spec.user ?? '',
-            groups: spec.groups ?? [],
-            ...(spec.uid ? { uid: spec.uid } : {}),
-            ...(spec.extra ? { extra: spec.extra } : {}),
-          };
-          const status = await authorizeAttributes(options.authorizer(), {
-            user,
-            verb: resource?.verb ?? nonResource?.verb ?? '',
-            isResourceRequest: resource !== undefined,
-            path: nonResource?.path ?? '',
-            namespace: resource?.namespace ?? '',
-            apiGroup: resource?.group ?? '',
-            apiVersion: resource?.version ?? '',
-            resource: resource?.resource ?? '',
-            subresource: resource?.subresource ?? '',
-            name: resource?.name ?? '',
-          });
-          return { ...object, status };
         },
       },
     },
