@@ -205,3 +205,98 @@ describe('bad input gets a clear Status and changes nothing', () => {
     expect(result.status.message).toBe('namespaces "nope" not found');
   });
 });
+
+describe('query parameters are parsed as Go parses them', () => {
+  const parseBool = (name: string, value: string) =>
+    `failed to parse ${name}: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`;
+  const parseInt = (name: string, value: string, why = 'invalid syntax') =>
+    `failed to parse ${name}: strconv.ParseInt: parsing ${JSON.stringify(value)}: ${why}`;
+  const cases: Array<{ name: string; method: string; item?: boolean; query: Record<string, string>; message: string; contentType?: string }> = [
+    { name: 'watch', method: 'GET', query: { watch: 'garbage' }, message: parseBool('watch', 'garbage') },
+    { name: 'watch yes', method: 'GET', query: { watch: 'yes' }, message: parseBool('watch', 'yes') },
+    { name: 'allowWatchBookmarks', method: 'GET', query: { allowWatchBookmarks: 'maybe' }, message: parseBool('allowWatchBookmarks', 'maybe') },
+    { name: 'sendInitialEvents', method: 'GET', query: { sendInitialEvents: 'tRUE' }, message: parseBool('sendInitialEvents', 'tRUE') },
+    { name: 'limit syntax', method: 'GET', query: { limit: '1.5' }, message: parseInt('limit', '1.5') },
+    { name: 'limit overflow', method: 'GET', query: { limit: '99999999999999999999' }, message: parseInt('limit', '99999999999999999999', 'value out of range') },
+    { name: 'timeoutSeconds', method: 'GET', query: { timeoutSeconds: 'abc' }, message: parseInt('timeoutSeconds', 'abc') },
+    { name: 'timeoutSeconds overflow', method: 'GET', query: { watch: '1', timeoutSeconds: '9223372036854775808' }, message: parseInt('timeoutSeconds', '9223372036854775808', 'value out of range') },
+    { name: 'gracePeriodSeconds', method: 'DELETE', item: true, query: { gracePeriodSeconds: 'abc' }, message: parseInt('gracePeriodSeconds', 'abc') },
+    { name: 'gracePeriodSeconds overflow', method: 'DELETE', item: true, query: { gracePeriodSeconds: '-9223372036854775809' }, message: parseInt('gracePeriodSeconds', '-9223372036854775809', 'value out of range') },
+    { name: 'force', method: 'PATCH', item: true, query: { force: 'y', fieldManager: 'me' }, message: parseBool('force', 'y'), contentType: 'application/apply-patch+yaml' },
+  ];
+
+  it.each(cases)('$name -> 400 with the Go parser error, nothing changed', async ({ method, item, query, message, contentType }) => {
+    await admin.raw({ method: 'POST', path, body: cm('query-target') });
+    const before = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/query-target` });
+    const result = await send(admin, {
+      method,
+      path: item ? `${path}/query-target` : path,
+      query,
+      ...(contentType ? { body: Buffer.from(JSON.stringify(cm('query-target', { data: { b: '2' } }))), contentType } : {}),
+    });
+    expect(result.code).toBe(400);
+    expect(result.status.reason).toBe('BadRequest');
+    expect(result.status.message).toBe(message);
+    const after = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/query-target` });
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
+
+  it.each(['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'])(
+    'watch=%s is a boolean strconv.ParseBool accepts',
+    async (value) => {
+      const result = await admin.raw({ method: 'GET', path, query: { watch: value, timeoutSeconds: '1' } });
+      expect(result.statusCode).toBe(200);
+    },
+  );
+});
+
+describe('malformed bodies are refused, never a 500, and nothing is stored', () => {
+  it('a metadata field of the wrong JSON type -> 400 with the Go decoder message', async () => {
+    const before = await names();
+    const result = await send(admin, {
+      method: 'POST',
+      path,
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fin', finalizers: 'x' } },
+    });
+    expect(result.code).toBe(400);
+    expect(result.status.message).toBe(
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go struct field ObjectMeta.metadata.finalizers of type []string',
+    );
+    expect(await names()).toEqual(before);
+  });
+
+  it('resourceVersion set on create -> 400 with upstream text', async () => {
+    const before = await names();
+    const result = await send(admin, {
+      method: 'POST',
+      path,
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'with-rv', resourceVersion: '5' } },
+    });
+    expect(result.code).toBe(400);
+    expect(result.status.message).toBe('resourceVersion should not be set on objects to be created');
+    expect(await names()).toEqual(before);
+  });
+
+  it('YAML !!binary is read as the string of its bytes (as sigs.k8s.io/yaml does)', async () => {
+    const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yaml-binary\ndata:\n  a: !!binary aGVsbG8=\n';
+    const response = await admin.raw({ method: 'POST', path, body: Buffer.from(yaml), contentType: 'application/yaml' });
+    expect(response.statusCode).toBe(201);
+    const stored = await admin.request<{ data: Record<string, string> }>({ method: 'GET', path: `${path}/yaml-binary` });
+    expect(stored.data).toEqual({ a: 'hello' });
+  });
+
+  it('a strategic merge patch with an unknown $patch directive -> 400, object unchanged', async () => {
+    await admin.raw({ method: 'POST', path, body: cm('smp-target') });
+    const before = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/smp-target` });
+    const result = await send(admin, {
+      method: 'PATCH',
+      path: `${path}/smp-target`,
+      body: Buffer.from('{"$patch":"garbage"}'),
+      contentType: 'application/strategic-merge-patch+json',
+    });
+    expect(result.code).toBe(400);
+    expect(result.status.message).toBe('unknown patch type: garbage in map: {"$patch":"garbage"}');
+    const after = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/smp-target` });
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
+});

@@ -9,6 +9,8 @@ import { decodeRequestObject, type Endpoint } from './decode-object.js';
 import { handlePatch, isApplyPatch } from './patch-handler.js';
 import {
   managerOrUserAgent,
+  parseBoolean,
+  parseInteger,
   parseReadQuery,
   parseWriteQuery,
   type ReadQuery,
@@ -44,9 +46,12 @@ const allVerbs: Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', '
 
 /** The RequestInfo verb of a resource request. */
 export function resourceVerb(method: string, path: ResourcePath, query: URLSearchParams): string {
-  const watchParameter = query.get('watch');
-  const watch =
-    path.legacyWatch || (watchParameter !== null && watchParameter !== 'false' && watchParameter !== '0');
+  let watch = path.legacyWatch;
+  try {
+    watch ||= parseBoolean(query, 'watch') === true;
+  } catch {
+    // As upstream's RequestInfo: options that do not parse leave the verb a list, whose handler answers 400.
+  }
   switch (method) {
     case 'GET':
     case 'HEAD':
@@ -163,6 +168,7 @@ async function readDeleteOptions(
 ): Promise<DeleteBody> {
   const write = parseWriteQuery(query, 'DeleteOptions');
   const body = await readBody(request);
+  parseInteger(query, 'gracePeriodSeconds');
   const result: DeleteBody = { preconditions: {}, dryRun: write.dryRun };
   let propagationPolicy = query.get('propagationPolicy');
   if (body.length > 0) {
