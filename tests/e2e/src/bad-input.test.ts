@@ -211,7 +211,7 @@ describe('query parameters are parsed as Go parses them', () => {
     `failed to parse ${name}: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`;
   const parseInt = (name: string, value: string, why = 'invalid syntax') =>
     `failed to parse ${name}: strconv.ParseInt: parsing ${JSON.stringify(value)}: ${why}`;
-  const cases: Array<{ name: string; method: string; item?: boolean; query: Record<string, string>; message: string; contentType?: string }> = [
+  const cases: Array<{ name: string; method: RestRequest['method']; item?: boolean; query: Record<string, string>; message: string; contentType?: string }> = [
     { name: 'watch', method: 'GET', query: { watch: 'garbage' }, message: parseBool('watch', 'garbage') },
     { name: 'watch yes', method: 'GET', query: { watch: 'yes' }, message: parseBool('watch', 'yes') },
     { name: 'allowWatchBookmarks', method: 'GET', query: { allowWatchBookmarks: 'maybe' }, message: parseBool('allowWatchBookmarks', 'maybe') },
