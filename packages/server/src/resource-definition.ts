@@ -18,6 +18,11 @@ export interface PrinterColumn {
    * `integer` column a map or list is shown as its size; `date` cells are rendered as ages.
    */
   jsonPath: string;
+  /**
+   * A count column (built-in printers' `len(...)`): the sizes of the maps or lists at these JSONPaths,
+   * summed, with a missing one counting 0 (ConfigMap DATA counts `.data` and `.binaryData`).
+   */
+  countOf?: string[];
 }
 
 /** What a strategy hook knows about the request. */

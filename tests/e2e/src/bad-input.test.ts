@@ -300,3 +300,43 @@ describe('malformed bodies are refused, never a 500, and nothing is stored', () 
     expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
   });
 });
+
+describe('semantic refusals as upstream, nothing stored', () => {
+  it('a patch that changes metadata.namespace -> 400, resourceVersion unchanged', async () => {
+    await admin.raw({ method: 'POST', path, body: cm('ns-move') });
+    const before = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/ns-move` });
+    for (const contentType of ['application/merge-patch+json', 'application/strategic-merge-patch+json']) {
+      const result = await send(admin, {
+        method: 'PATCH',
+        path: `${path}/ns-move`,
+        body: Buffer.from('{"metadata":{"namespace":"kube-system"}}'),
+        contentType,
+      });
+      expect(result.code).toBe(400);
+      expect(result.status.message).toBe(
+        'the namespace of the object (kube-system) does not match the namespace on the URL (default)',
+      );
+    }
+    const after = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/ns-move` });
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
+
+  it('a ConfigMap whose data and binaryData share a key -> 422', async () => {
+    const before = await names();
+    const result = await send(admin, { method: 'POST', path, body: cm('shared-key', { binaryData: { a: 'aGVsbG8=' } }) });
+    expect(result.code).toBe(422);
+    expect(result.status.message).toBe(
+      'ConfigMap "shared-key" is invalid: binaryData: Invalid value: "a": duplicate of key present in data',
+    );
+    expect(await names()).toEqual(before);
+  });
+
+  it('a ConfigMap over 1 MiB -> 422 Too long', async () => {
+    const before = await names();
+    const result = await send(admin, { method: 'POST', path, body: cm('too-big', { data: { a: 'x'.repeat(1024 * 1024) } }) });
+    expect(result.code).toBe(422);
+    expect(result.status.reason).toBe('Invalid');
+    expect(result.status.message).toBe('ConfigMap "too-big" is invalid: []: Too long: may not be more than 1048576 bytes');
+    expect(await names()).toEqual(before);
+  });
+});
