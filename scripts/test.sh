@@ -12,6 +12,8 @@ echo "[kapi test] lint"
 pnpm exec eslint .
 echo "[kapi test] build"
 pnpm exec turbo run build --output-logs=errors-only
+echo "[kapi test] one package's own test script (pnpm test from its folder)"
+(cd packages/storage && pnpm test)
 echo "[kapi test] vitest"
 mkdir -p .tmp
 status=0
