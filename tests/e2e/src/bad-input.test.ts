@@ -340,3 +340,23 @@ describe('semantic refusals as upstream, nothing stored', () => {
     expect(await names()).toEqual(before);
   });
 });
+
+describe('duplicate JSON keys', () => {
+  const body = Buffer.from('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup-keys"},"data":{"a":"1","a":"2"}}');
+
+  it('under fieldValidation=Strict -> 400 naming the key, nothing stored', async () => {
+    const before = await names();
+    const result = await send(admin, { method: 'POST', path, query: { fieldValidation: 'Strict' }, body, contentType: 'application/json' });
+    expect(result.code).toBe(400);
+    expect(result.status.message).toBe(
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "a"',
+    );
+    expect(await names()).toEqual(before);
+  });
+
+  it('under the default Warn -> stored with a warning', async () => {
+    const response = await admin.raw({ method: 'POST', path, body, contentType: 'application/json' });
+    expect(response.statusCode).toBe(201);
+    expect(response.headers['warning']).toBe('299 - "duplicate field \\"a\\""');
+  });
+});
