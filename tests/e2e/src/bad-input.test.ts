@@ -360,3 +360,22 @@ describe('duplicate JSON keys', () => {
     expect(response.headers['warning']).toBe('299 - "duplicate field \\"a\\""');
   });
 });
+
+describe('numbers outside their OpenAPI format', () => {
+  it('an int32 field of 1e23 -> 422, nothing stored', async () => {
+    const hpas = '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers';
+    const result = await send(admin, {
+      method: 'POST',
+      path: hpas,
+      body: Buffer.from(
+        '{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"huge"},"spec":{"scaleTargetRef":{"kind":"Deployment","name":"x"},"maxReplicas":1e23}}',
+      ),
+      contentType: 'application/json',
+    });
+    expect(result.code).toBe(422);
+    expect(result.status.details?.causes?.map((cause) => cause.field)).toEqual(['spec.maxReplicas']);
+    expect(result.status.message).toContain('spec.maxReplicas in body must be of type int32: 1e+23');
+    const missing = await send(admin, { method: 'GET', path: `${hpas}/huge` });
+    expect(missing.code).toBe(404);
+  });
+});
