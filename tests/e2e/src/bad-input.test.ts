@@ -379,3 +379,32 @@ describe('numbers outside their OpenAPI format', () => {
     expect(missing.code).toBe(404);
   });
 });
+
+describe("node's own HTTP parser errors are answered as a Status", () => {
+  async function rawExchange(request: string): Promise<string> {
+    const { connect } = await import('node:tls');
+    const url = new URL(server.url);
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host: url.hostname, port: Number(url.port), rejectUnauthorized: false }, () => socket.end(request));
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+  }
+
+  it('headers past the limit -> 431 with a JSON Status', async () => {
+    const answer = await rawExchange(`GET /version HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(answer).toContain('application/json');
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { kind: string; code: number };
+    expect(body).toMatchObject({ kind: 'Status', code: 431 });
+  });
+
+  it('an unparsable request line -> 400 with a JSON Status', async () => {
+    const answer = await rawExchange('GARBAGE\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { kind: string; code: number; reason: string };
+    expect(body).toMatchObject({ kind: 'Status', code: 400, reason: 'BadRequest' });
+  });
+});
