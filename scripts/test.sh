@@ -15,6 +15,8 @@ pnpm exec turbo run build --output-logs=errors-only
 echo "[kapi test] packages (publint, attw, a third-party consumer of the packed tarballs)"
 bash scripts/check-packages.sh
 bash scripts/test-consumer.sh
+echo "[kapi test] one package's own test script (pnpm test from its folder)"
+(cd packages/storage && pnpm test)
 echo "[kapi test] vitest"
 mkdir -p .tmp
 status=0

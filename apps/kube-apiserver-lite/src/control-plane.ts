@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Scheme } from '@kapi/apimachinery';
 import { ResourceClient, RestClient, type Lease } from '@kapi/client';
@@ -95,7 +95,8 @@ const apiVersionOf = (group: string, version: string) => (group === '' ? version
 
 /** Starts kube-apiserver-lite with the given options. */
 export async function startControlPlane(options: ServerOptions, log: (message: string) => void = () => undefined): Promise<RunningControlPlane> {
-  mkdirSync(options.dataDir, { recursive: true });
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(options.dataDir, 0o700); // owner-only whatever the umask, as the keys and database inside
   const encryption = options.encryptionProviderConfig
     ? startEncryptionAtRest(options.encryptionProviderConfig, options.encryptionProviderConfigAutomaticReload, log)
     : undefined;

@@ -193,6 +193,12 @@ function validateString(
   }
 }
 
+/** Ranges of the integer formats: a value outside cannot be decoded into the Go field. */
+const integerFormatRanges: Record<string, [number, number]> = {
+  int32: [-(2 ** 31), 2 ** 31 - 1],
+  int64: [-(2 ** 63), 2 ** 63 - 1],
+};
+
 function validateNumber(
   value: number,
   schema: JsonSchema,
@@ -200,6 +206,11 @@ function validateNumber(
   label: string,
   errors: FieldError[],
 ): void {
+  const range = typeof schema['format'] === 'string' ? integerFormatRanges[schema['format']] : undefined;
+  if (range && (value < range[0] || value > range[1])) {
+    errors.push(invalid(path, value, `${label} in body must be of type ${String(schema['format'])}: ${JSON.stringify(value)}`));
+    return;
+  }
   const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } = schema;
   if (typeof minimum === 'number') {
     if (exclusiveMinimum === true ? value <= minimum : value < minimum) {

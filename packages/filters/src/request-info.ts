@@ -102,11 +102,10 @@ export function parseRequestInfo(method: string, url: string | RequestTarget): R
   if (parts.length >= 1) info.resource = parts[0] ?? '';
 
   if (info.name === '' && info.verb === 'get') {
-    // Any watch value other than 0/false means true (ListOptions conversion).
-    const watch = query.getAll('watch');
-    const value = watch[0];
-    if (value === undefined) info.verb = 'list';
-    else info.verb = ['false', '0'].includes(value.toLowerCase()) ? 'list' : 'watch';
+    // A watch value strconv.ParseBool reads as true (or a bare `?watch`); anything else stays a list, whose
+    // handler rejects what does not parse with a 400.
+    const value = query.get('watch');
+    info.verb = value !== null && ['', '1', 't', 'T', 'TRUE', 'true', 'True'].includes(value) ? 'watch' : 'list';
     info.name = nameFromFieldSelector(query.get('fieldSelector'));
   }
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';

@@ -39,6 +39,7 @@ import { instrumentStorage } from './registry/instrumented-storage.js';
 import { resourcePrefix } from './registry/storage-keys.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import { createVersionHandler } from './version.js';
+import { answerClientError } from './client-error-status.js';
 
 /** Where and how to listen. */
 export interface ListenOptions {
@@ -376,6 +377,7 @@ export class GenericAPIServer {
           listener,
         )
       : createHttpServer(listener);
+    server.on('clientError', answerClientError);
     this.server = server;
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {

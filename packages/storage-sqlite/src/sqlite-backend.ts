@@ -26,6 +26,7 @@ import { batchWriter, compactLog } from './write-batch.js';
 import { WriteQueue } from './write-queue.js';
 import { eventOfWrite, type WriteRequest } from './write-request.js';
 import { WriterThread } from './writer-thread.js';
+import { makeDatabaseFilesPrivate } from './private-files.js';
 
 /** Options of {@link SqliteBackend.open}. */
 export interface SqliteBackendOptions {
@@ -134,8 +135,10 @@ export class SqliteBackend implements KVBackend {
 
   /** Opens (creating when needed) the database at `options.path`. */
   static async open(options: SqliteBackendOptions): Promise<SqliteBackend> {
-    if (options.path !== ':memory:' && !options.path.startsWith('file:'))
-      mkdirSync(dirname(options.path), { recursive: true });
+    if (options.path !== ':memory:' && !options.path.startsWith('file:')) {
+      mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
+      makeDatabaseFilesPrivate(options.path);
+    }
     if (options.writerThread && options.exclusive)
       throw new Error('a sqlite backend with a writer thread cannot be exclusive: the thread has its own connection');
     if (options.writerThread && (options.path === ':memory:' || options.path.startsWith('file:')))

@@ -207,3 +207,206 @@ describe('bad input gets a clear Status and changes nothing', () => {
     expect(result.status.message).toBe('namespaces "nope" not found');
   });
 });
+
+describe('query parameters are parsed as Go parses them', () => {
+  const parseBool = (name: string, value: string) =>
+    `failed to parse ${name}: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`;
+  const parseInt = (name: string, value: string, why = 'invalid syntax') =>
+    `failed to parse ${name}: strconv.ParseInt: parsing ${JSON.stringify(value)}: ${why}`;
+  const cases: Array<{ name: string; method: RestRequest['method']; item?: boolean; query: Record<string, string>; message: string; contentType?: string }> = [
+    { name: 'watch', method: 'GET', query: { watch: 'garbage' }, message: parseBool('watch', 'garbage') },
+    { name: 'watch yes', method: 'GET', query: { watch: 'yes' }, message: parseBool('watch', 'yes') },
+    { name: 'allowWatchBookmarks', method: 'GET', query: { allowWatchBookmarks: 'maybe' }, message: parseBool('allowWatchBookmarks', 'maybe') },
+    { name: 'sendInitialEvents', method: 'GET', query: { sendInitialEvents: 'tRUE' }, message: parseBool('sendInitialEvents', 'tRUE') },
+    { name: 'limit syntax', method: 'GET', query: { limit: '1.5' }, message: parseInt('limit', '1.5') },
+    { name: 'limit overflow', method: 'GET', query: { limit: '99999999999999999999' }, message: parseInt('limit', '99999999999999999999', 'value out of range') },
+    { name: 'timeoutSeconds', method: 'GET', query: { timeoutSeconds: 'abc' }, message: parseInt('timeoutSeconds', 'abc') },
+    { name: 'timeoutSeconds overflow', method: 'GET', query: { watch: '1', timeoutSeconds: '9223372036854775808' }, message: parseInt('timeoutSeconds', '9223372036854775808', 'value out of range') },
+    { name: 'gracePeriodSeconds', method: 'DELETE', item: true, query: { gracePeriodSeconds: 'abc' }, message: parseInt('gracePeriodSeconds', 'abc') },
+    { name: 'gracePeriodSeconds overflow', method: 'DELETE', item: true, query: { gracePeriodSeconds: '-9223372036854775809' }, message: parseInt('gracePeriodSeconds', '-9223372036854775809', 'value out of range') },
+    { name: 'force', method: 'PATCH', item: true, query: { force: 'y', fieldManager: 'me' }, message: parseBool('force', 'y'), contentType: 'application/apply-patch+yaml' },
+  ];
+
+  it.each(cases)('$name -> 400 with the Go parser error, nothing changed', async ({ method, item, query, message, contentType }) => {
+    await admin.raw({ method: 'POST', path, body: cm('query-target') });
+    const before = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/query-target` });
+    const result = await send(admin, {
+      method,
+      path: item ? `${path}/query-target` : path,
+      query,
+      ...(contentType ? { body: Buffer.from(JSON.stringify(cm('query-target', { data: { b: '2' } }))), contentType } : {}),
+    });
+    expect(result.code).toBe(400);
+    expect(result.status.reason).toBe('BadRequest');
+    expect(result.status.message).toBe(message);
+    const after = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/query-target` });
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
+
+  it.each(['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'])(
+    'watch=%s is a boolean strconv.ParseBool accepts',
+    async (value) => {
+      const result = await admin.raw({ method: 'GET', path, query: { watch: value, timeoutSeconds: '1' } });
+      expect(result.statusCode).toBe(200);
+    },
+  );
+});
+
+describe('malformed bodies are refused, never a 500, and nothing is stored', () => {
+  it('a metadata field of the wrong JSON type -> 400 with the Go decoder message', async () => {
+    const before = await names();
+    const result = await send(admin, {
+      method: 'POST',
+      path,
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fin', finalizers: 'x' } },
+    });
+    expect(result.code).toBe(400);
+    expect(result.status.message).toBe(
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go struct field ObjectMeta.metadata.finalizers of type []string',
+    );
+    expect(await names()).toEqual(before);
+  });
+
+  it('resourceVersion set on create -> 400 with upstream text', async () => {
+    const before = await names();
+    const result = await send(admin, {
+      method: 'POST',
+      path,
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'with-rv', resourceVersion: '5' } },
+    });
+    expect(result.code).toBe(400);
+    expect(result.status.message).toBe('resourceVersion should not be set on objects to be created');
+    expect(await names()).toEqual(before);
+  });
+
+  it('YAML !!binary is read as the string of its bytes (as sigs.k8s.io/yaml does)', async () => {
+    const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yaml-binary\ndata:\n  a: !!binary aGVsbG8=\n';
+    const response = await admin.raw({ method: 'POST', path, body: Buffer.from(yaml), contentType: 'application/yaml' });
+    expect(response.statusCode).toBe(201);
+    const stored = await admin.request<{ data: Record<string, string> }>({ method: 'GET', path: `${path}/yaml-binary` });
+    expect(stored.data).toEqual({ a: 'hello' });
+  });
+
+  it('a strategic merge patch with an unknown $patch directive -> 400, object unchanged', async () => {
+    await admin.raw({ method: 'POST', path, body: cm('smp-target') });
+    const before = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/smp-target` });
+    const result = await send(admin, {
+      method: 'PATCH',
+      path: `${path}/smp-target`,
+      body: Buffer.from('{"$patch":"garbage"}'),
+      contentType: 'application/strategic-merge-patch+json',
+    });
+    expect(result.code).toBe(400);
+    expect(result.status.message).toBe('unknown patch type: garbage in map: {"$patch":"garbage"}');
+    const after = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/smp-target` });
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
+});
+
+describe('semantic refusals as upstream, nothing stored', () => {
+  it('a patch that changes metadata.namespace -> 400, resourceVersion unchanged', async () => {
+    await admin.raw({ method: 'POST', path, body: cm('ns-move') });
+    const before = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/ns-move` });
+    for (const contentType of ['application/merge-patch+json', 'application/strategic-merge-patch+json']) {
+      const result = await send(admin, {
+        method: 'PATCH',
+        path: `${path}/ns-move`,
+        body: Buffer.from('{"metadata":{"namespace":"kube-system"}}'),
+        contentType,
+      });
+      expect(result.code).toBe(400);
+      expect(result.status.message).toBe(
+        'the namespace of the object (kube-system) does not match the namespace on the URL (default)',
+      );
+    }
+    const after = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/ns-move` });
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
+
+  it('a ConfigMap whose data and binaryData share a key -> 422', async () => {
+    const before = await names();
+    const result = await send(admin, { method: 'POST', path, body: cm('shared-key', { binaryData: { a: 'aGVsbG8=' } }) });
+    expect(result.code).toBe(422);
+    expect(result.status.message).toBe(
+      'ConfigMap "shared-key" is invalid: binaryData: Invalid value: "a": duplicate of key present in data',
+    );
+    expect(await names()).toEqual(before);
+  });
+
+  it('a ConfigMap over 1 MiB -> 422 Too long', async () => {
+    const before = await names();
+    const result = await send(admin, { method: 'POST', path, body: cm('too-big', { data: { a: 'x'.repeat(1024 * 1024) } }) });
+    expect(result.code).toBe(422);
+    expect(result.status.reason).toBe('Invalid');
+    expect(result.status.message).toBe('ConfigMap "too-big" is invalid: []: Too long: may not be more than 1048576 bytes');
+    expect(await names()).toEqual(before);
+  });
+});
+
+describe('duplicate JSON keys', () => {
+  const body = Buffer.from('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup-keys"},"data":{"a":"1","a":"2"}}');
+
+  it('under fieldValidation=Strict -> 400 naming the key, nothing stored', async () => {
+    const before = await names();
+    const result = await send(admin, { method: 'POST', path, query: { fieldValidation: 'Strict' }, body, contentType: 'application/json' });
+    expect(result.code).toBe(400);
+    expect(result.status.message).toBe(
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "a"',
+    );
+    expect(await names()).toEqual(before);
+  });
+
+  it('under the default Warn -> stored with a warning', async () => {
+    const response = await admin.raw({ method: 'POST', path, body, contentType: 'application/json' });
+    expect(response.statusCode).toBe(201);
+    expect(response.headers['warning']).toBe('299 - "duplicate field \\"a\\""');
+  });
+});
+
+describe('numbers outside their OpenAPI format', () => {
+  it('an int32 field of 1e23 -> 422, nothing stored', async () => {
+    const hpas = '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers';
+    const result = await send(admin, {
+      method: 'POST',
+      path: hpas,
+      body: Buffer.from(
+        '{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"huge"},"spec":{"scaleTargetRef":{"kind":"Deployment","name":"x"},"maxReplicas":1e23}}',
+      ),
+      contentType: 'application/json',
+    });
+    expect(result.code).toBe(422);
+    expect(result.status.details?.causes?.map((cause) => cause.field)).toEqual(['spec.maxReplicas']);
+    expect(result.status.message).toContain('spec.maxReplicas in body must be of type int32: 1e+23');
+    const missing = await send(admin, { method: 'GET', path: `${hpas}/huge` });
+    expect(missing.code).toBe(404);
+  });
+});
+
+describe("node's own HTTP parser errors are answered as a Status", () => {
+  async function rawExchange(request: string): Promise<string> {
+    const { connect } = await import('node:tls');
+    const url = new URL(server.url);
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host: url.hostname, port: Number(url.port), rejectUnauthorized: false }, () => socket.end(request));
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+  }
+
+  it('headers past the limit -> 431 with a JSON Status', async () => {
+    const answer = await rawExchange(`GET /version HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(answer).toContain('application/json');
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { kind: string; code: number };
+    expect(body).toMatchObject({ kind: 'Status', code: 431 });
+  });
+
+  it('an unparsable request line -> 400 with a JSON Status', async () => {
+    const answer = await rawExchange('GARBAGE\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { kind: string; code: number; reason: string };
+    expect(body).toMatchObject({ kind: 'Status', code: 400, reason: 'BadRequest' });
+  });
+});

@@ -1,6 +1,7 @@
 import { Type, kindSchema, nameIsDNSLabel, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 import { conditionsSchema, localObjectReferenceSchema, objectReferenceSchema, stringMapSchema } from './common-schemas.js';
+import { validateConfigMapContents } from './config-map-validation.js';
 
 const core = { group: '', version: 'v1' } as const;
 
@@ -175,12 +176,21 @@ export const coreResources: ResourceDefinition[] = [
     shortNames: ['cm'],
     versions: ['v1'],
     printerColumns: [
-      { name: 'Data', type: 'integer', jsonPath: '.data', description: 'Number of data entries' },
+      { name: 'Data', type: 'integer', jsonPath: '.data', countOf: ['.data', '.binaryData'], description: 'Number of data entries' },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
     strategy: {
-      validate: (object) => [...validateDataKeys(object, 'data'), ...validateDataKeys(object, 'binaryData')],
-      validateUpdate: (object, old) => [...validateDataKeys(object, 'data'), ...validateImmutable(object, old)],
+      validate: (object) => [
+        ...validateDataKeys(object, 'data'),
+        ...validateDataKeys(object, 'binaryData'),
+        ...validateConfigMapContents(object),
+      ],
+      validateUpdate: (object, old) => [
+        ...validateDataKeys(object, 'data'),
+        ...validateDataKeys(object, 'binaryData'),
+        ...validateConfigMapContents(object),
+        ...validateImmutable(object, old),
+      ],
     },
   },
   {
@@ -191,7 +201,7 @@ export const coreResources: ResourceDefinition[] = [
     versions: ['v1'],
     printerColumns: [
       { name: 'Type', type: 'string', jsonPath: '.type' },
-      { name: 'Data', type: 'integer', jsonPath: '.data' },
+      { name: 'Data', type: 'integer', jsonPath: '.data', countOf: ['.data'] },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
     strategy: {
@@ -235,7 +245,7 @@ export const coreResources: ResourceDefinition[] = [
     shortNames: ['sa'],
     versions: ['v1'],
     printerColumns: [
-      { name: 'Secrets', type: 'integer', jsonPath: '.secrets' },
+      { name: 'Secrets', type: 'integer', jsonPath: '.secrets', countOf: ['.secrets'] },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
   },

@@ -23,7 +23,8 @@ const kubectlPath = '/usr/bin/kubectl';
 const run = promisify(execFile);
 
 /** Real kubectl against an HTTPS server assembled from the platform pieces, authenticated by the issued admin certificate. */
-describe.runIf(existsSync(kubectlPath))('kubectl against the platform endpoints', () => {
+// Skipped where kubectl is missing, except in CI (CI=true), where a missing kubectl must fail the run.
+describe.runIf(existsSync(kubectlPath) || process.env['CI'] === 'true')('kubectl against the platform endpoints', () => {
   let dir: string;
   let server: Server;
   const clients: string[] = [];

@@ -7,6 +7,7 @@ import { isRecord } from '../json-value.js';
 import type { WriteContext } from '../registry/generic-store.js';
 import { copyObject } from '../registry/object-meta.js';
 import type { WriteQuery } from './query-options.js';
+import { yamlToJsonValue } from './request-body.js';
 import { addWarning } from './response-writer.js';
 import type { ResourceRoute } from './resource-handler.js';
 
@@ -25,7 +26,7 @@ function gvkText(apiVersion: unknown, kind: unknown): string {
 function parseApplyBody(request: IncomingMessage, text: string, fieldValidation: WriteQuery['fieldValidation']): unknown {
   let parsed: unknown;
   try {
-    parsed = parseYaml(text, { version: '1.1', uniqueKeys: false }) as unknown;
+    parsed = parseYaml(text, yamlToJsonValue, { version: '1.1', uniqueKeys: false }) as unknown;
   } catch (error) {
     throw StatusError.badRequest(`error encoding patch: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { StatusError, groupVersionString, isKubeObject, type KubeObject } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '../resource-definition.js';
 import type { SchemeLike } from '../scheme-like.js';
+import { objectMetaTypeError } from './object-meta-types.js';
 import type { FieldValidation } from './query-options.js';
 import { addWarning } from './response-writer.js';
 
@@ -43,6 +44,12 @@ export function decodeRequestObject(
   }
   if (record['metadata'] === undefined || record['metadata'] === null) record['metadata'] = {};
   if (!isKubeObject(record)) throw StatusError.badRequest('metadata must be an object');
+  const typeError = objectMetaTypeError(record.metadata as Record<string, unknown>);
+  if (typeError) {
+    throw StatusError.badRequest(
+      `${definition.kind} in version "${version}" cannot be handled as a ${definition.kind}: ${typeError}`,
+    );
+  }
   return checkUnknownFields(request, record, endpoint, fieldValidation, (message) =>
     StatusError.badRequest(
       `${definition.kind} in version "${version}" cannot be handled as a ${definition.kind}: ${message}`,

@@ -82,25 +82,34 @@ function optionsInvalid(kind: string, errors: FieldError[]): StatusError {
   return StatusError.invalid({ group: 'meta.k8s.io', kind }, '', errors);
 }
 
-function parseBoolean(query: URLSearchParams, name: string): boolean | undefined {
+/** The values Go's strconv.ParseBool accepts; `''` (a bare `?watch`) counts as true, as upstream's parameter codec does. */
+const TRUE_VALUES = new Set(['', '1', 't', 'T', 'TRUE', 'true', 'True']);
+const FALSE_VALUES = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/** A boolean query parameter as strconv.ParseBool reads it; 400 for anything else. */
+export function parseBoolean(query: URLSearchParams, name: string): boolean | undefined {
   const value = query.get(name);
   if (value === null) return undefined;
-  if (value === '' || value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0') return false;
+  if (TRUE_VALUES.has(value)) return true;
+  if (FALSE_VALUES.has(value)) return false;
   throw StatusError.badRequest(
     `failed to parse ${name}: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`,
   );
 }
 
-function parseInteger(query: URLSearchParams, name: string): number | undefined {
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** An int64 query parameter as strconv.ParseInt reads it: 400 for bad syntax and for values out of range. */
+export function parseInteger(query: URLSearchParams, name: string): number | undefined {
   const value = query.get(name);
   if (value === null || value === '') return undefined;
-  if (!/^-?\d+$/.test(value)) {
-    throw StatusError.badRequest(
-      `failed to parse ${name}: strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`,
-    );
-  }
-  return Number(value);
+  const fail = (why: string) =>
+    StatusError.badRequest(`failed to parse ${name}: strconv.ParseInt: parsing ${JSON.stringify(value)}: ${why}`);
+  if (!/^[+-]?\d+$/.test(value)) throw fail('invalid syntax');
+  const parsed = BigInt(value);
+  if (parsed < INT64_MIN || parsed > INT64_MAX) throw fail('value out of range');
+  return Number(parsed);
 }
 
 /**
@@ -163,7 +172,7 @@ export function parseReadQuery(query: URLSearchParams, forceWatch = false): Read
   const fieldSelector = query.get('fieldSelector');
   if (fieldSelector) result.fieldSelector = parseFieldSelector(fieldSelector);
   const limit = parseInteger(query, 'limit');
-  if (limit !== undefined && limit > 0) result.limit = limit;
+  if (limit !== undefined && limit > 0) result.limit = Math.min(limit, Number.MAX_SAFE_INTEGER);
   const continueToken = query.get('continue');
   if (continueToken) {
     if (resourceVersion)

@@ -62,7 +62,7 @@ export function decodeObjectBody(type: string, body: Buffer, protobuf?: Protobuf
   const text = body.toString('utf8');
   if (effective === 'application/yaml') {
     try {
-      return parseYaml(text, { version: '1.1' }) as unknown;
+      return parseYaml(text, yamlToJsonValue, { version: '1.1' }) as unknown;
     } catch (error) {
       throw StatusError.badRequest(
         `error converting YAML to JSON: ${error instanceof Error ? error.message : String(error)}`,
@@ -70,6 +70,17 @@ export function decodeObjectBody(type: string, body: Buffer, protobuf?: Protobuf
     }
   }
   return parseJson(text, "couldn't get version/kind; json parse error: ");
+}
+
+/**
+ * A `yaml` reviver giving the JSON value sigs.k8s.io/yaml gives for YAML 1.1's non-JSON types:
+ * `!!binary` as the string of its bytes, `!!set` as a map to null, `!!omap` as a map.
+ */
+export function yamlToJsonValue(_key: unknown, value: unknown): unknown {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
+  if (value instanceof Set) return Object.fromEntries([...value].map((item) => [String(item), null]));
+  if (value instanceof Map) return Object.fromEntries([...value].map(([key, item]) => [String(key), item]));
+  return value;
 }
 
 /** Parses JSON, turning a syntax error into a 400 with `prefix` + the parser message. */

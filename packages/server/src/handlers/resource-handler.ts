@@ -6,9 +6,12 @@ import type { ServerMetrics } from '../metrics/index.js';
 import type { Verb } from '../resource-definition.js';
 import type { GenericStore, WriteContext } from '../registry/generic-store.js';
 import { decodeRequestObject, type Endpoint } from './decode-object.js';
+import { duplicateJsonKeys } from './duplicate-json-keys.js';
 import { handlePatch, isApplyPatch } from './patch-handler.js';
 import {
   managerOrUserAgent,
+  parseBoolean,
+  parseInteger,
   parseReadQuery,
   parseWriteQuery,
   type ReadQuery,
@@ -16,7 +19,7 @@ import {
 } from './query-options.js';
 import { decodeObjectBody, mediaType, readBody, type ProtobufBodyDecoder } from './request-body.js';
 import type { ResourcePath } from './resource-path.js';
-import { writeObject } from './response-writer.js';
+import { addWarning, writeObject } from './response-writer.js';
 import { buildTable, negotiateResponseForm, parseIncludeObject, partialObjectMetadata } from './table.js';
 import { serveWatch, type WatchRegistry } from './watch-handler.js';
 
@@ -44,9 +47,12 @@ const allVerbs: Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', '
 
 /** The RequestInfo verb of a resource request. */
 export function resourceVerb(method: string, path: ResourcePath, query: URLSearchParams): string {
-  const watchParameter = query.get('watch');
-  const watch =
-    path.legacyWatch || (watchParameter !== null && watchParameter !== 'false' && watchParameter !== '0');
+  let watch = path.legacyWatch;
+  try {
+    watch ||= parseBoolean(query, 'watch') === true;
+  } catch {
+    // As upstream's RequestInfo: options that do not parse leave the verb a list, whose handler answers 400.
+  }
   switch (method) {
     case 'GET':
     case 'HEAD':
@@ -150,7 +156,18 @@ async function readObject(
 ): Promise<KubeObject> {
   const type = mediaType(request);
   const body = await readBody(request);
-  return decodeRequestObject(request, decodeObjectBody(type, body, protobuf), route, fieldValidation);
+  const decoded = decodeObjectBody(type, body, protobuf);
+  if (type === 'application/json' && fieldValidation !== 'Ignore') {
+    const texts = duplicateJsonKeys(body.toString('utf8')).map((key) => `duplicate field ${JSON.stringify(key)}`);
+    if (texts.length > 0 && fieldValidation === 'Strict') {
+      const { kind } = route.definition;
+      throw StatusError.badRequest(
+        `${kind} in version "${route.version}" cannot be handled as a ${kind}: strict decoding error: ${texts.join(', ')}`,
+      );
+    }
+    for (const text of texts) addWarning(request, text);
+  }
+  return decodeRequestObject(request, decoded, route, fieldValidation);
 }
 
 interface DeleteBody {
@@ -165,6 +182,7 @@ async function readDeleteOptions(
 ): Promise<DeleteBody> {
   const write = parseWriteQuery(query, 'DeleteOptions');
   const body = await readBody(request);
+  parseInteger(query, 'gracePeriodSeconds');
   const result: DeleteBody = { preconditions: {}, dryRun: write.dryRun };
   let propagationPolicy = query.get('propagationPolicy');
   if (body.length > 0) {

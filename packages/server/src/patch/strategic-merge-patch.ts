@@ -23,8 +23,9 @@ const builtInStrategies: Record<string, ListStrategy> = {
   'status.conditions': { merge: true, mergeKey: 'type' },
 };
 
-function serverError(message: string): StatusError {
-  return StatusError.of(500, 'InternalError', message);
+/** A patch that does not follow the strategic merge format: upstream's text, answered as the client's error (400). */
+function patchError(message: string): StatusError {
+  return StatusError.badRequest(message);
 }
 
 function childSchema(schema: SchemaNode | undefined, key: string): SchemaNode | undefined {
@@ -75,7 +76,7 @@ function mergeMap(
       return mergeMap({}, rest, schema, path);
     }
     if (directive !== 'merge')
-      throw serverError(`unknown patch type: ${String(directive)} in map: ${JSON.stringify(patch)}`);
+      throw patchError(`unknown patch type: ${String(directive)} in map: ${JSON.stringify(patch)}`);
   }
   let result: JsonRecord = { ...original };
   const retainKeys = patch[RETAIN_KEYS];
@@ -162,8 +163,8 @@ function mergeList(
     if (isRecord(item) && item[DIRECTIVE] !== undefined && Object.keys(item).length === 1) {
       const directive = item[DIRECTIVE];
       if (directive === 'replace') base = [];
-      else if (directive === 'merge') throw serverError('merging lists cannot yet be specified in the patch');
-      else throw serverError(`unknown patch type: ${String(directive)} in map: ${JSON.stringify(item)}`);
+      else if (directive === 'merge') throw patchError('merging lists cannot yet be specified in the patch');
+      else throw patchError(`unknown patch type: ${String(directive)} in map: ${JSON.stringify(item)}`);
       continue;
     }
     elements.push(item);
@@ -178,9 +179,9 @@ function mergeList(
   let result = [...base];
   for (const item of elements) {
     if (!isRecord(item))
-      throw serverError(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
+      throw patchError(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
     if (!(mergeKey in item)) {
-      throw serverError(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
+      throw patchError(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
     }
     const key = JSON.stringify(item[mergeKey]);
     if (item[DIRECTIVE] === 'delete') {

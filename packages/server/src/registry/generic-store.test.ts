@@ -130,10 +130,8 @@ describe('create', () => {
       ...widget('v'),
       metadata: { name: 'v', resourceVersion: '5' },
     });
-    expect(withVersion.status).toBe(500);
-    expect(withVersion.body['message']).toBe(
-      'Internal error occurred: resourceVersion should not be set on objects to be created',
-    );
+    expect(withVersion.status).toBe(400);
+    expect(withVersion.body['message']).toBe('resourceVersion should not be set on objects to be created');
 
     const noName = await failing('POST', widgetsPath(), widget(''));
     expect(noName.status).toBe(422);

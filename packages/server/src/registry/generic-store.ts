@@ -217,8 +217,8 @@ export class GenericStore {
     context: WriteContext,
   ): Promise<KubeObject> {
     if (object.metadata.resourceVersion) {
-      // etcd3 store's ErrResourceVersionSetOnCreate, which upstream reports as an internal error.
-      throw StatusError.internal('resourceVersion should not be set on objects to be created');
+      // etcd3 store's ErrResourceVersionSetOnCreate: upstream's text, answered as the client's error (400).
+      throw StatusError.badRequest('resourceVersion should not be set on objects to be created');
     }
     const generate = !object.metadata.name && Boolean(object.metadata.generateName);
     for (let attempt = 1; ; attempt += 1) {

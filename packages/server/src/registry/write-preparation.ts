@@ -140,6 +140,12 @@ export class WritePreparation {
         `the name of the object (${metadata.name ?? ''}) does not match the name on the URL (${name})`,
       );
     }
+    if (namespace && metadata.namespace && metadata.namespace !== namespace) {
+      // A patch that moves the object (upstream's checkName after applying a patch).
+      throw StatusError.badRequest(
+        `the namespace of the object (${metadata.namespace}) does not match the namespace on the URL (${namespace})`,
+      );
+    }
     const currentVersion = current.metadata.resourceVersion ?? '';
     if (metadata.resourceVersion) {
       if (metadata.resourceVersion !== currentVersion)

@@ -1,0 +1,58 @@
+/** The Go type of each ObjectMeta field a client may send, as encoding/json names it. */
+const metaFieldTypes: Record<string, 'string' | 'int64' | '[]string' | 'map[string]string' | 'array'> = {
+  name: 'string',
+  generateName: 'string',
+  namespace: 'string',
+  selfLink: 'string',
+  uid: 'string',
+  resourceVersion: 'string',
+  generation: 'int64',
+  deletionGracePeriodSeconds: 'int64',
+  labels: 'map[string]string',
+  annotations: 'map[string]string',
+  finalizers: '[]string',
+  ownerReferences: 'array',
+  managedFields: 'array',
+};
+
+/** encoding/json's name of a JSON value's type. */
+function jsonTypeName(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'boolean') return 'bool';
+  return typeof value === 'object' ? 'object' : typeof value;
+}
+
+/**
+ * The encoding/json error a Go server gives for an ObjectMeta field of the wrong JSON type
+ * (`json: cannot unmarshal string into Go struct field ObjectMeta.metadata.finalizers of type []string`),
+ * or undefined when every field has its type. `null` is accepted for every field, as in Go.
+ */
+export function objectMetaTypeError(metadata: Record<string, unknown>): string | undefined {
+  for (const [field, type] of Object.entries(metaFieldTypes)) {
+    const value = metadata[field];
+    if (value === undefined || value === null) continue;
+    const error = (found: unknown, goType: string) =>
+      `json: cannot unmarshal ${jsonTypeName(found)} into Go struct field ObjectMeta.metadata.${field} of type ${goType}`;
+    switch (type) {
+      case 'string':
+        if (typeof value !== 'string') return error(value, 'string');
+        break;
+      case 'int64':
+        if (typeof value !== 'number') return error(value, 'int64');
+        if (!Number.isInteger(value)) return error(value, 'int64').replace('unmarshal number', `unmarshal number ${value}`);
+        break;
+      case '[]string':
+        if (!Array.isArray(value)) return error(value, '[]string');
+        for (const item of value as unknown[]) if (typeof item !== 'string') return error(item, 'string');
+        break;
+      case 'map[string]string':
+        if (typeof value !== 'object' || Array.isArray(value)) return error(value, 'map[string]string');
+        for (const item of Object.values(value)) if (typeof item !== 'string' && item !== null) return error(item, 'string');
+        break;
+      case 'array':
+        if (!Array.isArray(value)) return error(value, `[]v1.${field === 'managedFields' ? 'ManagedFieldsEntry' : 'OwnerReference'}`);
+        break;
+    }
+  }
+  return undefined;
+}
