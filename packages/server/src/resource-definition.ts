@@ -23,11 +23,6 @@ export interface PrinterColumn {
    * `Service` shown as `Local` or `<namespace>/<name>`); `null` renders as `<none>`.
    */
   cell?: (object: KubeObject) => string | number | boolean | null;
-  /**
-   * A count column (built-in printers' `len(...)`): the sizes of the maps or lists at these JSONPaths,
-   * summed, with a missing one counting 0 (ConfigMap DATA counts `.data` and `.binaryData`).
-   */
-  countOf?: string[];
 }
 
 /** What a strategy hook knows about the request. */

@@ -3,6 +3,10 @@ import type { ResourceDefinition } from '@kapi/server';
 import { conditionsSchema, localObjectReferenceSchema, objectReferenceSchema, stringMapSchema } from './common-schemas.js';
 import { validateConfigMapContents } from './config-map-validation.js';
 
+/** A built-in printer's `len(...)`: the size of a map or list, 0 when absent. */
+const sizeOf = (value: unknown): number =>
+  Array.isArray(value) ? value.length : typeof value === 'object' && value !== null ? Object.keys(value).length : 0;
+
 const core = { group: '', version: 'v1' } as const;
 
 const namespaceSchema = kindSchema({
@@ -176,7 +180,7 @@ export const coreResources: ResourceDefinition[] = [
     shortNames: ['cm'],
     versions: ['v1'],
     printerColumns: [
-      { name: 'Data', type: 'integer', jsonPath: '.data', countOf: ['.data', '.binaryData'], description: 'Number of data entries' },
+      { name: 'Data', type: 'integer', jsonPath: '.data', cell: (object) => sizeOf(object.data) + sizeOf(object.binaryData), description: 'Number of data entries' },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
     strategy: {
@@ -201,7 +205,7 @@ export const coreResources: ResourceDefinition[] = [
     versions: ['v1'],
     printerColumns: [
       { name: 'Type', type: 'string', jsonPath: '.type' },
-      { name: 'Data', type: 'integer', jsonPath: '.data', countOf: ['.data'] },
+      { name: 'Data', type: 'integer', jsonPath: '.data', cell: (object) => sizeOf(object.data) },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
     strategy: {
@@ -245,7 +249,7 @@ export const coreResources: ResourceDefinition[] = [
     shortNames: ['sa'],
     versions: ['v1'],
     printerColumns: [
-      { name: 'Secrets', type: 'integer', jsonPath: '.secrets', countOf: ['.secrets'] },
+      { name: 'Secrets', type: 'integer', jsonPath: '.secrets', cell: (object) => sizeOf(object.secrets) },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
   },

@@ -82,25 +82,8 @@ export function partialObjectMetadata(object: KubeObject, version = 'v1'): KubeO
   return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: object.metadata };
 }
 
-/** The summed sizes of the maps/lists at `paths` (missing or unreadable ones count 0). */
-function countCell(paths: string[], object: KubeObject): number {
-  let total = 0;
-  for (const path of paths) {
-    let first: unknown;
-    try {
-      first = evaluateJsonPath(path, object)[0];
-    } catch {
-      continue;
-    }
-    if (Array.isArray(first)) total += first.length;
-    else if (typeof first === 'object' && first !== null) total += Object.keys(first).length;
-  }
-  return total;
-}
-
 function cellValue(column: PrinterColumn, object: KubeObject, now: Date): unknown {
   if (column.cell) return column.cell(object);
-  if (column.countOf) return countCell(column.countOf, object);
   let values: unknown[];
   try {
     values = evaluateJsonPath(column.jsonPath, object);
