@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { PROTOBUF_MEDIA_TYPE, StatusError, type KubeObject } from '@kapi/apimachinery';
 import { requestContext } from '@kapi/filters';
 import { parse as parseYaml } from 'yaml';
+import { parseMediaType } from './media-type.js';
 
 /** Largest request body the server reads (upstream `MaxRequestBodyBytes`, 3 MiB). */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -10,6 +11,15 @@ export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 export function mediaType(request: IncomingMessage): string {
   const header = request.headers['content-type'] ?? '';
   return (header.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+/**
+ * The media type of an object body (create, update, delete options), parsed as Go's
+ * `mime.ParseMediaType`: `''` without a Content-Type, `undefined` when the header is malformed.
+ */
+export function objectMediaType(request: IncomingMessage): string | undefined {
+  const header = request.headers['content-type'] ?? '';
+  return header === '' ? '' : parseMediaType(header);
 }
 
 function tooLarge(limit: number): StatusError {
@@ -48,12 +58,13 @@ const objectMediaTypes = ['application/json', 'application/yaml'];
 
 /**
  * Decodes a create/update/delete-options body: JSON, YAML, and Kubernetes protobuf when a decoder is
- * given. An unknown media type is 415; unparsable bytes are 400 with the parser's error.
+ * given. An unknown or malformed (`undefined`) media type is 415; unparsable bytes are 400 with the
+ * parser's error.
  */
-export function decodeObjectBody(type: string, body: Buffer, protobuf?: ProtobufBodyDecoder): unknown {
+export function decodeObjectBody(type: string | undefined, body: Buffer, protobuf?: ProtobufBodyDecoder): unknown {
   const effective = type === '' || type === '*/*' ? 'application/json' : type;
   if (effective === PROTOBUF_MEDIA_TYPE && protobuf) return protobuf.decode(body);
-  if (!objectMediaTypes.includes(effective)) {
+  if (effective === undefined || !objectMediaTypes.includes(effective)) {
     const accepted = protobuf ? [...objectMediaTypes, PROTOBUF_MEDIA_TYPE] : objectMediaTypes;
     throw StatusError.unsupportedMediaType(
       `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,

@@ -17,7 +17,7 @@ import {
   type ReadQuery,
   type WriteQuery,
 } from './query-options.js';
-import { decodeObjectBody, mediaType, readBody, type ProtobufBodyDecoder } from './request-body.js';
+import { decodeObjectBody, objectMediaType, readBody, type ProtobufBodyDecoder } from './request-body.js';
 import type { ResourcePath } from './resource-path.js';
 import { addWarning, writeObject } from './response-writer.js';
 import { buildTable, negotiateResponseForm, parseIncludeObject, partialObjectMetadata } from './table.js';
@@ -154,7 +154,7 @@ async function readObject(
   fieldValidation: 'Ignore' | 'Warn' | 'Strict',
   protobuf: ProtobufBodyDecoder | undefined,
 ): Promise<KubeObject> {
-  const type = mediaType(request);
+  const type = objectMediaType(request);
   const body = await readBody(request);
   const decoded = decodeObjectBody(type, body, protobuf);
   if (type === 'application/json' && fieldValidation !== 'Ignore') {
@@ -186,7 +186,7 @@ async function readDeleteOptions(
   const result: DeleteBody = { preconditions: {}, dryRun: write.dryRun };
   let propagationPolicy = query.get('propagationPolicy');
   if (body.length > 0) {
-    const options = decodeObjectBody(mediaType(request), body, protobuf);
+    const options = decodeObjectBody(objectMediaType(request), body, protobuf);
     if (typeof options === 'object' && options !== null) {
       const record = options as Record<string, unknown>;
       const preconditions = record['preconditions'];

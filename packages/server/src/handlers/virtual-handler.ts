@@ -4,7 +4,7 @@ import { requestContext, requestTarget, type Authorizer } from '@kapi/filters';
 import type { RequestScope } from '../resource-definition.js';
 import { decodeRequestObject, type Endpoint } from './decode-object.js';
 import { parseWriteQuery } from './query-options.js';
-import { decodeObjectBody, mediaType, readBody, type ProtobufBodyDecoder } from './request-body.js';
+import { decodeObjectBody, objectMediaType, readBody, type ProtobufBodyDecoder } from './request-body.js';
 import type { ResourcePath } from './resource-path.js';
 import { writeObject } from './response-writer.js';
 
@@ -26,7 +26,7 @@ export async function handleVirtualRequest(
     throw StatusError.methodNotAllowed(request.method ?? 'GET', { group: definition.group, resource: definition.resource });
   }
   const write = parseWriteQuery(requestTarget(request).query, 'CreateOptions');
-  const body = decodeObjectBody(mediaType(request), await readBody(request), protobuf);
+  const body = decodeObjectBody(objectMediaType(request), await readBody(request), protobuf);
   const object = decodeRequestObject(request, body, endpoint, write.fieldValidation);
   const user = requestContext(request).user;
   const scope: RequestScope = {
