@@ -59,6 +59,7 @@ import { startEncryptionAtRest } from './encryption-at-rest.js';
 import { startStorageVersionMigrator } from './storage-version-migrator.js';
 import { migratorMetrics } from './migrator-metrics.js';
 import { setUpVoting, type VotingSetup } from './storage-version-voting.js';
+import { DEFAULT_STORAGE_INITIALIZATION_TIMEOUT_MS, STORAGE_READINESS_HOOK, storageReadinessHook } from './storage-readiness.js';
 
 /** A running kube-apiserver-lite. */
 export interface RunningControlPlane {
@@ -257,6 +258,10 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     }
     return loopback.current;
   };
+  server.addPostStartHook(
+    STORAGE_READINESS_HOOK,
+    storageReadinessHook(() => [...storages.values()].map((entry) => entry.storage), options.storageInitializationTimeoutMs ?? DEFAULT_STORAGE_INITIALIZATION_TIMEOUT_MS, log),
+  );
   server.addPostStartHook('start-system-namespaces-controller', ({ signal }) => createSystemNamespaces(rest(), signal));
   server.addPostStartHook('rbac/bootstrap-roles', ({ signal }) => createBootstrapRbac(rest(), signal));
   server.addPostStartHook(CLUSTER_ROLE_AGGREGATION_HOOK, () => {
