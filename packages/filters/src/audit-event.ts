@@ -1,11 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Status } from '@kapi/apimachinery';
 import type { AuditLevel, AuditStage } from './audit-policy.js';
 import type { RequestInfo, UserInfo } from './handler.js';
 
-/** A user as an audit event records it (authentication.k8s.io/v1 UserInfo). */
+/** A user as an audit event records it (authentication.k8s.io/v1 UserInfo; empty when authentication failed). */
 export interface AuditUser {
-  username: string;
+  username?: string;
   uid?: string;
   groups?: string[];
   extra?: Record<string, string[]>;
@@ -46,6 +47,28 @@ export interface AuditEvent {
 /** Where events go (a log file, stdout, a webhook). Must not throw. */
 export interface AuditSink {
   write(event: AuditEvent): void;
+}
+
+/** The request's audit ID: the client's `Audit-ID` header, or a new UUID (WithAuditInit). */
+export function auditIDOf(request: IncomingMessage): string {
+  const header = request.headers['audit-id'];
+  return typeof header === 'string' && header ? header : randomUUID();
+}
+
+/** What every event of a request records about it: URI, verb, addresses, user agent and object (in upstream's order, around `user`). */
+export function requestMetadata(
+  request: IncomingMessage,
+  info: RequestInfo,
+): Pick<AuditEvent, 'requestURI' | 'verb' | 'sourceIPs' | 'userAgent' | 'objectRef'> {
+  const userAgent = request.headers['user-agent'];
+  const objectRef = objectReference(info);
+  return {
+    requestURI: request.url ?? '',
+    verb: info.verb,
+    sourceIPs: sourceIPs(request),
+    ...(userAgent ? { userAgent } : {}),
+    ...(objectRef ? { objectRef } : {}),
+  };
 }
 
 /** A Go `metav1.MicroTime` in RFC 3339 with microseconds (`2024-01-02T03:04:05.678000Z`). */

@@ -83,7 +83,8 @@ export function evaluateAuditPolicy(policy: AuditPolicy, info: RequestInfo, user
 }
 
 function ruleMatches(rule: AuditPolicyRule, info: RequestInfo, user: UserInfo | undefined): boolean {
-  if (rule.users?.length && !rule.users.includes(user?.name ?? '')) return false;
+  // Without a user (failed authentication) no user or group rule matches, as upstream.
+  if (rule.users?.length && (!user || !rule.users.includes(user.name))) return false;
   if (rule.userGroups?.length && !(user?.groups ?? []).some((group) => rule.userGroups?.includes(group))) return false;
   if (rule.verbs?.length && !rule.verbs.includes(info.verb)) return false;
   if (!rule.nonResourceURLs?.length && !rule.resources?.length && !rule.namespaces?.length) return true;

@@ -31,6 +31,7 @@ export { parseAuditPolicy, evaluateAuditPolicy } from './audit-policy.js';
 export type { AuditEvent, AuditUser, AuditObjectReference, AuditSink } from './audit-event.js';
 export type { AuditOptions } from './with-audit.js';
 export { withAudit } from './with-audit.js';
+export { withFailedAuthenticationAudit } from './with-failed-authentication-audit.js';
 
 export type { ServerErrorLogOptions } from './with-server-error-log.js';
 export { withServerErrorLog } from './with-server-error-log.js';

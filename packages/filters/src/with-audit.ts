@@ -1,16 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Status } from '@kapi/apimachinery';
 import { requestContext, type Filter, type UserInfo } from './handler.js';
 import { evaluateAuditPolicy, type AuditPolicy, type AuditStage } from './audit-policy.js';
-import {
-  auditUser,
-  microTime,
-  objectReference,
-  sourceIPs,
-  type AuditEvent,
-  type AuditSink,
-} from './audit-event.js';
+import { auditIDOf, auditUser, microTime, requestMetadata, type AuditEvent, type AuditSink } from './audit-event.js';
 
 /** Options of {@link withAudit}. */
 export interface AuditOptions {
@@ -31,8 +23,7 @@ export function withAudit(options: AuditOptions): Filter {
   const { policy, sink } = options;
   return (next) => async (request, response) => {
     const context = requestContext(request, response);
-    const header = request.headers['audit-id'];
-    const auditID = typeof header === 'string' && header ? header : randomUUID();
+    const auditID = auditIDOf(request);
     response.setHeader('Audit-ID', auditID);
     const info = context.requestInfo;
     if (!info) return next(request, response);
@@ -41,8 +32,7 @@ export function withAudit(options: AuditOptions): Filter {
     if (level === 'None') return next(request, response);
 
     const omitted = new Set<AuditStage>(omitStages);
-    const objectRef = objectReference(info);
-    const userAgent = request.headers['user-agent'];
+    const { requestURI, verb, ...origin } = requestMetadata(request, info);
     const event = (stage: AuditStage): AuditEvent => {
       const effective: UserInfo | undefined = context.user;
       return {
@@ -51,13 +41,11 @@ export function withAudit(options: AuditOptions): Filter {
         level,
         auditID,
         stage,
-        requestURI: request.url ?? '',
-        verb: info.verb,
+        requestURI,
+        verb,
         user: auditUser(user),
         ...(effective && effective !== user ? { impersonatedUser: auditUser(effective) } : {}),
-        sourceIPs: sourceIPs(request),
-        ...(userAgent ? { userAgent } : {}),
-        ...(objectRef ? { objectRef } : {}),
+        ...origin,
         requestReceivedTimestamp: microTime(context.receivedAt),
         stageTimestamp: microTime(Date.now()),
       };

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { StatusError } from '@kapi/apimachinery';
-import { requestContext, writeStatus, type Filter, type UserInfo } from './handler.js';
+import { requestContext, writeStatus, type Filter, type Handler, type UserInfo } from './handler.js';
 
 /**
  * Authenticates a request: a user, `undefined` when the request carries no credentials this
@@ -26,16 +26,24 @@ export interface AuthenticationOptions {
   authenticators: readonly Authenticator[];
   /** Let requests without credentials in as `system:anonymous` (`--anonymous-auth`); default false. */
   anonymous?: boolean;
+  /** Answers a request that failed authentication (upstream's `failedHandler`); default {@link unauthorized}. */
+  failed?: Handler;
 }
+
+/** Answers 401 `Unauthorized` (upstream's `Unauthorized` failed handler). */
+export const unauthorized: Handler = (_request, response) => {
+  writeStatus(response, StatusError.unauthorized('Unauthorized'));
+};
 
 /**
  * Authenticates each request (WithAuthentication). On success the user (plus group
  * `system:authenticated`) is put in the context and the `Authorization` header is removed; on
- * failure the client gets 401 `Unauthorized`. With `anonymous`, a request with no credentials at all
+ * failure `failed` answers (401 `Unauthorized` by default). With `anonymous`, a request with no credentials at all
  * becomes `system:anonymous` in `system:unauthenticated`; bad credentials still get 401.
  */
 export function withAuthentication(options: AuthenticationOptions): Filter {
   const authenticators = options.authenticators;
+  const failed = options.failed ?? unauthorized;
   return (next) => (request, response) => {
     const errors: unknown[] = [];
     const admit = (found: UserInfo | undefined) => {
@@ -48,8 +56,7 @@ export function withAuthentication(options: AuthenticationOptions): Filter {
       } else if (options.anonymous && errors.length === 0 && request.headers.authorization === undefined) {
         user = { name: anonymousUser, groups: [allUnauthenticatedGroup] };
       } else {
-        writeStatus(response, StatusError.unauthorized('Unauthorized'));
-        return undefined;
+        return failed(request, response);
       }
       requestContext(request).user = user;
       return next(request, response);

@@ -4,6 +4,7 @@ import {
   withAudit,
   withAuthorization,
   withCors,
+  withFailedAuthenticationAudit,
   withImpersonation,
   withMaxInFlight,
   withPanicRecovery,
@@ -18,7 +19,7 @@ import type { CompletedOptions } from './generic-apiserver-config.js';
 /**
  * The handler chain a completed config asks for, outermost first (after the server's own request
  * tracking): the 5xx log, panic recovery, request info, timeout, CORS (or `baseFilters` instead of those),
- * authentication (the loopback token first), audit, impersonation, the body read, max-in-flight (after authentication, as
+ * authentication (the loopback token first; its 401s audited as upstream), audit, impersonation, the body read, max-in-flight (after authentication, as
  * upstream, so `system:masters` is exempt), authorization, then `innermostFilters`. Impersonation and authorization are both built from the one
  * `authorizer`.
  */
@@ -33,7 +34,11 @@ export function configuredFilters(options: CompletedOptions): Filter[] {
     ? [loopbackAuthenticator(options.loopbackToken), ...options.authenticators]
     : undefined;
   const authentication = authenticators
-    ? withAuthentication({ authenticators, ...(options.anonymous ? { anonymous: true } : {}) })
+    ? withAuthentication({
+        authenticators,
+        ...(options.anonymous ? { anonymous: true } : {}),
+        ...(options.audit ? { failed: withFailedAuthenticationAudit(options.audit) } : {}),
+      })
     : undefined;
   const authorizer = options.authorizer;
   return [
