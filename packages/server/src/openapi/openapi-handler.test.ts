@@ -112,7 +112,9 @@ describe('OpenAPI over HTTP', () => {
     const again = await server.get('/openapi/v3/apis/apps/v1', { 'If-None-Match': first.headers.get('etag') ?? '' });
     expect(again.status).toBe(304);
     expect((await server.get('/openapi/v3/apis/nope/v1')).status).toBe(404);
-    expect((await server.get('/openapi/v2', { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' })).status).toBe(406);
+    // The gnostic protobuf form is served for v2 only.
+    expect((await server.get('/openapi/v3/apis/apps/v1', { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' })).status).toBe(406);
+    expect((await server.get('/openapi/v2', { Accept: 'application/xml' })).status).toBe(406);
   });
 
   it('reflects newly installed resources in the index and documents', async () => {

@@ -5,6 +5,7 @@ import { servedGroups, type InstalledResource } from '../discovery/discovery-doc
 import { failureStatus, rejectNonGet, requestPath, requestQuery, sendBody, sendJson, type PathHandler } from '../discovery/http-response.js';
 import { metaDefinitions, type JSONSchema } from './meta-definitions.js';
 import { resourcePaths } from './openapi-paths.js';
+import { encodeOpenAPIV2Protobuf, OPENAPI_V2_PROTOBUF_CONTENT_TYPE, OPENAPI_V2_PROTOBUF_MEDIA_TYPES } from './openapi-v2-protobuf.js';
 import { defaultDefinitionName, refFor, resourceDefinitions, type DefinitionNamer, type OpenAPIFlavour } from './openapi-schemas.js';
 import type { ResourceDefinition } from '../resource-definition.js';
 
@@ -122,19 +123,45 @@ function hashOf(body: string): string {
   return createHash('sha512').update(body).digest('hex').toUpperCase();
 }
 
-function acceptsJson(request: IncomingMessage): boolean {
-  const accept = request.headers.accept;
-  if (!accept) return true;
-  return accept.split(',').some((entry) => {
-    const type = (entry.split(';')[0] ?? '').trim().toLowerCase();
-    return type === 'application/json' || type === 'application/*' || type === '*/*';
-  });
+type OpenAPIMediaType = 'application/json' | (typeof OPENAPI_V2_PROTOBUF_MEDIA_TYPES)[number];
+
+/**
+ * The media type to answer with, as kube-openapi negotiates: Accept clauses by descending `q`, the first
+ * one JSON (or, when `protobuf`, gnostic protobuf) matches; undefined when none does (406).
+ */
+function negotiate(request: IncomingMessage, protobuf: boolean): OpenAPIMediaType | undefined {
+  const offered: OpenAPIMediaType[] = ['application/json', ...(protobuf ? OPENAPI_V2_PROTOBUF_MEDIA_TYPES : [])];
+  const clauses = (request.headers.accept || '*/*')
+    .split(',')
+    .map((entry) => {
+      const [type = '', ...parameters] = entry.split(';').map((part) => part.trim());
+      const q = parameters.find((parameter) => parameter.startsWith('q='));
+      return { type: type.toLowerCase(), q: q ? Number(q.slice(2)) : 1 };
+    })
+    .filter((clause) => clause.type.includes('/') && !(clause.q <= 0))
+    .sort((a, b) => b.q - a.q);
+  for (const { type } of clauses) {
+    const [main, sub] = type.split('/');
+    const match = offered.find((candidate) => {
+      const [candidateMain, candidateSub] = candidate.split('/');
+      return (main === '*' || main === candidateMain) && (sub === '*' || sub === candidateSub);
+    });
+    if (match) return match;
+  }
+  return undefined;
 }
 
-function serveDocument(request: IncomingMessage, response: ServerResponse, body: string, hash: string, immutable: boolean): void {
+function serveDocument(
+  request: IncomingMessage,
+  response: ServerResponse,
+  body: string | Buffer,
+  hash: string,
+  immutable: boolean,
+  contentType: OpenAPIMediaType = 'application/json',
+): void {
   const etag = `"${hash}"`;
   const headers: Record<string, string> = {
-    'Content-Type': 'application/json',
+    'Content-Type': contentType,
     ETag: etag,
     'Cache-Control': immutable ? 'public, immutable, max-age=31536000' : 'no-cache, private',
     Vary: 'Accept',
@@ -148,13 +175,14 @@ function serveDocument(request: IncomingMessage, response: ServerResponse, body:
 }
 
 /**
- * Serves `/openapi/v2` (Swagger 2.0 JSON), `/openapi/v3` (the index with `?hash=` URLs) and
+ * Serves `/openapi/v2` (Swagger 2.0 JSON, or gnostic's `openapi.v2.Document` protobuf for kubectl's
+ * validation when Accept asks for it), `/openapi/v3` (the index with `?hash=` URLs) and
  * `/openapi/v3/api/v1`, `/openapi/v3/apis/<group>/<version>` (OpenAPI 3.0). A request carrying an outdated
  * `hash` is redirected to the current one, as upstream does.
  */
 export function createOpenAPIHandler(options: OpenAPIOptions): PathHandler {
-  const cache = new Map<string, { key: string; body: string; hash: string }>();
-  const memo = (path: string, build: () => JSONSchema | undefined): { body: string; hash: string } | undefined => {
+  const cache = new Map<string, { key: string; body: string; hash: string; protobuf?: Buffer }>();
+  const memo = (path: string, build: () => JSONSchema | undefined): { body: string; hash: string; protobuf?: Buffer } | undefined => {
     const key = contentKey(options);
     const cached = cache.get(path);
     if (cached && cached.key === key) return cached;
@@ -177,13 +205,22 @@ export function createOpenAPIHandler(options: OpenAPIOptions): PathHandler {
     const path = requestPath(request).replace(/\/+$/, '');
     if (path !== '/openapi/v2' && path !== '/openapi/v3' && !path.startsWith('/openapi/v3/')) return false;
     if (rejectNonGet(request, response)) return true;
-    if (!acceptsJson(request)) {
-      sendJson(request, response, 406, failureStatus(406, 'NotAcceptable', 'only the following media types are accepted: application/json'));
+    const v2 = path === '/openapi/v2';
+    const mediaType = negotiate(request, v2);
+    if (!mediaType) {
+      const accepted = ['application/json', ...(v2 ? OPENAPI_V2_PROTOBUF_MEDIA_TYPES : [])].join(', ');
+      sendJson(request, response, 406, failureStatus(406, 'NotAcceptable', `only the following media types are accepted: ${accepted}`));
       return true;
     }
-    if (path === '/openapi/v2') {
+    if (v2) {
       const document = memo(path, () => buildOpenAPIV2(options));
-      if (document) serveDocument(request, response, document.body, document.hash, false);
+      if (!document) return true;
+      if (mediaType === 'application/json') serveDocument(request, response, document.body, document.hash, false);
+      else {
+        // Encoded once per document, with the JSON's ETag (kube-openapi's cached transform).
+        document.protobuf ??= encodeOpenAPIV2Protobuf(JSON.parse(document.body) as JSONSchema);
+        serveDocument(request, response, document.protobuf, document.hash, false, OPENAPI_V2_PROTOBUF_CONTENT_TYPE);
+      }
       return true;
     }
     if (path === '/openapi/v3') {

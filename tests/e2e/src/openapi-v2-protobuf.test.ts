@@ -1,0 +1,73 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RestClient } from '@kapi/client';
+import { kubectl, startServer, type TestServer } from './harness.js';
+
+let server: TestServer;
+let admin: RestClient;
+
+beforeAll(async () => {
+  server = await startServer();
+  admin = server.client();
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+const protobufAccept = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+
+describe('/openapi/v2 as gnostic protobuf, for kubectl client-side validation', () => {
+  it('answers the protobuf Accept with kube-openapi\'s Content-Type, the JSON ETag and Vary: Accept', async () => {
+    const json = await admin.raw({ method: 'GET', path: '/openapi/v2' });
+    const protobuf = await admin.raw({ method: 'GET', path: '/openapi/v2', accept: protobufAccept });
+    expect(protobuf.statusCode).toBe(200);
+    expect(protobuf.headers['content-type']).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    expect(protobuf.headers['etag']).toBe(json.headers['etag']);
+    expect(protobuf.headers['vary']).toBe('Accept');
+    // Document.swagger (field 1, length-delimited) = "2.0".
+    expect([...protobuf.body.subarray(0, 5)]).toEqual([0x0a, 3, ...Buffer.from('2.0')]);
+    const preferred = await admin.raw({ method: 'GET', path: '/openapi/v2', accept: `application/json;q=0.5, ${protobufAccept}` });
+    expect(preferred.headers['content-type']).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    const refused = await admin.raw({ method: 'GET', path: '/openapi/v2', accept: 'application/xml' });
+    expect(refused.statusCode).toBe(406);
+  });
+
+  it('kubectl get cm -o yaml > all.yaml && kubectl apply -f all.yaml (a kind: List) works', async () => {
+    await kubectl(server, ['create', 'configmap', 'listed', '-n', 'default', '--from-literal=a=1']);
+    await kubectl(server, ['create', 'secret', 'generic', 'listed', '-n', 'default', '--from-literal=b=2']);
+    const dir = mkdtempSync(join(tmpdir(), 'kapi-list-'));
+    for (const resource of ['cm', 'secret,cm,serviceaccount,role,rolebinding']) {
+      const all = await kubectl(server, ['get', resource, '-n', 'default', '-o', 'yaml']);
+      expect(all).toContain('kind: List');
+      const file = join(dir, 'all.yaml');
+      writeFileSync(file, all);
+      const out = await kubectl(server, ['apply', '--validate=true', '-f', file]);
+      expect(out).toContain('configmap/listed');
+    }
+  });
+
+  it('kubectl rejects an unknown field inside a List from the protobuf schema, before sending anything', async () => {
+    const list = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: never-stored
+    namespace: default
+  data:
+    a: "1"
+  bogus: 3
+`;
+    const failure = await kubectl(server, ['apply', '--validate=true', '-f', '-'], list).then(
+      () => 'applied',
+      (error: Error) => error.message,
+    );
+    expect(failure).toContain('ValidationError(ConfigMap): unknown field "bogus" in io.k8s.api.core.v1.ConfigMap');
+    const stored = await admin.raw({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/never-stored' });
+    expect(stored.statusCode).toBe(404);
+  });
+});
