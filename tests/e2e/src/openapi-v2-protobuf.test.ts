@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestClient } from '@kapi/client';
 import { kubectl, startServer, type TestServer } from './harness.js';
@@ -16,6 +17,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 });
+
+const gatewayAPI = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/crds/gateway-api');
 
 const protobufAccept = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 
@@ -69,5 +72,26 @@ items:
     expect(failure).toContain('ValidationError(ConfigMap): unknown field "bogus" in io.k8s.api.core.v1.ConfigMap');
     const stored = await admin.raw({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/never-stored' });
     expect(stored.statusCode).toBe(404);
+  });
+
+  it('a List of custom resources validates against the CRDs\' schemas in the protobuf document', async () => {
+    for (const file of ['gatewayclasses', 'gateways', 'httproutes', 'referencegrants'])
+      await kubectl(server, ['apply', '--server-side', '-f', join(gatewayAPI, `gateway.networking.k8s.io_${file}.yaml`)]);
+    await kubectl(server, ['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
+    await kubectl(server, ['apply', '-f', join(gatewayAPI, 'examples/0-namespaces.yaml')]);
+    await kubectl(server, ['apply', '-f', join(gatewayAPI, 'examples/basic-http.yaml')]);
+    const all = await kubectl(server, ['get', 'httproutes,gateways,cm', '-A', '-o', 'yaml']);
+    expect(all).toContain('kind: HTTPRoute');
+    const file = join(mkdtempSync(join(tmpdir(), 'kapi-list-')), 'routes.yaml');
+    writeFileSync(file, all);
+    expect(await kubectl(server, ['apply', '--validate=true', '-f', file])).toContain('httproute.gateway.networking.k8s.io/http-app-1');
+    const bad = all.replace('kind: HTTPRoute\n', 'kind: HTTPRoute\n  bogus: 1\n');
+    writeFileSync(file, bad);
+    const failure = await kubectl(server, ['apply', '--validate=true', '-f', file]).then(
+      () => 'applied',
+      (error: Error) => error.message,
+    );
+    // kubectl's own message (client-side, from the protobuf schema), not the server's strict decoding error.
+    expect(failure).toMatch(/ValidationError\(HTTPRoute\): unknown field "bogus" in \S+\.v1\.HTTPRoute/);
   });
 });
