@@ -1,13 +1,12 @@
+import type { Server as HttpsServer } from 'node:https';
 import { Scheme } from '@kapi/apimachinery';
 import { RestClient, loadKubeconfig } from '@kapi/client';
-import type { Authenticator } from '@kapi/filters';
 import { GenericAPIServerConfig, ensureCertificates, type GenericAPIServer } from '@kapi/server';
-import { loadAuthenticationConfig, type AuthenticationConfig } from './authentication-config.js';
+import type { AuthenticationConfig } from './authentication-config.js';
 import { BanFlunder } from './ban-flunder.js';
-import { tokenReviewAuthenticator } from './delegated-authentication.js';
 import { subjectAccessReviewAuthorizer } from './delegated-authorization.js';
+import { DynamicAuthentication } from './dynamic-authentication.js';
 import type { AggregatedServerOptions } from './options.js';
-import { clientCertificateAuthenticator, requestHeaderAuthenticator } from './request-header-authenticator.js';
 import { registerWithMainServer } from './self-registration.js';
 import { addWardleToScheme } from './wardle-scheme.js';
 import { openWardleStorage } from './wardle-storage.js';
@@ -25,13 +24,12 @@ export interface RunningAggregatedServer {
   stop(): Promise<void>;
 }
 
-/** Delegated authentication, as upstream's: front-proxy headers, then client certificates, then TokenReview. */
-function authenticators(config: AuthenticationConfig, main: RestClient): Authenticator[] {
-  const list: Authenticator[] = [];
-  if (config.requestHeader) list.push(requestHeaderAuthenticator(config.requestHeader));
-  if (config.clientCA) list.push(clientCertificateAuthenticator(config.clientCA));
-  list.push(tokenReviewAuthenticator(main));
-  return list;
+/** How often the main server's authentication ConfigMap is re-read. */
+const authenticationRefreshMs = 10_000;
+
+/** The CAs client certificates are verified against (the request-header CA and the client CA). */
+function trustedClientCAs(config: AuthenticationConfig): string {
+  return [config.requestHeader?.clientCA, config.clientCA].filter(Boolean).join('\n');
 }
 
 /** An address the main server can dial: the bind address, or loopback for a wildcard. */
@@ -46,14 +44,15 @@ function reachableAddress(bindAddress: string): string {
  */
 export async function startAggregatedServer(options: AggregatedServerOptions): Promise<RunningAggregatedServer> {
   const main = new RestClient({ ...loadKubeconfig(options.kubeconfig), userAgent: 'wardle-apiserver' });
-  const authentication = await loadAuthenticationConfig(options, main);
+  const authentication = new DynamicAuthentication(options, main);
+  await authentication.load();
   const storage = await openWardleStorage(options);
   const banFlunder = new BanFlunder();
   const server = new GenericAPIServerConfig({
     scheme: addWardleToScheme(new Scheme()),
     storage: storage.factory,
     keyPrefix: options.etcdPrefix,
-    authenticators: authenticators(authentication, main),
+    authenticators: [authentication.authenticator],
     anonymous: true,
     authorizer: subjectAccessReviewAuthorizer(main),
   })
@@ -67,16 +66,18 @@ export async function startAggregatedServer(options: AggregatedServerOptions): P
   const address = reachableAddress(options.bindAddress);
   const hosts = [...new Set([service, `${service}.cluster.local`, '127.0.0.1', 'localhost', address])];
   const certificates = ensureCertificates(options.dataDir, { hosts });
-  const clientCA = [authentication.requestHeader?.clientCA, authentication.clientCA].filter(Boolean).join('\n');
-  const { port } = await server.listen({
+  const serving = { key: certificates.serving.privateKeyPem, cert: certificates.serving.certificatePem };
+  // Client certificates are always asked for (the CAs may appear later in the ConfigMap); until then only
+  // this server's own CA, which signs no client certificates, is trusted.
+  const clientCA = (config: AuthenticationConfig) => trustedClientCAs(config) || certificates.ca.certificatePem;
+  const listening = await server.listen({
     host: options.bindAddress,
     port: options.securePort,
-    tls: {
-      key: certificates.serving.privateKeyPem,
-      cert: certificates.serving.certificatePem,
-      ...(clientCA ? { clientCA } : {}),
-    },
+    tls: { ...serving, clientCA: clientCA(authentication.config) },
   });
+  const port = listening.port;
+  authentication.onChange((config) => (listening.server as HttpsServer).setSecureContext({ ...serving, ca: clientCA(config) }));
+  authentication.start(authenticationRefreshMs);
   const url = `https://${address.includes(':') ? `[${address}]` : address}:${port}`;
   const loopback = new RestClient({
     server: url,
@@ -101,6 +102,7 @@ export async function startAggregatedServer(options: AggregatedServerOptions): P
     storage: storage.describe,
     server,
     async stop() {
+      authentication.stop();
       await banFlunder.stop();
       await server.shutdown();
       loopback.close();

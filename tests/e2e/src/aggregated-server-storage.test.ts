@@ -86,6 +86,20 @@ describe('aggregated server configured from the main server', () => {
     expect(refused.code).toBe(401);
   });
 
+  it('follows a change of the ConfigMap (a rotated request-header CA) without a restart', async () => {
+    const rotatedCA = generateCertificateAuthority({ commonName: 'front-proxy-ca-2' });
+    const rotated = issueClientCertificate(rotatedCA, { commonName: 'front-proxy-client' });
+    await main.client().request({
+      method: 'PATCH',
+      path: '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication',
+      contentType: 'application/merge-patch+json',
+      body: { data: { 'requestheader-client-ca-file': `${frontProxyCA.certificatePem}${rotatedCA.certificatePem}` } },
+    });
+    const call = () =>
+      httpsCall(wardle.url, 'GET', `/apis/${group}/v1beta1/fischers`, asMaster({ cert: rotated.certificatePem, key: rotated.privateKeyPem }));
+    await expect.poll(async () => (await call()).code, { timeout: 20_000, interval: 500 }).toBe(200);
+  });
+
   it('stores in etcd under /registry/wardle.example.com at the --storage-version', async () => {
     const created = await httpsCall(wardle.url, 'POST', `/apis/${group}/v1beta1/namespaces/default/flunders`, {
       ...asMaster(),

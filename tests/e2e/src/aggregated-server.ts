@@ -111,7 +111,10 @@ export interface HttpsCallOptions {
   contentType?: string;
 }
 
-/** One HTTPS request straight to a server, with a client certificate and/or token of the caller's choice. */
+/**
+ * One HTTPS request straight to a server, with a client certificate and/or token of the caller's choice,
+ * on a new connection (TLS trust is decided once per connection).
+ */
 export function httpsCall(url: string, method: string, path: string, options: HttpsCallOptions): Promise<HttpsAnswer> {
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise((resolveAnswer, reject) => {
@@ -119,6 +122,7 @@ export function httpsCall(url: string, method: string, path: string, options: Ht
       new URL(path, url),
       {
         method,
+        agent: false,
         ca: options.ca,
         ...(options.cert && options.key ? { cert: options.cert, key: options.key } : {}),
         headers: {
