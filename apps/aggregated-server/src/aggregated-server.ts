@@ -2,12 +2,14 @@ import type { Server as HttpsServer } from 'node:https';
 import { Scheme } from '@kapi/apimachinery';
 import { RestClient, loadKubeconfig } from '@kapi/client';
 import { GenericAPIServerConfig, ensureCertificates, type GenericAPIServer } from '@kapi/server';
+import { withStorageVersionPrecondition } from '@kapi/storageversion';
 import type { AuthenticationConfig } from './authentication-config.js';
 import { BanFlunder } from './ban-flunder.js';
 import { subjectAccessReviewAuthorizer } from './delegated-authorization.js';
 import { DynamicAuthentication } from './dynamic-authentication.js';
 import type { AggregatedServerOptions } from './options.js';
 import { registerWithMainServer } from './self-registration.js';
+import { publishStorageVersions, type StorageVersionPublisher } from './storage-version-publisher.js';
 import { addWardleToScheme } from './wardle-scheme.js';
 import { openWardleStorage } from './wardle-storage.js';
 import { wardleResources } from './wardle-resources.js';
@@ -20,6 +22,8 @@ export interface RunningAggregatedServer {
   caPem: string;
   /** Where its objects are stored. */
   storage: string;
+  /** Its apiserver identity (identity Lease name and StorageVersion apiServerID), when it publishes them. */
+  identity?: string;
   server: GenericAPIServer;
   stop(): Promise<void>;
 }
@@ -40,7 +44,8 @@ function reachableAddress(bindAddress: string): string {
 /**
  * Starts the wardle server: its own storage and watch cache, authentication and authorization
  * delegated to the main server (`--kubeconfig`), HTTPS with a self-signed CA, then registration of its
- * Service, EndpointSlice, APIServices and RBAC on the main server.
+ * Service, EndpointSlice, APIServices and RBAC on the main server, and its identity Lease and
+ * StorageVersions there (resolves once they are published).
  */
 export async function startAggregatedServer(options: AggregatedServerOptions): Promise<RunningAggregatedServer> {
   const main = new RestClient({ ...loadKubeconfig(options.kubeconfig), userAgent: 'wardle-apiserver' });
@@ -48,6 +53,9 @@ export async function startAggregatedServer(options: AggregatedServerOptions): P
   await authentication.load();
   const storage = await openWardleStorage(options);
   const banFlunder = new BanFlunder();
+  const publisher: StorageVersionPublisher | undefined = options.publishStorageVersions
+    ? publishStorageVersions(main, options.storageVersion)
+    : undefined;
   const server = new GenericAPIServerConfig({
     scheme: addWardleToScheme(new Scheme()),
     storage: storage.factory,
@@ -55,6 +63,8 @@ export async function startAggregatedServer(options: AggregatedServerOptions): P
     authenticators: [authentication.authenticator],
     anonymous: true,
     authorizer: subjectAccessReviewAuthorizer(main),
+    // Writes wait until the main server holds this server's StorageVersions (upstream's write barrier).
+    ...(publisher ? { innermostFilters: [withStorageVersionPrecondition(publisher.manager)] } : {}),
   })
     .complete()
     .new();
@@ -95,14 +105,17 @@ export async function startAggregatedServer(options: AggregatedServerOptions): P
       caBundle: certificates.ca.certificatePem,
     });
   }
+  await publisher?.published;
   return {
     url,
     port,
     caPem: certificates.ca.certificatePem,
     storage: storage.describe,
+    ...(publisher ? { identity: publisher.identity } : {}),
     server,
     async stop() {
       authentication.stop();
+      await publisher?.stop();
       await banFlunder.stop();
       await server.shutdown();
       loopback.close();

@@ -21,6 +21,7 @@ async function main(): Promise<void> {
   const running = await startAggregatedServer(options);
   log(`storage: ${running.storage}`);
   log(`serving on ${running.url}`);
+  if (running.identity) log(`identity lease and StorageVersions published as ${running.identity}`);
   if (options.register) log(`registered APIServices v1beta1/v1alpha1.wardle.example.com -> service ${options.serviceNamespace}/${options.serviceName}`);
   let stopping = false;
   const stop = () => {

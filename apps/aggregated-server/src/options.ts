@@ -23,6 +23,8 @@ export interface AggregatedServerOptions {
   requestHeaderExtraHeadersPrefix?: string[];
   /** Client CA for plain client certificates (overrides the ConfigMap's `client-ca-file`). */
   clientCAFile?: string;
+  /** Publish an identity Lease and StorageVersions for flunders/fischers on the main server (KEP-2339). */
+  publishStorageVersions: boolean;
   /** Register Namespace, Service, EndpointSlice, APIServices and RBAC on the main server. */
   register: boolean;
   /** The Service's namespace and name (the APIServices point at it; the serving certificate covers it). */
@@ -47,6 +49,7 @@ const flags = {
   'requestheader-group-headers': { type: 'string', description: 'Comma-separated group headers (default X-Remote-Group).' },
   'requestheader-extra-headers-prefix': { type: 'string', description: 'Comma-separated extra header prefixes (default X-Remote-Extra-).' },
   'client-ca-file': { type: 'string', description: 'CA of client certificates (CN user, O groups).' },
+  'publish-storage-versions': { type: 'string', default: 'true', description: 'Publish an identity Lease and StorageVersions of flunders and fischers on the main server; writes wait for them.' },
   register: { type: 'string', default: 'true', description: 'Register the Service, EndpointSlice, APIServices and RBAC on the main server.' },
   'service-namespace': { type: 'string', default: 'wardle-system', description: 'Namespace of the registered Service.' },
   'service-name': { type: 'string', default: 'api', description: 'Name of the registered Service.' },
@@ -101,6 +104,7 @@ export function parseOptions(argv: string[]): AggregatedServerOptions {
     storageVersion: storageVersion as WardleVersion,
     watchCache: bool('watch-cache', get('watch-cache')),
     register: bool('register', get('register')),
+    publishStorageVersions: bool('publish-storage-versions', get('publish-storage-versions')),
     serviceNamespace: get('service-namespace'),
     serviceName: get('service-name'),
     help,

@@ -273,3 +273,47 @@ describe('self-registration on the main server', () => {
     expect(binding.roleRef).toMatchObject({ name: 'system:auth-delegator' });
   });
 });
+
+describe('identity lease and StorageVersions on the main server', () => {
+  interface StorageVersionObject {
+    status: { storageVersions?: Array<{ apiServerID: string; encodingVersion: string; decodableVersions: string[] }>; commonEncodingVersion?: string };
+  }
+  const storageVersion = (resource: string) =>
+    admin.request<StorageVersionObject>({
+      method: 'GET',
+      path: `/apis/internal.apiserver.k8s.io/v1alpha1/storageversions/${group}.${resource}`,
+    });
+
+  it('holds an identity lease and publishes the storage version of flunders and fischers', async () => {
+    expect(wardle.identity).toMatch(/^apiserver-[a-z2-7]+$/);
+    const lease = await admin.request<{ metadata: { labels: Record<string, string> }; spec: { holderIdentity: string } }>({
+      method: 'GET',
+      path: `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${wardle.identity}`,
+    });
+    expect(lease.spec.holderIdentity.startsWith(`${wardle.identity}_`)).toBe(true);
+    for (const resource of ['flunders', 'fischers']) {
+      const object = await storageVersion(resource);
+      expect(object.status).toMatchObject({
+        storageVersions: [
+          {
+            apiServerID: wardle.identity,
+            encodingVersion: `${group}/v1beta1`,
+            decodableVersions: [`${group}/v1beta1`, `${group}/v1alpha1`],
+          },
+        ],
+        commonEncodingVersion: `${group}/v1beta1`,
+      });
+    }
+  });
+
+  it('follows a restart of the aggregated server with another --storage-version', async () => {
+    const caFile = join(workDir, 'front-proxy-ca.crt');
+    await wardle.stop();
+    wardle = await startAggregatedServer(main, {
+      args: [`--requestheader-client-ca-file=${caFile}`, '--requestheader-allowed-names=front-proxy-client', '--storage-version=v1alpha1'],
+    });
+    const object = await storageVersion('flunders');
+    expect(object.status.storageVersions).toEqual([expect.objectContaining({ apiServerID: wardle.identity, encodingVersion: `${group}/v1alpha1` })]);
+    expect(object.status.commonEncodingVersion).toBe(`${group}/v1alpha1`);
+  });
+});

@@ -15,6 +15,8 @@ export interface TestAggregatedServer {
   url: string;
   /** PEM of its serving CA. */
   ca: string;
+  /** Its apiserver identity (identity Lease and StorageVersion entries); '' with --publish-storage-versions=false. */
+  identity: string;
   dataDir: string;
   process: ChildProcess;
   output(): string;
@@ -82,6 +84,7 @@ export async function startAggregatedServer(
   return {
     url,
     ca: readFileSync(join(dataDir, 'ca.crt'), 'utf8'),
+    identity: /StorageVersions published as (\S+)/.exec(output)?.[1] ?? '',
     dataDir,
     process: child,
     output: () => output,
