@@ -3,7 +3,8 @@ import type { Authenticator } from '@kapi/filters';
 import { loadAuthenticationConfig, type AuthenticationConfig } from './authentication-config.js';
 import { tokenReviewAuthenticator } from './delegated-authentication.js';
 import type { AggregatedServerOptions } from './options.js';
-import { clientCertificateAuthenticator, requestHeaderAuthenticator } from './request-header-authenticator.js';
+import { clientCertificateAuthenticator } from './client-certificate-authenticator.js';
+import { requestHeaderAuthenticator } from './request-header-authenticator.js';
 
 /**
  * Delegated authentication whose CAs and header settings follow the main server's ConfigMap (upstream's

@@ -1,40 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
-import { X509Certificate } from 'node:crypto';
 import type { Authenticator, UserInfo } from '@kapi/filters';
 import type { RequestHeaderConfig } from './authentication-config.js';
-
-/** The SHA-256 fingerprints of every certificate in a PEM bundle (`AB:CD:...`, as Node reports them). */
-export function bundleFingerprints(pem: string): Set<string> {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  return new Set(blocks.map((block) => new X509Certificate(block).fingerprint256));
-}
-
-/**
- * The peer certificate of a request that the TLS layer verified, with the fingerprint of the root its
- * chain ends in; undefined when the client sent none. A certificate that failed verification throws
- * (upstream's `x509: certificate signed by unknown authority`).
- */
-export function verifiedPeer(request: IncomingMessage): { certificate: DetailedPeerCertificate; root: string } | undefined {
-  const socket = request.socket as Partial<TLSSocket>;
-  if (typeof socket.getPeerCertificate !== 'function') return undefined;
-  const certificate = socket.getPeerCertificate(true);
-  if (!certificate || Object.keys(certificate).length === 0) return undefined;
-  if (!socket.authorized) {
-    const reason = socket.authorizationError instanceof Error ? socket.authorizationError.message : String(socket.authorizationError);
-    throw new Error(`verifying certificate SN=${certificate.serialNumber} failed: x509: ${reason}`);
-  }
-  let root = certificate;
-  while (root.issuerCertificate && root.issuerCertificate !== root && root.issuerCertificate.fingerprint256 !== root.fingerprint256) {
-    root = root.issuerCertificate;
-  }
-  return { certificate, root: root.fingerprint256 };
-}
-
-function commonName(certificate: DetailedPeerCertificate): string {
-  const cn = (certificate.subject as unknown as Record<string, string | string[] | undefined>)['CN'];
-  return (Array.isArray(cn) ? cn[0] : cn) ?? '';
-}
+import { bundleFingerprints, subjectField, verifiedPeer } from './verified-peer.js';
 
 function headerValues(request: IncomingMessage, name: string): string[] {
   const value = request.headers[name.toLowerCase()];
@@ -57,7 +24,7 @@ export function requestHeaderAuthenticator(config: RequestHeaderConfig): Authent
     if (user === undefined) return undefined;
     const peer = verifiedPeer(request);
     if (!peer || !roots.has(peer.root)) return undefined;
-    const cn = commonName(peer.certificate);
+    const cn = subjectField(peer.certificate, 'CN')[0] ?? '';
     if (allowed.size > 0 && !allowed.has(cn)) {
       throw new Error(`x509: subject with cn=${cn} is not in the allowed list`);
     }
@@ -66,7 +33,7 @@ export function requestHeaderAuthenticator(config: RequestHeaderConfig): Authent
     for (const [header, value] of Object.entries(request.headers)) {
       const prefix = prefixes.find((candidate) => header.startsWith(candidate));
       if (!prefix || value === undefined) continue;
-      const key = decodeURIComponent(header.slice(prefix.length)).toLowerCase();
+      const key = unescapeKey(header.slice(prefix.length)).toLowerCase();
       (extra[key] ??= []).push(...(Array.isArray(value) ? value : [value]));
       delete request.headers[header];
     }
@@ -77,23 +44,19 @@ export function requestHeaderAuthenticator(config: RequestHeaderConfig): Authent
   };
 }
 
+/** Upstream's `unescapeExtraKey`: %-unescaped, or as sent when that fails. */
+function unescapeKey(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return encoded;
+  }
+}
+
 function firstValue(request: IncomingMessage, headers: string[]): string | undefined {
   for (const header of headers) {
     const value = headerValues(request, header).find((candidate) => candidate !== '');
     if (value !== undefined) return value;
   }
   return undefined;
-}
-
-/** Plain client-certificate authentication against `clientCA` only (CN user, O groups). */
-export function clientCertificateAuthenticator(clientCA: string): Authenticator {
-  const roots = bundleFingerprints(clientCA);
-  return (request) => {
-    const peer = verifiedPeer(request);
-    if (!peer) return undefined;
-    if (!roots.has(peer.root)) throw new Error('x509: certificate signed by unknown authority');
-    const organizations = (peer.certificate.subject as unknown as Record<string, string | string[] | undefined>)['O'];
-    const groups = organizations === undefined ? [] : Array.isArray(organizations) ? organizations : [organizations];
-    return { name: commonName(peer.certificate), groups: [...groups] };
-  };
 }
