@@ -94,6 +94,32 @@ describe('authentication and authorization delegated to the main server', () => 
     });
   });
 
+  it('passes the X-Remote-Group groups to the main server: a group bound to wardle-view may read, not write', async () => {
+    await admin.request({
+      method: 'POST',
+      path: `/apis/${rbac}/v1/clusterrolebindings`,
+      body: {
+        apiVersion: `${rbac}/v1`,
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'wardle-viewers' },
+        roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'wardle-view' },
+        subjects: [{ apiGroup: rbac, kind: 'Group', name: 'wardle-viewers' }],
+      },
+    });
+    const read = await until(200, () => call('GET', `/apis/${group}/v1alpha1/fischers`, asProxiedUser('carol', ['wardle-viewers'])));
+    expect(read.code).toBe(200);
+    const write = await call('POST', `/apis/${group}/v1alpha1/fischers`, {
+      ...asProxiedUser('carol', ['wardle-viewers']),
+      body: { apiVersion: `${group}/v1alpha1`, kind: 'Fischer', metadata: { name: 'carols' } },
+    });
+    expect(write.code).toBe(403);
+    expect(write.body['message']).toBe(
+      `fischers.${group} is forbidden: User "carol" cannot create resource "fischers" in API group "${group}" at the cluster scope`,
+    );
+    // Without the group header the same user may not even read.
+    expect((await call('GET', `/apis/${group}/v1alpha1/fischers`, asProxiedUser('carol'))).code).toBe(403);
+  });
+
   it('authenticates bearer tokens with a TokenReview on the main server', async () => {
     const allowed = await until(200, () => call('GET', flunders('v1alpha1'), { ca: wardle.ca, token: 'alice-token' }));
     expect(allowed.code).toBe(200);
