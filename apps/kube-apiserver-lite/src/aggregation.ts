@@ -41,13 +41,15 @@ export function createAggregation(options: ServerOptions): Aggregation {
 }
 
 /**
- * Once the server listens: publishes `kube-system/extension-apiserver-authentication` (and its reader
- * Role) and starts the aggregator's caches and availability controller.
+ * Merges the backends' discovery into the server's and, once the server listens, publishes
+ * `kube-system/extension-apiserver-authentication` (and its reader Role) and starts the aggregator's
+ * caches and availability controller.
  */
 export function startAggregation(
   aggregation: Aggregation,
   context: { server: GenericAPIServer; rest: () => RestClient; clientCA: string; allowedNames: string[]; controllers: Array<() => Promise<void> | void> },
 ): void {
+  context.server.addAggregatedDiscoverySource(aggregation.layer.discovery);
   context.server.addPostStartHook(AUTHENTICATION_TRUST_HOOK, ({ signal }) =>
     publishExtensionAPIServerAuthentication(
       context.rest(),

@@ -1,5 +1,6 @@
 import type { RestClient } from '@kapi/client';
 import type { Filter } from '@kapi/filters';
+import { AggregatedDiscovery } from './aggregated-discovery.js';
 import { AggregatorInformers } from './aggregator-informers.js';
 import { AvailabilityController } from './availability-controller.js';
 import { BackendAgents, type ProxyClientCertificate } from './backend-transport.js';
@@ -17,12 +18,15 @@ export interface AggregationLayerOptions {
 
 /**
  * The remote side of kube-aggregator: the proxy filter (put it after authentication and authorization,
- * before the routes) and, once started with a loopback client, the caches it reads and the availability
- * controller. Until started, the filter passes every request on.
+ * before the routes), the backends' merged discovery and, once started with a loopback client, the caches
+ * the filter reads and the availability controller (which fetches the discovery). Until started, the filter
+ * passes every request on.
  */
 export class AggregationLayer {
   /** The handler-chain filter that proxies remote APIServices' group/versions. */
   readonly filter: Filter;
+  /** The backends' discovery: pass it to the server's `addAggregatedDiscoverySource`. */
+  readonly discovery = new AggregatedDiscovery();
   private readonly agents: BackendAgents;
   private informers: AggregatorInformers | undefined;
   private controller: AvailabilityController | undefined;
@@ -46,6 +50,7 @@ export class AggregationLayer {
       rest,
       informers,
       agents: this.agents,
+      discovery: this.discovery,
       ...(this.options.availabilityIntervalMs ? { intervalMs: this.options.availabilityIntervalMs } : {}),
       ...(this.options.discoveryTimeoutMs ? { discoveryTimeoutMs: this.options.discoveryTimeoutMs } : {}),
     });

@@ -1,17 +1,21 @@
 import { StatusError, setCondition, type Condition, type ConditionInput } from '@kapi/apimachinery';
 import type { RestClient } from '@kapi/client';
+import type { APIResourceList } from '@kapi/server';
 import type { AggregatorInformers } from './aggregator-informers.js';
 import type { APIService } from './apiservice-kind.js';
 import { localAvailableCondition } from './apiservice-resource.js';
 import type { BackendAgents } from './backend-transport.js';
-import { discoveryCheck } from './discovery-check.js';
-import { isEndpointFailure, resolveEndpoint } from './endpoint-resolver.js';
+import type { AggregatedDiscovery } from './aggregated-discovery.js';
+import { backendGet } from './discovery-check.js';
+import { isEndpointFailure, resolveEndpoint, type ResolvedEndpoint } from './endpoint-resolver.js';
 
 /** Options of {@link AvailabilityController}. */
 export interface AvailabilityControllerOptions {
   rest: RestClient;
   informers: AggregatorInformers;
   agents: BackendAgents;
+  /** Where the backends' discovery (and OpenAPI v3 index entry) fetched by each passing check goes. */
+  discovery?: AggregatedDiscovery;
   /** How often every APIService is checked again (upstream resyncs every 30 s). */
   intervalMs?: number;
   /** Timeout of a discovery check (upstream: 5 s). */
@@ -19,16 +23,16 @@ export interface AvailabilityControllerOptions {
   now?: () => Date;
 }
 
-/** The Available condition an APIService should have right now. */
-async function availableCondition(apiService: APIService, options: Required<Omit<AvailabilityControllerOptions, 'rest' | 'intervalMs' | 'now'>>): Promise<ConditionInput> {
-  if (!apiService.spec.service) return localAvailableCondition;
-  const endpoint = resolveEndpoint(apiService, options.informers);
-  if (isEndpointFailure(endpoint)) return { type: 'Available', status: 'False', ...endpoint };
-  const path = `/apis/${apiService.spec.group ?? ''}/${apiService.spec.version ?? ''}`;
-  const failure = await discoveryCheck(endpoint, path, options.agents.agentFor(apiService, endpoint), options.discoveryTimeoutMs);
-  return failure
-    ? { type: 'Available', status: 'False', reason: 'FailedDiscoveryCheck', message: failure }
-    : { type: 'Available', status: 'True', reason: 'Passed', message: 'all checks passed' };
+/** The backend's `serverRelativeURL` of `apis/<group>/<version>` in its `/openapi/v3` index, if it has one. */
+async function openAPIV3URL(endpoint: ResolvedEndpoint, apiService: APIService, agents: BackendAgents, timeoutMs: number): Promise<string | undefined> {
+  const answer = await backendGet(endpoint, '/openapi/v3', agents.agentFor(apiService, endpoint), timeoutMs);
+  if (!answer.body) return undefined;
+  try {
+    const index = JSON.parse(answer.body.toString('utf8')) as { paths?: Record<string, { serverRelativeURL?: string }> };
+    return index.paths?.[`apis/${apiService.spec.group ?? ''}/${apiService.spec.version ?? ''}`]?.serverRelativeURL;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -52,6 +56,7 @@ export class AvailabilityController {
     informers.apiServiceInformer.addEventHandler({
       onAdd: (object) => this.enqueue(object.metadata.name ?? ''),
       onUpdate: (_old, object) => this.enqueue(object.metadata.name ?? ''),
+      onDelete: (object) => this.options.discovery?.remove(object.metadata.name ?? ''),
     });
     const enqueueRemote = () => {
       for (const apiService of informers.listAPIServices()) if (apiService.spec.service) this.enqueue(apiService.metadata.name ?? '');
@@ -92,14 +97,45 @@ export class AvailabilityController {
     }
   }
 
+  /** The Available condition an APIService should have right now; a passing check also refreshes its discovery. */
+  private async check(apiService: APIService): Promise<ConditionInput> {
+    const name = apiService.metadata.name ?? '';
+    const discovery = this.options.discovery;
+    if (!apiService.spec.service) {
+      discovery?.remove(name);
+      return localAvailableCondition;
+    }
+    const endpoint = resolveEndpoint(apiService, this.options.informers);
+    if (isEndpointFailure(endpoint)) {
+      discovery?.markStale(name);
+      return { type: 'Available', status: 'False', ...endpoint };
+    }
+    const timeoutMs = this.options.discoveryTimeoutMs ?? 5000;
+    const agents = this.options.agents;
+    const path = `/apis/${apiService.spec.group ?? ''}/${apiService.spec.version ?? ''}`;
+    const answer = await backendGet(endpoint, path, agents.agentFor(apiService, endpoint), timeoutMs);
+    if (answer.failure !== undefined) {
+      discovery?.markStale(name);
+      return { type: 'Available', status: 'False', reason: 'FailedDiscoveryCheck', message: answer.failure };
+    }
+    if (discovery) {
+      try {
+        discovery.update(apiService, JSON.parse(answer.body.toString('utf8')) as APIResourceList);
+        discovery.setOpenAPIV3URL(name, await openAPIV3URL(endpoint, apiService, agents, timeoutMs));
+      } catch {
+        discovery.markStale(name);
+      }
+    }
+    return { type: 'Available', status: 'True', reason: 'Passed', message: 'all checks passed' };
+  }
+
   private async sync(name: string): Promise<void> {
     const cached = this.options.informers.apiServiceInformer.indexer.get(name) as APIService | undefined;
-    if (!cached) return;
-    const condition = await availableCondition(cached, {
-      informers: this.options.informers,
-      agents: this.options.agents,
-      discoveryTimeoutMs: this.options.discoveryTimeoutMs ?? 5000,
-    });
+    if (!cached) {
+      this.options.discovery?.remove(name);
+      return;
+    }
+    const condition = await this.check(cached);
     // The check may have taken seconds: write against the newest cached version.
     const current = (this.options.informers.apiServiceInformer.indexer.get(name) as APIService | undefined) ?? cached;
     const existing = current.status?.conditions?.find((candidate) => candidate.type === 'Available');

@@ -11,11 +11,13 @@ export type { AggregatorProxyOptions, ProxyLookup } from './with-aggregator-prox
 export { AvailabilityController } from './availability-controller.js';
 export type { AvailabilityControllerOptions } from './availability-controller.js';
 export { AggregatorInformers } from './aggregator-informers.js';
+export { AggregatedDiscovery } from './aggregated-discovery.js';
 export { BackendAgents, identityHeaders, escapeExtraKey } from './backend-transport.js';
 export type { ProxyClientCertificate } from './backend-transport.js';
 export { resolveEndpoint, isEndpointFailure, serviceNameLabel } from './endpoint-resolver.js';
 export type { ServiceLookup, ResolvedEndpoint, EndpointFailure } from './endpoint-resolver.js';
-export { discoveryCheck, aggregatorCheckIdentity } from './discovery-check.js';
+export { backendGet, aggregatorCheckIdentity } from './discovery-check.js';
+export type { BackendAnswer } from './discovery-check.js';
 export { ensureFrontProxyCertificates, frontProxyClientName } from './front-proxy-certificates.js';
 export type { FrontProxyCertificates } from './front-proxy-certificates.js';
 export {

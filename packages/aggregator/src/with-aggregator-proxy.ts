@@ -50,15 +50,16 @@ function isAvailable(apiService: APIService): boolean {
   return apiService.status?.conditions?.some((condition) => condition.type === 'Available' && condition.status === 'True') ?? false;
 }
 
-/** `<group>/<version>` of a path under `/apis/<group>/<version>`, or undefined. */
+/** `<group>/<version>` of a path under `/apis/<group>/<version>` or `/openapi/v3/apis/<group>/<version>`, or undefined. */
 function groupVersionOf(path: string): { group: string; version: string } | undefined {
-  const segments = path.split('/');
+  const segments = path.startsWith('/openapi/v3/apis/') ? path.split('/').slice(2) : path.split('/');
   if (segments[1] !== 'apis' || !segments[2] || !segments[3]) return undefined;
+  if (path.startsWith('/openapi/') && segments.length > 4) return undefined;
   return { group: segments[2], version: segments[3] };
 }
 
 /**
- * Proxies requests under `/apis/<group>/<version>` of a remote APIService (one with `spec.service`) to
+ * Proxies requests under `/apis/<group>/<version>` (and its OpenAPI v3 document) of a remote APIService (one with `spec.service`) to
  * its backend, as kube-aggregator: the endpoint comes from the Service's EndpointSlices, TLS is verified
  * with the APIService's `caBundle` against `<service>.<namespace>.svc` (or skipped with
  * `insecureSkipTLSVerify`), the aggregator presents its proxy client certificate, and the authenticated

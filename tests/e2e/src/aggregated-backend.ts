@@ -32,6 +32,45 @@ const resourceList = {
   ],
 };
 
+const openAPIPath = `/openapi/v3/apis/${group}/${version}`;
+const openAPIDocument = {
+  openapi: '3.0.0',
+  info: { title: 'wardle', version: version },
+  paths: {
+    [`/apis/${group}/${version}/namespaces/{namespace}/flunders/{name}`]: {
+      get: {
+        operationId: 'readWardleV1alpha1NamespacedFlunder',
+        'x-kubernetes-action': 'get',
+        'x-kubernetes-group-version-kind': { group, version, kind: 'Flunder' },
+        responses: {
+          '200': {
+            description: 'OK',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/com.example.wardle.v1alpha1.Flunder' } } },
+          },
+        },
+      },
+    },
+  },
+  components: {
+    schemas: {
+      'com.example.wardle.v1alpha1.Flunder': {
+        type: 'object',
+        description: 'A Flunder, served by the test backend.',
+        properties: {
+          apiVersion: { type: 'string', description: 'APIVersion of the object.' },
+          kind: { type: 'string', description: 'Kind of the object.' },
+          spec: {
+            type: 'object',
+            description: 'FlunderSpec is what a flunder should be.',
+            properties: { reference: { type: 'string', description: 'Reference names another flunder.' } },
+          },
+        },
+        'x-kubernetes-group-version-kind': [{ group, version, kind: 'Flunder' }],
+      },
+    },
+  },
+};
+
 const flunder = (name: string, resourceVersion: string) => ({
   apiVersion: `${group}/${version}`,
   kind: 'Flunder',
@@ -41,7 +80,7 @@ const flunder = (name: string, resourceVersion: string) => ({
 
 /**
  * A small aggregated server for tests (node:https, its own CA, serving certificate for
- * `api.wardle.svc`): serves discovery of `wardle.example.com/v1alpha1` and `flunders` (list, get, watch),
+ * `api.wardle.svc`): serves discovery and OpenAPI v3 of `wardle.example.com/v1alpha1` and `flunders` (list, get, watch),
  * asks for client certificates signed by the given request-header CA, and records every request.
  */
 export class AggregatedBackend {
@@ -111,6 +150,8 @@ export class AggregatedBackend {
     const url = new URL(request.url ?? '/', 'https://backend');
     const path = url.pathname;
     if (path === `/apis/${group}/${version}`) return json(200, resourceList);
+    if (path === '/openapi/v3') return json(200, { paths: { [`apis/${group}/${version}`]: { serverRelativeURL: `${openAPIPath}?hash=0123ABCD` } } });
+    if (path === openAPIPath) return json(200, openAPIDocument);
     if (path === `/apis/${group}/${version}/namespaces/default/flunders` && url.searchParams.get('watch') === 'true') {
       response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
       response.flushHeaders();

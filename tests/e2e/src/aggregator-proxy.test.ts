@@ -205,6 +205,42 @@ describe('the aggregator proxy', () => {
   });
 });
 
+describe('merged discovery and OpenAPI', () => {
+  it('lists the aggregated group in /apis and serves /apis/<group>', async () => {
+    const list = await admin.request<{ groups: Array<{ name: string; preferredVersion: { groupVersion: string } }> }>({ method: 'GET', path: '/apis' });
+    expect(list.groups.find((group) => group.name === 'wardle.example.com')?.preferredVersion.groupVersion).toBe('wardle.example.com/v1alpha1');
+    const group = await admin.request({ method: 'GET', path: '/apis/wardle.example.com' });
+    expect(group).toMatchObject({ kind: 'APIGroup', name: 'wardle.example.com', versions: [{ groupVersion: 'wardle.example.com/v1alpha1', version: 'v1alpha1' }] });
+  });
+
+  it('includes the aggregated resources in aggregated discovery (v2), Current', async () => {
+    const list = await admin.request<{ items: Array<{ metadata: { name?: string }; versions: Array<{ version: string; freshness: string; resources: Array<{ resource: string; scope: string; verbs: string[] }> }> }> }>({
+      method: 'GET',
+      path: '/apis',
+      accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+    });
+    const wardle = list.items.find((item) => item.metadata.name === 'wardle.example.com');
+    expect(wardle?.versions).toEqual([
+      {
+        version: 'v1alpha1',
+        freshness: 'Current',
+        resources: [expect.objectContaining({ resource: 'flunders', scope: 'Namespaced', verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] })],
+      },
+    ]);
+  });
+
+  it('kubectl api-resources shows the aggregated resource and kubectl explain reads its schema', async () => {
+    const resources = await kubectl(server, ['api-resources', '--api-group=wardle.example.com', '--no-headers']);
+    expect(resources.trim()).toMatch(/^flunders\s+wardle\.example\.com\/v1alpha1\s+true\s+Flunder$/);
+    const explain = await kubectl(server, ['explain', 'flunders.spec']);
+    expect(explain).toContain('FlunderSpec is what a flunder should be.');
+    expect(explain).toContain('Reference names another flunder.');
+    const index = await admin.request<{ paths: Record<string, { serverRelativeURL: string }> }>({ method: 'GET', path: '/openapi/v3' });
+    expect(index.paths['apis/wardle.example.com/v1alpha1']?.serverRelativeURL).toBe('/openapi/v3/apis/wardle.example.com/v1alpha1?hash=0123ABCD');
+    expect(index.paths['api/v1']).toBeDefined();
+  });
+});
+
 describe('availability', () => {
   it('goes False (FailedDiscoveryCheck) when the backend stops, answers 503 for its group only, and recovers', async () => {
     await backend.stop();
@@ -218,6 +254,12 @@ describe('availability', () => {
     expect(other.statusCode).toBe(200);
     const out = await kubectl(server, ['get', 'apiservices', 'v1alpha1.wardle.example.com']);
     expect(out).toMatch(/wardle\/api\s+False \(FailedDiscoveryCheck\)/);
+    const discovery = await admin.request<{ items: Array<{ metadata: { name?: string }; versions: Array<{ freshness: string }> }> }>({
+      method: 'GET',
+      path: '/apis',
+      accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+    });
+    expect(discovery.items.find((item) => item.metadata.name === 'wardle.example.com')?.versions[0]?.freshness).toBe('Stale');
 
     await backend.start();
     await waitForAvailable('v1alpha1.wardle.example.com', (c) => c?.status === 'True');
