@@ -3,10 +3,9 @@ import type { Authenticator, UserInfo } from '@kapi/filters';
 import type { RequestHeaderConfig } from './authentication-config.js';
 import { bundleFingerprints, subjectField, verifiedPeer } from './verified-peer.js';
 
+/** Every value of a header, each line apart (node joins repeated unknown headers with ', ' in `headers`). */
 function headerValues(request: IncomingMessage, name: string): string[] {
-  const value = request.headers[name.toLowerCase()];
-  if (value === undefined) return [];
-  return Array.isArray(value) ? value : [value];
+  return request.headersDistinct[name.toLowerCase()] ?? [];
 }
 
 /**
@@ -30,11 +29,11 @@ export function requestHeaderAuthenticator(config: RequestHeaderConfig): Authent
     }
     const groups = config.groupHeaders.flatMap((header) => headerValues(request, header));
     const extra: Record<string, string[]> = {};
-    for (const [header, value] of Object.entries(request.headers)) {
+    for (const [header, values] of Object.entries(request.headersDistinct)) {
       const prefix = prefixes.find((candidate) => header.startsWith(candidate));
-      if (!prefix || value === undefined) continue;
+      if (!prefix || values === undefined) continue;
       const key = unescapeKey(header.slice(prefix.length)).toLowerCase();
-      (extra[key] ??= []).push(...(Array.isArray(value) ? value : [value]));
+      (extra[key] ??= []).push(...values);
       delete request.headers[header];
     }
     for (const header of [...config.usernameHeaders, ...config.groupHeaders]) delete request.headers[header.toLowerCase()];
