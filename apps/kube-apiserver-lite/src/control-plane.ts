@@ -49,6 +49,7 @@ import { RBACCache } from './rbac-cache.js';
 import { withRBACEscalationChecks } from './rbac-escalation.js';
 import { authorizationResources, builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
 import { installAPIServices } from './apiservices.js';
+import { createAggregation, startAggregation } from './aggregation.js';
 import { delegationReviewKinds, delegationReviewResources } from './resources/delegation-reviews.js';
 import { createObservability } from './observability.js';
 import { addIdentityLeaseHooks } from './identity-leases.js';
@@ -171,6 +172,9 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     ? new StorageVersionManager({ onUpdate: (gr, outcome) => observability.storageVersionUpdate(gr, outcome) })
     : undefined;
   const innermostFilters: Filter[] = manager ? [withStorageVersionPrecondition(manager)] : [];
+  // Remote APIServices are proxied after authentication and authorization (as kube-aggregator).
+  const aggregation = createAggregation(options);
+  innermostFilters.unshift(aggregation.layer.filter);
 
   const apiextensions = apiExtensionsDelegate({
     scheme,
@@ -277,6 +281,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     return Promise.resolve();
   });
 
+  startAggregation(aggregation, { server, rest, clientCA, allowedNames: options.requestheaderAllowedNames, controllers });
   const leases = () => new ResourceClient<Lease>(rest(), leaseRef);
   if (options.apiServerIdentity) addIdentityLeaseHooks(server, { leases, identity, options, controllers });
   let storageVersionGC: StorageVersionGarbageCollector | undefined;

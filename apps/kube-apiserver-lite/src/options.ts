@@ -57,6 +57,15 @@ export interface ServerOptions {
   storageVersionMigrator: boolean;
   /** `--storage-initialization-timeout`: how long readyz waits for the watch caches (default 1m). */
   storageInitializationTimeoutMs?: number;
+  /** `--proxy-client-cert-file`/`--proxy-client-key-file`: the aggregator's client certificate (default: generated front-proxy-client). */
+  proxyClientCertFile?: string;
+  proxyClientKeyFile?: string;
+  /** `--requestheader-client-ca-file`: the CA of the proxy client certificate, published to aggregated servers. */
+  requestheaderClientCAFile?: string;
+  /** `--requestheader-allowed-names`. */
+  requestheaderAllowedNames: string[];
+  /** How often the availability of remote APIServices is checked again. */
+  apiServiceAvailabilityIntervalMs: number;
 }
 
 interface FlagSpec {
@@ -105,6 +114,11 @@ export const flagSpecs: Record<string, FlagSpec> = {
   'encryption-provider-config-automatic-reload': { type: 'string', default: 'false', description: 'Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change.' },
   'storage-version-migrator': { type: 'string', default: 'true', description: 'Run the storage version migrator (StorageVersionMigrations, and new ones when a StorageVersion changes), leader-elected among replicas.' },
   'storage-initialization-timeout': { type: 'string', default: '1m0s', description: 'Maximum amount of time to wait for storage initialization before declaring apiserver ready.' },
+  'proxy-client-cert-file': { type: 'string', description: 'Client certificate the aggregator presents to aggregated servers (default: <data-dir>/front-proxy-client.crt, generated).' },
+  'proxy-client-key-file': { type: 'string', description: 'Private key of --proxy-client-cert-file.' },
+  'requestheader-client-ca-file': { type: 'string', description: 'CA of the proxy client certificate, published in kube-system/extension-apiserver-authentication (default: <data-dir>/front-proxy-ca.crt, generated).' },
+  'requestheader-allowed-names': { type: 'string', default: 'front-proxy-client', description: 'Comma-separated common names aggregated servers accept identity headers from.' },
+  'apiservice-availability-interval': { type: 'string', default: '30s', description: 'How often the availability of remote APIServices is checked again (they are also checked on every change).' },
   kubeconfig: { type: 'string', description: 'Where to write the admin kubeconfig (default <data-dir>/admin.kubeconfig).' },
   help: { type: 'boolean', description: 'Print this help.' },
 };
@@ -214,7 +228,16 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
     encryptionProviderConfigAutomaticReload: truthy(get('encryption-provider-config-automatic-reload')),
     storageVersionMigrator: truthy(get('storage-version-migrator')),
     storageInitializationTimeoutMs: parseDuration(get('storage-initialization-timeout')),
+    requestheaderAllowedNames: get('requestheader-allowed-names').split(',').map((s) => s.trim()).filter(Boolean),
+    apiServiceAvailabilityIntervalMs: parseDuration(get('apiservice-availability-interval')),
   };
+  for (const name of ['proxy-client-cert-file', 'proxy-client-key-file', 'requestheader-client-ca-file'] as const) {
+    const value = get(name);
+    if (!value) continue;
+    if (name === 'proxy-client-cert-file') options.proxyClientCertFile = value;
+    else if (name === 'proxy-client-key-file') options.proxyClientKeyFile = value;
+    else options.requestheaderClientCAFile = value;
+  }
   if (options.identityLeaseDurationSeconds <= 0) throw new Error('--identity-lease-duration-seconds must be greater than 0');
   const tokenAuthFile = get('token-auth-file');
   if (tokenAuthFile) options.tokenAuthFile = tokenAuthFile;

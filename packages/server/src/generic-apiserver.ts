@@ -50,6 +50,14 @@ export interface ListenOptions {
   tls?: { key: string | Buffer; cert: string | Buffer; clientCA?: string | Buffer };
 }
 
+/** Discovery served by other servers, merged into a server's own (see `addAggregatedDiscoverySource`). */
+export interface AggregatedDiscoverySource {
+  /** The resources, as discovery shows them (read on every discovery request). */
+  resources(): InstalledResource[];
+  /** `/openapi/v3` index entries: `apis/<group>/<version>` to `serverRelativeURL`. */
+  openAPIV3Paths?(): Record<string, string>;
+}
+
 /** What the server's own controllers use to call it. */
 export interface LoopbackClientConfig {
   /** e.g. `https://127.0.0.1:6443`. */
@@ -89,6 +97,8 @@ export class GenericAPIServer {
   /** Per installed resource (`<group>/<resource>`): its storage and its open watches. */
   private readonly backends = new Map<string, { storage: Interface; environment: HandlerEnvironment }>();
   private readonly platformHandlers: PathHandler[];
+  /** Discovery and OpenAPI served elsewhere (an aggregator's backends), merged into this server's. */
+  private readonly aggregatedSources: AggregatedDiscoverySource[] = [];
   private readonly hookAbort = new AbortController();
   /** Requests being served (watches included). */
   private inFlight = 0;
@@ -113,7 +123,10 @@ export class GenericAPIServer {
       this.health.handler(),
       this.metrics.handler(),
       createVersionHandler(options.versionInfo),
-      createDiscoveryHandler({ resources: () => this.installedResources(), passUnknown: true }),
+      createDiscoveryHandler({
+        resources: () => [...this.installedResources(), ...this.aggregatedSources.flatMap((source) => source.resources())],
+        passUnknown: true,
+      }),
       createOpenAPIHandler({
         resources: () => this.installedResources(),
         schemaFor: (gvk) => {
@@ -121,6 +134,7 @@ export class GenericAPIServer {
           return typeof schema === 'object' && schema !== null ? (schema as JSONSchema) : undefined;
         },
         version: options.versionInfo.gitVersion,
+        extraV3Paths: () => Object.assign({}, ...this.aggregatedSources.map((source) => source.openAPIV3Paths?.() ?? {})),
       }),
     ];
     this.routes = (request, response) => this.route(request, response);
@@ -347,6 +361,15 @@ export class GenericAPIServer {
    */
   storageVersionInfos(): StorageVersionInfo[] {
     return storageVersionInfosOf(this.installedResources());
+  }
+
+  /**
+   * Merges resources served by other servers into this server's discovery (`/apis`, `/apis/<group>`, aggregated
+   * discovery) and their OpenAPI v3 paths into `/openapi/v3` (kube-aggregator's merged discovery). They are not
+   * installed here: requests for them must be routed elsewhere (e.g. by a proxy filter).
+   */
+  addAggregatedDiscoverySource(source: AggregatedDiscoverySource): void {
+    this.aggregatedSources.push(source);
   }
 
   /** Registers a hook run once the server listens; `/readyz` waits for it (`poststarthook/<name>`). */

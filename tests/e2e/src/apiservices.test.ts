@@ -88,8 +88,9 @@ describe('APIServices', () => {
     expect(created.code).toBe(201);
     expect(created.body['spec']).toMatchObject({ service: { namespace: 'wardle', name: 'api', port: 443 } });
     expect(created.body['status']).toEqual({});
+    // The availability controller then finds no Service (Unknown until it has looked).
     const out = await kubectl(server, ['get', 'apiservice', 'v1alpha1.wardle.example.com', '--no-headers']);
-    expect(out).toMatch(/^v1alpha1\.wardle\.example\.com\s+wardle\/api\s+Unknown\s+/);
+    expect(out).toMatch(/^v1alpha1\.wardle\.example\.com\s+wardle\/api\s+(Unknown|False \(ServiceNotFound\))\s+/);
 
     await admin.request({
       method: 'PATCH',

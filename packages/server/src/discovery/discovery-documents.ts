@@ -5,6 +5,8 @@ export interface InstalledResource {
   definition: ResourceDefinition;
   /** Hash of the storage GVK (`storageVersionHash(group, storageVersion, kind)`); shown in legacy discovery only. */
   storageVersionHash?: string;
+  /** Served elsewhere and last fetched unsuccessfully: aggregated discovery marks its version `Stale`. */
+  stale?: boolean;
 }
 
 /** metav1.ServerAddressByClientCIDR. */
@@ -177,7 +179,7 @@ export function apiResourceListDocument(
 
 /**
  * Aggregated discovery (`apidiscovery.k8s.io/v2` or `v2beta1`) for `/api` (core group only) or `/apis`
- * (every other group). Every version is `Current`; subresources nest under their resource; no
+ * (every other group). A version is `Current` unless one of its resources is `stale`; subresources nest under their resource; no
  * storageVersionHash (upstream leaves it out of aggregated discovery).
  */
 export function aggregatedDiscoveryDocument(
@@ -210,7 +212,9 @@ export function aggregatedDiscoveryDocument(
           }
           return entry;
         }),
-        freshness: 'Current' as const,
+        freshness: resourcesAt(resources, group.name, servedVersion).some((resource) => resource.stale)
+          ? ('Stale' as const)
+          : ('Current' as const),
       })),
     })),
   };

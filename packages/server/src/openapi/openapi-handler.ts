@@ -22,6 +22,11 @@ export interface OpenAPIOptions {
   /** `info.title` (default `Kubernetes`) and `info.version` (default `v1.34.0`). */
   title?: string;
   version?: string;
+  /**
+   * More entries of the `/openapi/v3` index, served elsewhere (an aggregator's backends): path (`apis/<group>/<version>`)
+   * to `serverRelativeURL`.
+   */
+  extraV3Paths?: () => Record<string, string>;
 }
 
 interface Resolved {
@@ -229,6 +234,7 @@ export function createOpenAPIHandler(options: OpenAPIOptions): PathHandler {
         const document = v3Document(key);
         if (document) index[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${document.hash}` };
       }
+      for (const [key, serverRelativeURL] of Object.entries(options.extraV3Paths?.() ?? {})) index[key] ??= { serverRelativeURL };
       sendJson(request, response, 200, { paths: index }, { 'Cache-Control': 'no-cache, private' });
       return true;
     }

@@ -1,0 +1,99 @@
+import type { AggregatedDiscoverySource, APIResource, APIResourceList, InstalledResource, ResourceDefinition } from '@kapi/server';
+import type { APIService } from './apiservice-kind.js';
+
+interface Entry {
+  apiService: APIService;
+  resources: APIResource[];
+  stale: boolean;
+  openAPIV3URL?: string;
+}
+
+/** An aggregated resource as discovery shows it (the verbs as the backend lists them). */
+function definitionOf(group: string, version: string, resource: APIResource, all: readonly APIResource[]): ResourceDefinition {
+  return {
+    group,
+    resource: resource.name,
+    kind: resource.kind,
+    namespaced: resource.namespaced,
+    versions: [version],
+    verbs: resource.verbs as NonNullable<ResourceDefinition['verbs']>,
+    ...(resource.singularName ? { singularName: resource.singularName } : {}),
+    ...(resource.shortNames?.length ? { shortNames: [...resource.shortNames] } : {}),
+    ...(resource.categories?.length ? { categories: [...resource.categories] } : {}),
+    ...(all.some((other) => other.name === `${resource.name}/status`) ? { subresources: { status: true } } : {}),
+  };
+}
+
+/**
+ * The discovery of remote APIServices, fetched from their backends (the availability controller feeds it
+ * from each discovery check): merged into the server's `/apis`, `/apis/<group>` and aggregated discovery,
+ * groups by highest `groupPriorityMinimum`, versions by `versionPriority`. A version whose last fetch failed
+ * stays listed, `Stale` in aggregated discovery, as upstream.
+ */
+export class AggregatedDiscovery implements AggregatedDiscoverySource {
+  private readonly entries = new Map<string, Entry>();
+
+  /** Records a backend's `APIResourceList` for its APIService. */
+  update(apiService: APIService, list: APIResourceList): void {
+    const previous = this.entries.get(apiService.metadata.name ?? '');
+    this.entries.set(apiService.metadata.name ?? '', {
+      apiService,
+      resources: Array.isArray(list.resources) ? list.resources : [],
+      stale: false,
+      ...(previous?.openAPIV3URL ? { openAPIV3URL: previous.openAPIV3URL } : {}),
+    });
+  }
+
+  /** Records where the backend serves the OpenAPI v3 document of the APIService's group/version. */
+  setOpenAPIV3URL(name: string, serverRelativeURL: string | undefined): void {
+    const entry = this.entries.get(name);
+    if (!entry) return;
+    if (serverRelativeURL) entry.openAPIV3URL = serverRelativeURL;
+    else delete entry.openAPIV3URL;
+  }
+
+  /** Marks an APIService's discovery stale (its backend could not be reached). */
+  markStale(name: string): void {
+    const entry = this.entries.get(name);
+    if (entry) entry.stale = true;
+  }
+
+  /** Forgets an APIService (deleted, or local now). */
+  remove(name: string): void {
+    this.entries.delete(name);
+  }
+
+  resources(): InstalledResource[] {
+    const groupPriority = new Map<string, number>();
+    for (const { apiService } of this.entries.values()) {
+      const group = apiService.spec.group ?? '';
+      groupPriority.set(group, Math.max(groupPriority.get(group) ?? 0, apiService.spec.groupPriorityMinimum));
+    }
+    const ordered = [...this.entries.values()].sort((a, b) => {
+      const groupA = a.apiService.spec.group ?? '';
+      const groupB = b.apiService.spec.group ?? '';
+      return (
+        (groupPriority.get(groupB) ?? 0) - (groupPriority.get(groupA) ?? 0) ||
+        groupA.localeCompare(groupB) ||
+        b.apiService.spec.versionPriority - a.apiService.spec.versionPriority ||
+        (a.apiService.spec.version ?? '').localeCompare(b.apiService.spec.version ?? '')
+      );
+    });
+    return ordered.flatMap(({ apiService, resources, stale }) =>
+      resources
+        .filter((resource) => !resource.name.includes('/'))
+        .map((resource) => ({
+          definition: definitionOf(apiService.spec.group ?? '', apiService.spec.version ?? '', resource, resources),
+          ...(stale ? { stale: true } : {}),
+        })),
+    );
+  }
+
+  openAPIV3Paths(): Record<string, string> {
+    const paths: Record<string, string> = {};
+    for (const { apiService, openAPIV3URL, stale } of this.entries.values()) {
+      if (openAPIV3URL && !stale) paths[`apis/${apiService.spec.group ?? ''}/${apiService.spec.version ?? ''}`] = openAPIV3URL;
+    }
+    return paths;
+  }
+}

@@ -1,0 +1,138 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { requestContext, requestTarget, type Filter } from '@kapi/filters';
+import type { APIService } from './apiservice-kind.js';
+import { identityHeaders, type BackendAgents } from './backend-transport.js';
+import { isEndpointFailure, resolveEndpoint, type ServiceLookup } from './endpoint-resolver.js';
+
+/** What the proxy reads: the APIService of a group/version, and Services/EndpointSlices. */
+export interface ProxyLookup extends ServiceLookup {
+  apiService(group: string, version: string): APIService | undefined;
+}
+
+/** Options of {@link withAggregatorProxy}. */
+export interface AggregatorProxyOptions {
+  lookup: ProxyLookup;
+  agents: BackendAgents;
+}
+
+/** Headers that are never forwarded: hop-by-hop ones, credentials and identity the proxy sets itself. */
+const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host']);
+const strippedPrefixes = ['impersonate-', 'x-remote-'];
+
+function forwardedHeaders(request: IncomingMessage, bodyLength: number | undefined): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || hopByHop.has(name) || name === 'authorization') continue;
+    if (strippedPrefixes.some((prefix) => name.startsWith(prefix))) continue;
+    headers[name] = value;
+  }
+  if (bodyLength !== undefined) headers['content-length'] = String(bodyLength);
+  return headers;
+}
+
+/** Upstream's answer when an APIService cannot be served: 503, `text/plain`. */
+function serviceUnavailable(response: ServerResponse, message: string): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const body = `${message}\n`;
+  response.writeHead(503, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Length': Buffer.byteLength(body),
+  });
+  response.end(body);
+}
+
+function isAvailable(apiService: APIService): boolean {
+  return apiService.status?.conditions?.some((condition) => condition.type === 'Available' && condition.status === 'True') ?? false;
+}
+
+/** `<group>/<version>` of a path under `/apis/<group>/<version>` or `/openapi/v3/apis/<group>/<version>`, or undefined. */
+function groupVersionOf(path: string): { group: string; version: string } | undefined {
+  const segments = path.startsWith('/openapi/v3/apis/') ? path.split('/').slice(2) : path.split('/');
+  if (segments[1] !== 'apis' || !segments[2] || !segments[3]) return undefined;
+  if (path.startsWith('/openapi/') && segments.length > 4) return undefined;
+  return { group: segments[2], version: segments[3] };
+}
+
+/**
+ * Proxies requests under `/apis/<group>/<version>` (and its OpenAPI v3 document) of a remote APIService (one with `spec.service`) to
+ * its backend, as kube-aggregator: the endpoint comes from the Service's EndpointSlices, TLS is verified
+ * with the APIService's `caBundle` against `<service>.<namespace>.svc` (or skipped with
+ * `insecureSkipTLSVerify`), the aggregator presents its proxy client certificate, and the authenticated
+ * user goes as `X-Remote-User`/`X-Remote-Group`/`X-Remote-Extra-*` (incoming ones, `Authorization` and
+ * `Impersonate-*` are dropped). Responses, watches included, are streamed as they arrive; the backend
+ * request is aborted when the client goes away. An APIService that is not Available, or a backend that
+ * cannot be reached, gets 503. Everything else goes to `next`.
+ */
+export function withAggregatorProxy(options: AggregatorProxyOptions): Filter {
+  return (next) => (request, response) => {
+    const target = requestTarget(request);
+    const groupVersion = groupVersionOf(target.path);
+    const apiService = groupVersion && options.lookup.apiService(groupVersion.group, groupVersion.version);
+    if (!apiService?.spec.service) return next(request, response);
+    if (!isAvailable(apiService)) return serviceUnavailable(response, 'service unavailable');
+    const endpoint = resolveEndpoint(apiService, options.lookup);
+    if (isEndpointFailure(endpoint)) return serviceUnavailable(response, 'service unavailable');
+    return proxy(request, response, apiService, endpoint, options);
+  };
+}
+
+function proxy(
+  request: IncomingMessage,
+  response: ServerResponse,
+  apiService: APIService,
+  endpoint: { host: string; port: number; serverName: string },
+  options: AggregatorProxyOptions,
+): Promise<void> {
+  const context = requestContext(request, response);
+  const body = context.body;
+  const headers = forwardedHeaders(request, body?.length);
+  if (context.user) Object.assign(headers, identityHeaders(context.user));
+  headers.host = `${endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}`;
+  return new Promise<void>((resolve) => {
+    const upstream = httpsRequest({
+      host: endpoint.host,
+      port: endpoint.port,
+      method: request.method ?? 'GET',
+      path: request.url ?? '/',
+      headers,
+      agent: options.agents.agentFor(apiService, endpoint),
+    });
+    const abort = () => upstream.destroy();
+    context.signal.addEventListener('abort', abort, { once: true });
+    const finish = () => {
+      context.signal.removeEventListener('abort', abort);
+      resolve();
+    };
+    upstream.on('response', (answer) => {
+      if (response.headersSent) {
+        upstream.destroy();
+        return finish();
+      }
+      const answerHeaders: OutgoingHttpHeaders = {};
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (value !== undefined && !hopByHop.has(name)) answerHeaders[name] = value;
+      }
+      response.writeHead(answer.statusCode ?? 502, answerHeaders);
+      // Watches and chunked lists: headers and each chunk go out as they come, nothing is buffered.
+      response.flushHeaders();
+      answer.pipe(response);
+      answer.once('close', () => {
+        // A backend that goes away mid-stream cuts the client's stream too.
+        if (!answer.complete) response.destroy();
+        finish();
+      });
+    });
+    upstream.on('error', (error) => {
+      if (!context.signal.aborted) serviceUnavailable(response, `Error trying to reach service: '${error.message}'`);
+      finish();
+    });
+    if (body) upstream.end(body);
+    else if (request.headers['content-length'] || request.headers['transfer-encoding']) request.pipe(upstream);
+    else upstream.end();
+  });
+}
