@@ -373,10 +373,11 @@ function startVoting(
   },
 ): { ready: Promise<void> } {
   const voted = context.installed.filter((definition) => voting.applies(definition));
-  const publish = (definition: ResourceDefinition) => {
+  // A switch replaces the info without the write barrier: writes are conditioned on the selection (no downtime).
+  const publish = (definition: ResourceDefinition, switched = false) => {
     const selected = voting.voter.selectedVersion({ group: definition.group, resource: definition.resource }) ?? definition.versions[0] ?? '';
     context.server.setStorageVersionHash(definition.group, definition.resource, selectedStorageVersionHash(definition.group, definition.kind, selected));
-    manager.addResourceInfo({
+    manager[switched ? 'replaceResourceInfo' : 'addResourceInfo']({
       groupResource: { group: definition.group, resource: definition.resource },
       encodingVersion: apiVersionOf(definition.group, selected),
       decodableVersions: definition.versions.map((v) => apiVersionOf(definition.group, v)),
@@ -396,7 +397,7 @@ function startVoting(
     voting.voter.onSelectionChange((change) => {
       const definition = voted.find((d) => d.group === change.groupResource.group && d.resource === change.groupResource.resource);
       if (!definition) return;
-      publish(definition);
+      publish(definition, true);
       void manager.updateStorageVersions(context.identity, { storageVersions: context.storageVersions() });
     });
   })();
