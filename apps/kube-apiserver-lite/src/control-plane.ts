@@ -281,7 +281,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     let voted: Promise<void> | undefined;
     const vote = () => {
       if (!voting) return Promise.resolve();
-      voted ??= startVoting(voting, manager, { leases, storageVersions, identity, installed, controllers, server }).ready;
+      voted ??= startVoting(voting, manager, { leases, storageVersions, identity, installed, controllers, server, log }).ready;
       return voted;
     };
     if (voting) server.addPostStartHook('start-storage-version-voter', vote);
@@ -370,6 +370,7 @@ function startVoting(
     installed: ResourceDefinition[];
     controllers: Array<() => Promise<void> | void>;
     server: GenericAPIServer;
+    log: (message: string) => void;
   },
 ): { ready: Promise<void> } {
   const voted = context.installed.filter((definition) => voting.applies(definition));
@@ -391,6 +392,7 @@ function startVoting(
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     await voting.voter.voteAll();
+    for (const name of await voting.voter.collectGarbage()) context.log(`storage version voting: deleted the vote of ${name} (no live apiserver votes for it)`);
     await voting.voter.start();
     context.controllers.push(() => voting.voter.stop());
     for (const definition of voted) publish(definition);

@@ -47,7 +47,7 @@ afterAll(async () => {
   await etcd?.stop();
 });
 
-describe('storage-version vote switch without downtime (seed 001)', () => {
+describe('storage-version voting on real etcd (seed 001): switch without downtime, vote GC', () => {
   it('a writer at ~50 writes/s through a replica that switches sees only 2xx, before and after the switch', async () => {
     expect(await selectedVersion()).toBe('v1');
     const steady = servers[1] as TestServer;
@@ -112,5 +112,40 @@ describe('storage-version vote switch without downtime (seed 001)', () => {
       await sleep(100);
     }
     expect(encodings).toEqual(['autoscaling/v2', 'autoscaling/v2']);
+  });
+
+  it('at bootstrap deletes the vote (and selection key) of a resource no live apiserver votes for, and keeps the others', async () => {
+    const old = servers[0] as TestServer;
+    const admin = old.client();
+    const votes = '/apis/kube-apiserver.internal.k8s.io/v1alpha1/storageversions';
+    const staleKey = '/registry/storage-version-selection/example.com.gadgets';
+    const created = await admin.raw({
+      method: 'POST',
+      path: votes,
+      body: {
+        apiVersion: 'kube-apiserver.internal.k8s.io/v1alpha1',
+        kind: 'StorageVersion',
+        metadata: { name: 'example.com.gadgets' },
+        selectedVersion: 'v1',
+        candidateVersions: [{ apiServerID: 'kube-apiserver-gone', preferredVersion: 'v1' }],
+      },
+    });
+    expect(created.statusCode).toBe(201);
+    await raw.put(staleKey).value('v1').exec();
+
+    const port = Number(new URL(old.url).port);
+    await old.stop();
+    servers[0] = await startServer({ port, args: args('old', 'autoscaling/v2'), dataDir: old.dataDir, keepDataDir: true });
+    expect((servers[0] as TestServer).output()).toContain('storage version voting: deleted the vote of example.com.gadgets');
+
+    const after = (servers[0] as TestServer).client();
+    expect((await after.raw({ method: 'GET', path: `${votes}/example.com.gadgets` })).statusCode).toBe(404);
+    expect((await raw.get(staleKey).exec()).kvs).toEqual([]);
+    const hpaVote = await after.request<{ selectedVersion: string; candidateVersions: unknown[] }>({
+      method: 'GET',
+      path: `${votes}/autoscaling.horizontalpodautoscalers`,
+    });
+    expect(hpaVote.selectedVersion).toBe('v2');
+    expect(hpaVote.candidateVersions).toHaveLength(2);
   });
 });
