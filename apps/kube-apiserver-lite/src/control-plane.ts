@@ -59,6 +59,7 @@ import { startEncryptionAtRest } from './encryption-at-rest.js';
 import { startStorageVersionMigrator } from './storage-version-migrator.js';
 import { migratorMetrics } from './migrator-metrics.js';
 import { setUpVoting, type VotingSetup } from './storage-version-voting.js';
+import { withConsole } from './console/with-console.js';
 
 /** A running kube-apiserver-lite. */
 export interface RunningControlPlane {
@@ -170,6 +171,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     ? new StorageVersionManager({ onUpdate: (gr, outcome) => observability.storageVersionUpdate(gr, outcome) })
     : undefined;
   const innermostFilters: Filter[] = manager ? [withStorageVersionPrecondition(manager)] : [];
+  if (options.console) innermostFilters.push(withConsole());
 
   const apiextensions = apiExtensionsDelegate({
     scheme,

@@ -55,6 +55,8 @@ export interface ServerOptions {
   encryptionProviderConfigAutomaticReload: boolean;
   /** Run the storage version migrator (migration controller and trigger), leader-elected. */
   storageVersionMigrator: boolean;
+  /** Serve the storage-version console at /console/ (behind the same authentication and authorization). */
+  console: boolean;
 }
 
 interface FlagSpec {
@@ -102,6 +104,7 @@ export const flagSpecs: Record<string, FlagSpec> = {
   'encryption-provider-config': { type: 'string', description: 'The file containing configuration for encryption providers to be used for storing secrets in etcd.' },
   'encryption-provider-config-automatic-reload': { type: 'string', default: 'false', description: 'Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change.' },
   'storage-version-migrator': { type: 'string', default: 'true', description: 'Run the storage version migrator (StorageVersionMigrations, and new ones when a StorageVersion changes), leader-elected among replicas.' },
+  console: { type: 'string', default: 'true', description: 'Serve the storage-version console at /console/ (servers, StorageVersions, votes, migrations, watch caches), behind the same authentication and authorization as the API.' },
   kubeconfig: { type: 'string', description: 'Where to write the admin kubeconfig (default <data-dir>/admin.kubeconfig).' },
   help: { type: 'boolean', description: 'Print this help.' },
 };
@@ -210,6 +213,7 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
     shutdownDelaySeconds: parseDuration(get('shutdown-delay-duration')) / 1000,
     encryptionProviderConfigAutomaticReload: truthy(get('encryption-provider-config-automatic-reload')),
     storageVersionMigrator: truthy(get('storage-version-migrator')),
+    console: truthy(get('console')),
   };
   if (options.identityLeaseDurationSeconds <= 0) throw new Error('--identity-lease-duration-seconds must be greater than 0');
   const tokenAuthFile = get('token-auth-file');
