@@ -127,7 +127,8 @@ describe('the storage-version console at /console/', () => {
     await page.waitForSelector(`${HPA}[data-agreement="agree"]`);
     await expect.poll(() => page.locator(`${HPA} [data-entry]`).count(), { timeout: 15_000 }).toBe(2);
     expect(await page.locator(`${HPA} [data-common]`).textContent()).toBe('autoscaling/v1');
-    await page.waitForSelector('#caches [data-cache]');
+    await page.waitForSelector('#caches [data-cache="leases.coordination.k8s.io"]');
+    await page.waitForSelector('#caches [data-watchers="Lease"]', { timeout: 10_000 }); // the page's own watch of leases
 
     // Step 1: replica 2 now stores HPAs as autoscaling/v2; replica 1 (serving this page) still as v1.
     await restart(1, 'autoscaling/v2');

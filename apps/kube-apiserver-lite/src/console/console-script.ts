@@ -209,7 +209,15 @@ function renderCaches() {
       h('td', {}, h('code', {}, resource)), h('td', {}, row.apiserver_watch_cache_resource_version),
       h('td', {}, row.apiserver_watch_cache_events_received_total || 0), h('td', {}, row.etcd_bookmark_counts || 0),
       h('td', {}, row.apiserver_storage_objects === undefined ? '—' : row.apiserver_storage_objects)));
-  return table(['Resource', 'Cache RV', 'Events received', 'Bookmarks sent', 'Stored objects'], rows);
+  const watchers = [];
+  for (const line of metrics.text.split('\n')) {
+    const match = /^apiserver_registered_watchers\{([^}]*)\}\s+(\S+)/.exec(line);
+    if (!match || Number(match[2]) <= 0) continue;
+    const label = (name) => (new RegExp(name + '="([^"]*)"').exec(match[1]) || [])[1] || '';
+    watchers.push(h('tr', { 'data-watchers': label('kind') }, h('td', {}, h('code', {}, [label('group') || 'core', label('version'), label('kind')].join('/'))), h('td', {}, match[2])));
+  }
+  return h('div', {}, table(['Resource', 'Cache RV', 'Events received', 'Storage progress notifications', 'Stored objects'], rows),
+    h('h3', {}, 'Open watches'), watchers.length ? table(['Group/version/kind', 'Watchers'], watchers) : h('p', { class: 'note' }, 'No open watches.'));
 }
 
 let scheduled = false;
