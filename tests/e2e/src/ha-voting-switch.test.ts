@@ -1,4 +1,5 @@
 import { Etcd3 } from 'etcd3';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient, loadKubeconfig, sleep } from '@kapi/client';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
@@ -147,5 +148,24 @@ describe('storage-version voting on real etcd (seed 001): switch without downtim
     });
     expect(hpaVote.selectedVersion).toBe('v2');
     expect(hpaVote.candidateVersions).toHaveLength(2);
+
+    // The console (opened with the admin kubeconfig's client certificate) shows the votes: the HPA's agreed
+    // selection, and no row for the collected vote.
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
+    try {
+      const kubeconfig = loadKubeconfig((servers[0] as TestServer).kubeconfig);
+      const context = await browser.newContext({
+        ignoreHTTPSErrors: true,
+        clientCertificates: [{ origin: (servers[0] as TestServer).url, cert: Buffer.from(kubeconfig.cert ?? ''), key: Buffer.from(kubeconfig.key ?? '') }],
+      });
+      const page = await context.newPage();
+      await page.goto(`${(servers[0] as TestServer).url}/console/`);
+      const row = page.locator('#votes [data-vote="autoscaling.horizontalpodautoscalers"][data-agreement="agree"]');
+      await row.waitFor();
+      expect(await row.locator('b').textContent()).toBe('v2');
+      expect(await page.locator('#votes [data-vote="example.com.gadgets"]').count()).toBe(0);
+    } finally {
+      await browser.close();
+    }
   });
 });
