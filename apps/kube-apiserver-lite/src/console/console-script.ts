@@ -179,7 +179,7 @@ function renderMigrations() {
     const resource = (migration.spec && migration.spec.resource) || {};
     return h('tr', { 'data-migration': migration.metadata.name, class: failed ? 'bad' : undefined },
       h('td', {}, h('code', {}, migration.metadata.name)), h('td', {}, [resource.resource, resource.group].filter(Boolean).join('.')),
-      h('td', {}, conditions.join(', ') || 'Pending'),
+      h('td', {}, conditions.join(', ') || 'Pending', failed ? h('div', { class: 'warn' }, ((status.conditions || []).find((c) => c.type === 'Failed') || {}).message || '') : ''),
       h('td', {}, conditions.includes('Succeeded') ? h('progress', { max: 1, value: 1 }) : total ? h('progress', { max: total, value: done }) : ''),
       h('td', {}, String(progress.migratedObjects || 0) + ' migrated, ' + (progress.skippedObjects || 0) + ' skipped' +
         (progress.remainingObjects === undefined ? '' : ', ' + progress.remainingObjects + ' remaining')));
