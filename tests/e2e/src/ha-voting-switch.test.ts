@@ -40,7 +40,7 @@ beforeAll(async () => {
   // "old" creates the vote and the selection (v1); "steady" prefers v2 but is outvoted until "old" is upgraded.
   servers.push(await startServer({ port: await freePort(), args: args('old', 'autoscaling/v1'), keepDataDir: true }));
   servers.push(await startServer({ args: args('steady', 'autoscaling/v2') }));
-});
+}, 120_000);
 
 afterAll(async () => {
   for (const server of servers) await server.stop().catch(() => undefined);
