@@ -2,7 +2,8 @@
 # Installs what the project needs on a fresh machine (idempotent; prints what it does).
 #   scripts/ensure-deps.sh [--with-test-tools]
 # Always: pnpm 10, a C++ toolchain for better-sqlite3, the workspace's node_modules.
-# With --with-test-tools: etcd (Debian etcd-server) and kubectl (Debian kubernetes-client) when missing.
+# With --with-test-tools: etcd (Debian etcd-server), kubectl (Debian kubernetes-client) and headless
+# chromium (Debian chromium, for the console's browser test) when missing.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -28,6 +29,7 @@ done
 if [ "${1:-}" = "--with-test-tools" ]; then
   command -v etcd >/dev/null 2>&1 || apt_install etcd-server etcd-client
   command -v kubectl >/dev/null 2>&1 || apt_install kubernetes-client
+  command -v chromium >/dev/null 2>&1 || apt_install --no-install-recommends chromium
 fi
 
 if [ ! -d node_modules/.pnpm ] || [ pnpm-lock.yaml -nt node_modules/.modules.yaml ]; then

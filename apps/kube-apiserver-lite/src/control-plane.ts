@@ -61,6 +61,7 @@ import { startStorageVersionMigrator } from './storage-version-migrator.js';
 import { migratorMetrics } from './migrator-metrics.js';
 import { setUpVoting, type VotingSetup } from './storage-version-voting.js';
 import { DEFAULT_STORAGE_INITIALIZATION_TIMEOUT_MS, STORAGE_READINESS_HOOK, storageReadinessHook } from './storage-readiness.js';
+import { withConsole } from './console/with-console.js';
 
 /** A running kube-apiserver-lite. */
 export interface RunningControlPlane {
@@ -175,6 +176,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   // Remote APIServices are proxied after authentication and authorization (as kube-aggregator).
   const aggregation = createAggregation(options);
   innermostFilters.unshift(aggregation.layer.filter);
+  if (options.console) innermostFilters.push(withConsole());
 
   const apiextensions = apiExtensionsDelegate({
     scheme,
@@ -291,7 +293,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     let voted: Promise<void> | undefined;
     const vote = () => {
       if (!voting) return Promise.resolve();
-      voted ??= startVoting(voting, manager, { leases, storageVersions, identity, installed, controllers, server }).ready;
+      voted ??= startVoting(voting, manager, { leases, storageVersions, identity, installed, controllers, server, log }).ready;
       return voted;
     };
     if (voting) server.addPostStartHook('start-storage-version-voter', vote);
@@ -380,13 +382,15 @@ function startVoting(
     installed: ResourceDefinition[];
     controllers: Array<() => Promise<void> | void>;
     server: GenericAPIServer;
+    log: (message: string) => void;
   },
 ): { ready: Promise<void> } {
   const voted = context.installed.filter((definition) => voting.applies(definition));
-  const publish = (definition: ResourceDefinition) => {
+  // A switch replaces the info without the write barrier: writes are conditioned on the selection (no downtime).
+  const publish = (definition: ResourceDefinition, switched = false) => {
     const selected = voting.voter.selectedVersion({ group: definition.group, resource: definition.resource }) ?? definition.versions[0] ?? '';
     context.server.setStorageVersionHash(definition.group, definition.resource, selectedStorageVersionHash(definition.group, definition.kind, selected));
-    manager.addResourceInfo({
+    manager[switched ? 'replaceResourceInfo' : 'addResourceInfo']({
       groupResource: { group: definition.group, resource: definition.resource },
       encodingVersion: apiVersionOf(definition.group, selected),
       decodableVersions: definition.versions.map((v) => apiVersionOf(definition.group, v)),
@@ -400,13 +404,14 @@ function startVoting(
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     await voting.voter.voteAll();
+    for (const name of await voting.voter.collectGarbage()) context.log(`storage version voting: deleted the vote of ${name} (no live apiserver votes for it)`);
     await voting.voter.start();
     context.controllers.push(() => voting.voter.stop());
     for (const definition of voted) publish(definition);
     voting.voter.onSelectionChange((change) => {
       const definition = voted.find((d) => d.group === change.groupResource.group && d.resource === change.groupResource.resource);
       if (!definition) return;
-      publish(definition);
+      publish(definition, true);
       void manager.updateStorageVersions(context.identity, { storageVersions: context.storageVersions() });
     });
   })();

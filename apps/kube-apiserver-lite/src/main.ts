@@ -23,6 +23,7 @@ async function main(): Promise<void> {
   const kubeconfig = resolve(running.kubeconfigPath);
   log(`serving on ${running.url} as ${running.identity}`);
   log(`admin kubeconfig: ${kubeconfig}`);
+  if (options.console) log(`console: ${running.url}/console/ (same credentials as the API; --console=false turns it off)`);
   console.log(`\nUse it with kubectl:\n\n  kubectl --kubeconfig ${kubeconfig} get namespaces\n\nor: export KUBECONFIG=${kubeconfig}\n`);
 
   let stopping = false;

@@ -40,6 +40,11 @@ describe('parseOptions', () => {
     expect(options.hostnameOverride).toBe('replica-1');
   });
 
+  it('serves the console by default (--console=false turns it off)', () => {
+    expect(parseOptions([]).console).toBe(true);
+    expect(parseOptions(['--console=false']).console).toBe(false);
+  });
+
   it('serves anonymous requests by default, as upstream (--anonymous-auth=false turns it off)', () => {
     expect(parseOptions([]).anonymousAuth).toBe(true);
     expect(parseOptions(['--anonymous-auth=false']).anonymousAuth).toBe(false);

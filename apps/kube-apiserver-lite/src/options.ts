@@ -66,6 +66,8 @@ export interface ServerOptions {
   requestheaderAllowedNames: string[];
   /** How often the availability of remote APIServices is checked again. */
   apiServiceAvailabilityIntervalMs: number;
+  /** Serve the storage-version console at /console/ (behind the same authentication and authorization). */
+  console: boolean;
 }
 
 interface FlagSpec {
@@ -119,6 +121,7 @@ export const flagSpecs: Record<string, FlagSpec> = {
   'requestheader-client-ca-file': { type: 'string', description: 'CA of the proxy client certificate, published in kube-system/extension-apiserver-authentication (default: <data-dir>/front-proxy-ca.crt, generated).' },
   'requestheader-allowed-names': { type: 'string', default: 'front-proxy-client', description: 'Comma-separated common names aggregated servers accept identity headers from.' },
   'apiservice-availability-interval': { type: 'string', default: '30s', description: 'How often the availability of remote APIServices is checked again (they are also checked on every change).' },
+  console: { type: 'string', default: 'true', description: 'Serve the storage-version console at /console/ (servers, StorageVersions, votes, migrations, watch caches), behind the same authentication and authorization as the API.' },
   kubeconfig: { type: 'string', description: 'Where to write the admin kubeconfig (default <data-dir>/admin.kubeconfig).' },
   help: { type: 'boolean', description: 'Print this help.' },
 };
@@ -230,6 +233,7 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
     storageInitializationTimeoutMs: parseDuration(get('storage-initialization-timeout')),
     requestheaderAllowedNames: get('requestheader-allowed-names').split(',').map((s) => s.trim()).filter(Boolean),
     apiServiceAvailabilityIntervalMs: parseDuration(get('apiservice-availability-interval')),
+    console: truthy(get('console')),
   };
   for (const name of ['proxy-client-cert-file', 'proxy-client-key-file', 'requestheader-client-ca-file'] as const) {
     const value = get(name);

@@ -53,6 +53,19 @@ export class StorageVersionManager {
     this.completedFlag = false;
   }
 
+  /**
+   * Changes the versions of a resource that keeps serving, without marking it pending: for a voted storage
+   * version switch (seed 001), where every write is already conditioned on the new selection, so refusing
+   * writes until the StorageVersion object catches up would only add downtime. Registers it when unknown.
+   */
+  replaceResourceInfo(info: ResourceInfo): void {
+    if (!this.infos.has(key(info.groupResource))) {
+      this.addResourceInfo(info);
+      return;
+    }
+    this.infos.set(key(info.groupResource), info);
+  }
+
   /** Forgets a resource that is no longer served (e.g. a deleted CRD's); it is no longer pending. */
   removeResourceInfo(gr: GroupResource): void {
     this.infos.delete(key(gr));

@@ -42,6 +42,12 @@ describe('rolling restart of three replicas on one etcd (KEP-1904)', () => {
     // Both watches are alive and current at the end: the write after the restarts reached them.
     expect(report.reflector.lastSyncResourceVersion).toBeGreaterThanOrEqual(report.finalWrite);
     expect(report.clientNode.lastResourceVersion).toBeGreaterThanOrEqual(report.finalWrite);
+    // Both clients watch through every replica, and every restart ended (and re-established) a watch of each.
+    expect(report.watchesPerReplica).toHaveLength(3);
+    for (const watches of report.watchesPerReplica) {
+      expect(watches.reflector).toBeGreaterThanOrEqual(2);
+      expect(watches.clientNode).toBeGreaterThanOrEqual(2);
+    }
   });
 
   it('baseline: with progress notify and history loading off, clients relist', async () => {

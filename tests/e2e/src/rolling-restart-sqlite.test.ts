@@ -30,5 +30,7 @@ describe('restart of one replica on the embedded SQLite store (KEP-1904)', () =>
     // Both watches are alive and current at the end: the write after the restarts reached them.
     expect(report.reflector.lastSyncResourceVersion).toBeGreaterThanOrEqual(report.finalWrite);
     expect(report.clientNode.lastResourceVersion).toBeGreaterThanOrEqual(report.finalWrite);
+    expect(report.watchesPerReplica[0]?.reflector).toBeGreaterThanOrEqual(2);
+    expect(report.watchesPerReplica[0]?.clientNode).toBeGreaterThanOrEqual(2);
   });
 });

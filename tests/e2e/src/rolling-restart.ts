@@ -6,7 +6,13 @@ import { freePort, startServer, waitReady, type StartServerOptions, type TestSer
 export interface RollingRestartReport {
   /** Summed over the Reflectors (one per replica); the lowest last resourceVersion among them. */
   reflector: { relists: number; expired: number; lastSyncResourceVersion: number };
+  /** Summed over the client-node informers (one per replica); the lowest last resourceVersion among them. */
   clientNode: { relists: number; expired: number; lastResourceVersion: number };
+  /**
+   * Per replica, how many watches each client opened through it (client-node: its `connect` events). A
+   * restarted replica shows 2 or more for both: a watch before its restart and one re-established after.
+   */
+  watchesPerReplica: Array<{ reflector: number; clientNode: number }>;
   /** resourceVersion of the last write to resource B before the last replica restarted. */
   lastWriteBeforeLastRestart: number;
   /**
@@ -24,7 +30,7 @@ export interface RollingRestartOptions {
   replicas: number;
   /** Replicas to restart, in order (indexes into the replicas). */
   restart: number[];
-  /** Index of the replica the clients watch through. */
+  /** Index of the replica resource A is written through (the clients watch through every replica). */
   watchVia: number;
   /** Index of the replica resource B is written through. */
   writeVia: number;
@@ -34,7 +40,7 @@ export interface RollingRestartOptions {
 
 /**
  * The KEP-1904 scenario: resource A (configmaps in an idle namespace) is watched through every replica by
- * @kapi/client's Reflector (bookmarks) and through one by @kubernetes/client-node's makeInformer (no bookmarks; resumes from
+ * @kapi/client's Reflector (bookmarks) and by @kubernetes/client-node's makeInformer (no bookmarks; resumes from
  * the last event it saw); resource B (secrets) is written continuously through another replica; the replicas are
  * restarted one after another, each time waiting for readiness.
  */
@@ -87,23 +93,11 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
   await Promise.all(informers.map((informer) => informer.waitForSync()));
   const informersVersion = () => Math.min(...informers.map((informer) => Number(informer.lastSyncResourceVersion)));
 
-  // Client 2: @kubernetes/client-node's makeInformer; restarted from its error handler as its docs recommend.
-  const kc = new k8s.KubeConfig();
-  kc.loadFromFile(watchServer.kubeconfig);
-  const core = kc.makeApiClient(k8s.CoreV1Api);
-  let clientNodeLists = 0;
-  let clientNodeExpired = 0;
+  // Client 2: @kubernetes/client-node's makeInformer, one through each replica too; restarted from its error
+  // handler as its docs recommend.
   let running = true;
-  const nodeInformer = k8s.makeInformer(kc, '/api/v1/namespaces/idle/configmaps', () => {
-    clientNodeLists++;
-    return core.listNamespacedConfigMap({ namespace: 'idle' });
-  });
-  nodeInformer.on('error', (error: unknown) => {
-    if ((error as { code?: number }).code === 410 || (error as { statusCode?: number }).statusCode === 410)
-      clientNodeExpired++;
-    if (running) setTimeout(() => void nodeInformer.start().catch(() => undefined), 300);
-  });
-  await nodeInformer.start();
+  const nodeInformers = servers.map((server) => startClientNodeInformer(server.kubeconfig, () => running));
+  await Promise.all(nodeInformers.map((node) => node.informer.start()));
   // A 410 makes the informer clear its resourceVersion and relist, so its relist count also counts its 410s.
   // Writer of resource B through the write replica (it follows that replica across its own restart).
   let writes = 0;
@@ -167,7 +161,7 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
     await sleep(4000);
     const final = await configMaps.create('idle', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'final-' } });
     finalWrite = Number(final.metadata.resourceVersion);
-    const nodeVersion = () => Number((nodeInformer as unknown as { latestResourceVersion(): string }).latestResourceVersion());
+    const nodeVersion = () => Math.min(...nodeInformers.map((node) => node.lastResourceVersion()));
     for (let waited = 0; waited < 10_000; waited += 100) {
       if (informersVersion() >= finalWrite && nodeVersion() >= finalWrite) break;
       await sleep(100);
@@ -178,7 +172,7 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
     await writer;
     for (const informer of informers) await informer.stop();
     for (const client of watchClients) client.close();
-    await nodeInformer.stop();
+    for (const node of nodeInformers) await node.informer.stop();
     admin.close();
     for (const server of servers) await server.stop();
   }
@@ -189,14 +183,48 @@ export async function runRollingRestart(options: RollingRestartOptions): Promise
       lastSyncResourceVersion: informersVersion(),
     },
     clientNode: {
-      relists: Math.max(0, clientNodeLists - 1),
-      expired: clientNodeExpired,
-      lastResourceVersion: Number(
-        (nodeInformer as unknown as { latestResourceVersion(): string }).latestResourceVersion(),
-      ),
+      relists: nodeInformers.reduce((sum, node) => sum + Math.max(0, node.lists - 1), 0),
+      expired: nodeInformers.reduce((sum, node) => sum + node.expired, 0),
+      lastResourceVersion: Math.min(...nodeInformers.map((node) => node.lastResourceVersion())),
     },
+    watchesPerReplica: informers.map((informer, replica) => ({
+      reflector: informer.stats.watches,
+      clientNode: nodeInformers[replica]?.connects ?? 0,
+    })),
     lastWriteBeforeLastRestart,
     finalWrite,
     writes,
+  };
+}
+
+/** A client-node informer on the idle namespace's config maps through one replica, with its counters. */
+function startClientNodeInformer(kubeconfig: string, running: () => boolean) {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const counts = { lists: 0, expired: 0, connects: 0 };
+  const informer = k8s.makeInformer(kc, '/api/v1/namespaces/idle/configmaps', () => {
+    counts.lists++;
+    return core.listNamespacedConfigMap({ namespace: 'idle' });
+  });
+  informer.on('connect', () => counts.connects++);
+  informer.on('error', (error: unknown) => {
+    if ((error as { code?: number }).code === 410 || (error as { statusCode?: number }).statusCode === 410) counts.expired++;
+    if (running()) setTimeout(() => void informer.start().catch(() => undefined), 300);
+  });
+  const lastResourceVersion = () =>
+    Number((informer as unknown as { latestResourceVersion(): string }).latestResourceVersion());
+  return {
+    informer,
+    lastResourceVersion,
+    get lists() {
+      return counts.lists;
+    },
+    get expired() {
+      return counts.expired;
+    },
+    get connects() {
+      return counts.connects;
+    },
   };
 }

@@ -191,6 +191,40 @@ describe('StorageVersionVoter', () => {
     expect(voter.selectionFor(widgets).currentSelection()).toBe('v1');
   });
 
+  it('garbage-collects the votes (and selection keys) of resources no live apiserver votes for, and only those', async () => {
+    const cluster = newCluster();
+    const voter = cluster.voter('a', 'v1');
+    await voter.vote(widgets);
+    const encoder = new TextEncoder();
+    const stale = (resource: string, apiServerID: string) =>
+      cluster.votes.create({
+        apiVersion: `${VOTING_GROUP}/v1alpha1`,
+        kind: 'StorageVersion',
+        metadata: { name: `example.com.${resource}` },
+        selectedVersion: 'v1',
+        candidateVersions: [{ apiServerID, preferredVersion: 'v1' }],
+      });
+    await stale('gadgets', 'gone');
+    await cluster.kv.create(storageVersionSelectionKey('/registry', { group: 'example.com', resource: 'gadgets' }), encoder.encode('v1'));
+    await stale('sprockets', 'b');
+    cluster.live.delete('gone');
+
+    expect(await voter.collectGarbage()).toEqual(['example.com.gadgets']);
+    expect(await cluster.votes.get('example.com.gadgets')).toBeUndefined();
+    expect((await cluster.kv.get(storageVersionSelectionKey('/registry', { group: 'example.com', resource: 'gadgets' }))).entry).toBeUndefined();
+    expect((await cluster.votes.list()).map((vote) => vote.metadata.name).sort()).toEqual([name, 'example.com.sprockets'].sort());
+    expect((await cluster.kv.get(selectionKey)).entry).toBeDefined();
+
+    // A vote written after the read wins: the conditioned delete refuses, the object stays.
+    cluster.live.delete('b');
+    const sprockets = await cluster.votes.get('example.com.sprockets');
+    await cluster.votes.update({ ...(sprockets as StorageVersionVote), candidateVersions: [{ apiServerID: 'c', preferredVersion: 'v1' }] });
+    await expect(cluster.votes.delete('example.com.sprockets', sprockets?.metadata.resourceVersion ?? '')).rejects.toMatchObject({
+      code: 'ResourceVersionConflict',
+    });
+    expect(await voter.collectGarbage()).toEqual([]);
+  });
+
   it('stores vote objects the scheme validates', async () => {
     const cluster = newCluster();
     await cluster.voter('a', 'v1').vote(widgets);

@@ -195,6 +195,32 @@ export class StorageVersionVoter {
     return selected;
   }
 
+  /**
+   * Garbage-collects the vote objects of resources no apiserver serves any more (seed 001, at bootstrap):
+   * deletes every vote object none of whose candidates holds an identity lease, then its selection key.
+   * Both deletes are conditioned on what was read, so an apiserver voting meanwhile keeps its vote and
+   * selection. Returns the names deleted.
+   */
+  async collectGarbage(): Promise<string[]> {
+    const live = await this.options.liveServerIDs();
+    const deleted: string[] = [];
+    for (const vote of await this.options.votes.list()) {
+      const name = vote.metadata.name ?? '';
+      if (this.resources.has(name) || (vote.candidateVersions ?? []).some((candidate) => live.has(candidate.apiServerID))) continue;
+      const { entry } = await this.options.kv.get(`${this.prefix}${name}`);
+      try {
+        await this.options.votes.delete(name, vote.metadata.resourceVersion ?? '');
+      } catch (error) {
+        if (isVoteConflict(error)) continue; // someone voted since: the resource is served again
+        throw error;
+      }
+      if (entry) await this.options.kv.delete(entry.key, entry.modRevision);
+      this.known.delete(name);
+      deleted.push(name);
+    }
+    return deleted;
+  }
+
   /** Starts watching the selection keys (after reading them all), so {@link selectedVersion} follows switches. */
   async start(): Promise<void> {
     if (this.running) return;

@@ -19,6 +19,10 @@ export interface VoteObjects {
   create(object: StorageVersionVote): Promise<StorageVersionVote>;
   /** Replaces the object if its resourceVersion is still `object.metadata.resourceVersion`; else throws a conflict. */
   update(object: StorageVersionVote): Promise<StorageVersionVote>;
+  /** Every vote object. */
+  list(): Promise<StorageVersionVote[]>;
+  /** Deletes the object if its resourceVersion is still `resourceVersion`; else throws a conflict. Missing: no error. */
+  delete(name: string, resourceVersion: string): Promise<void>;
 }
 
 /** True for the errors {@link VoteObjects} report when another apiserver wrote first. */
@@ -48,6 +52,14 @@ export function voteObjectsFromClient(client: ResourceClient<StorageVersionVote>
     },
     create: (object) => client.create(undefined, object),
     update: (object) => client.update(undefined, object),
+    list: async () => (await client.list()).items,
+    async delete(name, resourceVersion) {
+      try {
+        await client.delete(undefined, name, { preconditions: { resourceVersion } });
+      } catch (error) {
+        if (!(StatusError.isInstance(error) && error.code === 404)) throw error;
+      }
+    },
   };
 }
 
@@ -85,6 +97,23 @@ export function voteObjectsFromStorage(
         },
       });
       return asVote(updated);
+    },
+    async list() {
+      const list = await storage.getList(`${prefix.replace(/\/+$/, '')}/`, { recursive: true });
+      return list.items.map(asVote);
+    },
+    async delete(name, resourceVersion) {
+      try {
+        await storage.delete(keyOf(name), {
+          validateDeletion: (current) => {
+            if (current.metadata.resourceVersion !== resourceVersion) {
+              throw StorageError.conflict(keyOf(name), Number(current.metadata.resourceVersion ?? 0), 'the object has been modified');
+            }
+          },
+        });
+      } catch (error) {
+        if (!(StorageError.isInstance(error) && error.code === 'KeyNotFound')) throw error;
+      }
     },
   };
 }
