@@ -102,6 +102,7 @@ function proxy(
       headers,
       agent: options.agents.agentFor(apiService, endpoint),
     });
+    upstream.setNoDelay(true);
     const abort = () => upstream.destroy();
     context.signal.addEventListener('abort', abort, { once: true });
     const finish = () => {
@@ -118,8 +119,9 @@ function proxy(
         if (value !== undefined && !hopByHop.has(name)) answerHeaders[name] = value;
       }
       response.writeHead(answer.statusCode ?? 502, answerHeaders);
-      // Watches and chunked lists: headers and each chunk go out as they come, nothing is buffered.
-      response.flushHeaders();
+      // A watch's headers go out at once (its first event may be long in coming); otherwise they leave with
+      // the first chunk. Chunks go out as they come, nothing is buffered.
+      if (context.longRunning) response.flushHeaders();
       answer.pipe(response);
       answer.once('close', () => {
         // A backend that goes away mid-stream cuts the client's stream too.

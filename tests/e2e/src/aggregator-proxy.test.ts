@@ -252,6 +252,7 @@ describe('availability', () => {
     expect(refused.body.toString()).toBe('service unavailable\n');
     const other = await admin.raw({ method: 'GET', path: '/api/v1/namespaces/wardle' });
     expect(other.statusCode).toBe(200);
+    expect(await kubectl(server, ['get', 'namespaces', 'wardle', '--no-headers'])).toMatch(/^wardle\s+Active\s+/);
     const out = await kubectl(server, ['get', 'apiservices', 'v1alpha1.wardle.example.com']);
     expect(out).toMatch(/wardle\/api\s+False \(FailedDiscoveryCheck\)/);
     const discovery = await admin.request<{ items: Array<{ metadata: { name?: string }; versions: Array<{ freshness: string }> }> }>({

@@ -1,0 +1,164 @@
+import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, request as httpsRequest, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RestClient } from '@kapi/client';
+import { parseOptions, startControlPlane } from '@kapi/kube-apiserver-lite';
+import { generateCertificateAuthority, issueServingCertificate } from '@kapi/server';
+import { row, sampleObject, type BenchRow } from './harness.js';
+import { alternately, warmedLoad } from './http-bench.js';
+
+const group = 'wardle.example.com';
+const itemPath = `/apis/${group}/v1alpha1/namespaces/default/flunders/two-kb`;
+const watchPath = `/apis/${group}/v1alpha1/namespaces/default/flunders?watch=true`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The aggregated backend: discovery, one 2 KB object, and a watch the bench writes timestamped events to. */
+function startBackend(tls: { key: string; cert: string; requestHeaderCA: string }, body: Buffer) {
+  const watches = new Set<ServerResponse>();
+  const server: Server = createServer({ key: tls.key, cert: tls.cert, ca: tls.requestHeaderCA, requestCert: true, rejectUnauthorized: false }, (request: IncomingMessage, response) => {
+    const path = request.url ?? '/';
+    if (path === `/apis/${group}/v1alpha1`) {
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      response.end(JSON.stringify({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/v1alpha1`, resources: [{ name: 'flunders', singularName: 'flunder', namespaced: true, kind: 'Flunder', verbs: ['get', 'list', 'watch'] }] }));
+    } else if (path.startsWith(watchPath)) {
+      response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+      response.flushHeaders();
+      watches.add(response);
+      response.once('close', () => watches.delete(response));
+    } else {
+      response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+      response.end(body);
+    }
+  });
+  return { server, watches };
+}
+
+/** Opens a watch at `url`; calls `onLine` with each line's arrival time (hrtime ns) and text. */
+function openWatch(url: string, options: { ca: string; headers?: Record<string, string> }, onLine: (arrived: bigint, line: string) => void): Promise<() => void> {
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest(url, { ca: options.ca, headers: options.headers ?? {} });
+    request.on('response', (response) => {
+      let buffered = '';
+      response.on('data', (chunk: Buffer) => {
+        const arrived = process.hrtime.bigint();
+        buffered += chunk.toString();
+        let newline: number;
+        while ((newline = buffered.indexOf('\n')) >= 0) {
+          onLine(arrived, buffered.slice(0, newline));
+          buffered = buffered.slice(newline + 1);
+        }
+      });
+      resolve(() => request.destroy());
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+};
+
+/**
+ * The aggregator proxy: GET of one 2 KB object through kube-apiserver-lite's proxy vs directly on the
+ * aggregated backend (same bytes, same run), and the latency a watch event gains through the proxy
+ * (events written by the backend, received by a proxied and a direct watch at once).
+ */
+export async function aggregatorBench(options: { quick: boolean }): Promise<BenchRow[]> {
+  const duration = options.quick ? 5 : 10;
+  const directory = mkdtempSync(join(tmpdir(), 'kapi-aggregator-bench-'));
+  const tokens = join(directory, 'tokens.csv');
+  writeFileSync(tokens, 'bench-token,bench,1,"system:masters"\n');
+  const running = await startControlPlane(
+    parseOptions([`--data-dir=${directory}`, '--secure-port=0', `--token-auth-file=${tokens}`, '--max-requests-inflight=0', '--apiservice-availability-interval=1s']),
+  );
+  const ca = readFileSync(join(directory, 'ca.crt'), 'utf8');
+  const client = new RestClient({ server: running.url, token: 'bench-token', ca });
+  const backendCA = generateCertificateAuthority({ commonName: 'wardle-ca' });
+  const serving = issueServingCertificate(backendCA, { hosts: ['api.wardle.svc', '127.0.0.1'] });
+  const body = Buffer.from(JSON.stringify({ ...sampleObject('two-kb'), apiVersion: `${group}/v1alpha1`, kind: 'Flunder' }));
+  const backend = startBackend({ key: serving.privateKeyPem, cert: serving.certificatePem, requestHeaderCA: readFileSync(join(directory, 'front-proxy-ca.crt'), 'utf8') }, body);
+  await new Promise<void>((resolve) => backend.server.listen(0, '127.0.0.1', resolve));
+  const backendURL = `https://127.0.0.1:${(backend.server.address() as AddressInfo).port}`;
+  try {
+    for (;;) {
+      const ready = await client.raw({ method: 'GET', path: '/readyz' }).catch(() => undefined);
+      if (ready?.statusCode === 200) break;
+      await sleep(100);
+    }
+    const post = (path: string, object: unknown) => client.request({ method: 'POST', path, body: object });
+    await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'wardle' } });
+    await post('/api/v1/namespaces/wardle/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'api' }, spec: { ports: [{ name: 'https', port: 443 }] } });
+    await post('/apis/discovery.k8s.io/v1/namespaces/wardle/endpointslices', {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'api-1', labels: { 'kubernetes.io/service-name': 'api' } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: ['127.0.0.1'] }],
+      ports: [{ name: 'https', port: (backend.server.address() as AddressInfo).port }],
+    });
+    await post('/apis/apiregistration.k8s.io/v1/apiservices', {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: `v1alpha1.${group}` },
+      spec: { group, version: 'v1alpha1', service: { namespace: 'wardle', name: 'api' }, caBundle: Buffer.from(backendCA.certificatePem).toString('base64'), groupPriorityMinimum: 1000, versionPriority: 15 },
+    });
+    while ((await client.raw({ method: 'GET', path: itemPath })).statusCode !== 200) await sleep(100);
+
+    const headers = { authorization: 'Bearer bench-token' };
+    const spec = { connections: 100, durationSeconds: duration };
+    const { control: direct, subject: proxied } = await alternately(
+      () => warmedLoad({ ...spec, ca: backendCA.certificatePem, url: `${backendURL}${itemPath}` }),
+      () => warmedLoad({ ...spec, ca, url: `${running.url}${itemPath}`, headers }),
+    );
+    // The server's own GET of a local 2 KB object: what the proxy costs on top of the handler chain.
+    await client.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: { ...sampleObject('two-kb'), metadata: { name: 'two-kb' } } });
+    const local = await warmedLoad({ ...spec, ca, url: `${running.url}/api/v1/namespaces/default/configmaps/two-kb`, headers });
+    const rows: BenchRow[] = [
+      row('GET one 2 KB object, 100 connections', 'through the aggregator proxy', proxied.requestsPerSecond, 'directly on the backend, same bytes', direct.requestsPerSecond, 'req/s', '>= 50%'),
+      row('GET one 2 KB object, 100 connections', 'through the aggregator proxy', proxied.requestsPerSecond, 'a local ConfigMap on the same server', local.requestsPerSecond, 'req/s'),
+      { ...row('GET p99 latency, 100 connections', 'through the aggregator proxy', proxied.latencyP99, 'directly on the backend', direct.latencyP99, 'ms (lower is better)'), ratio: proxied.latencyP99 / direct.latencyP99 },
+    ];
+
+    // Watch: every event goes to a proxied and a direct watch at once; each side's delay from the write.
+    const sent = new Map<string, bigint>();
+    const delays = { proxied: [] as number[], direct: [] as number[] };
+    const record = (side: 'proxied' | 'direct') => (arrived: bigint, line: string) => {
+      const id = (JSON.parse(line) as { object: { metadata: { name: string } } }).object.metadata.name;
+      const at = sent.get(id);
+      if (at !== undefined) delays[side].push(Number(arrived - at) / 1e6);
+    };
+    const closeProxied = await openWatch(`${running.url}${watchPath}`, { ca, headers }, record('proxied'));
+    const closeDirect = await openWatch(`${backendURL}${watchPath}`, { ca: backendCA.certificatePem }, record('direct'));
+    while (backend.watches.size < 2) await sleep(10);
+    const events = options.quick ? 500 : 2000;
+    for (let i = 0; i < events; i++) {
+      const name = `e${i}`;
+      const line = `${JSON.stringify({ type: 'ADDED', object: { apiVersion: `${group}/v1alpha1`, kind: 'Flunder', metadata: { name } } })}\n`;
+      sent.set(name, process.hrtime.bigint());
+      for (const watch of backend.watches) watch.write(line);
+      await sleep(2);
+    }
+    await sleep(200);
+    closeProxied();
+    closeDirect();
+    const p99Proxied = percentile(delays.proxied, 99);
+    const p99Direct = percentile(delays.direct, 99);
+    rows.push({
+      ...row(`watch event delay p99 (${events} events)`, 'through the aggregator proxy', p99Proxied, 'directly on the backend', p99Direct, 'ms (lower is better)', 'added <= 2 ms'),
+      ratio: p99Proxied / p99Direct,
+      notes: `added ${(p99Proxied - p99Direct).toFixed(2)} ms; received ${delays.proxied.length}/${delays.direct.length} of ${events}`,
+    });
+    return rows;
+  } finally {
+    client.close();
+    backend.server.closeAllConnections();
+    backend.server.close();
+    await running.stop();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
