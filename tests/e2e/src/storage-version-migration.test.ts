@@ -138,8 +138,8 @@ describe('storage version migration (StorageVersionMigration over HTTP, real etc
         ['Succeeded', 'True', 'StorageVersionMigrationSucceeded'],
       ]);
       const table = await kubectl(server, ['get', 'storageversionmigrations']);
-      expect(table).toMatch(/NAME\s+GROUP\s+RESOURCE\s+RUNNING\s+SUCCEEDED\s+FAILED\s+MIGRATED\s+REMAINING\s+AGE/);
-      expect(table).toMatch(/secrets-key2\s+secrets\s+False\s+True\s+\d+\s+0/);
+      expect(table).toMatch(/NAME\s+GROUP\s+RESOURCE\s+RUNNING\s+SUCCEEDED\s+FAILED\s+MIGRATED\s+REMAINING\s+PROGRESS\s+AGE/);
+      expect(table).toMatch(/secrets-key2\s+secrets\s+False\s+True\s+\d+\s+0\s+100%/);
 
       const before = await resourceVersions();
       await kubectl(server, ['create', '-f', '-'], migration('secrets-again', 'secrets'));
