@@ -17,6 +17,7 @@ Flags:
   --burst string        writes allowed at once after a pause (default "10")
   --workers string      migrations of different resources run at once (default "1")
   --page-size string    objects listed (and progress saved) per page (default "500")
+  --writes-in-flight string  object writes of a page at once, within --qps (default "1")
   --trigger string      start migrations when StorageVersions change (default "true")
   --leader-elect string hold the kube-system/storage-version-migrator lease while running (default "true")
   --help                print this help`;
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
       burst: { type: 'string', default: '10' },
       workers: { type: 'string', default: '1' },
       'page-size': { type: 'string', default: '500' },
+      'writes-in-flight': { type: 'string', default: '1' },
       trigger: { type: 'string', default: 'true' },
       'leader-elect': { type: 'string', default: 'true' },
       help: { type: 'boolean' },
@@ -62,7 +64,7 @@ async function main(): Promise<void> {
     console.error(`error: --kubeconfig is required\n\n${usage}`);
     process.exit(2);
   }
-  const number = (name: 'qps' | 'burst' | 'workers' | 'page-size') => {
+  const number = (name: 'qps' | 'burst' | 'workers' | 'page-size' | 'writes-in-flight') => {
     const value = Number(values[name]);
     if (!Number.isFinite(value) || value < 0) {
       console.error(`error: --${name} must be a non-negative number`);
@@ -76,6 +78,7 @@ async function main(): Promise<void> {
   const burst = number('burst');
   const workers = Math.max(1, number('workers'));
   const pageSize = Math.max(1, number('page-size'));
+  const writesInFlight = Math.max(1, number('writes-in-flight'));
   const trigger = truthy(values.trigger);
   const leaderElect = truthy(values['leader-elect']);
   const missing = await missingPermissions(rest, requiredPermissions({ trigger, leaderElect }));
@@ -96,6 +99,7 @@ async function main(): Promise<void> {
       burst,
       workers,
       pageSize,
+      writesInFlight,
       observer: {
         onPage: printProgress,
         onFinished: (migration, outcome, message) => log(`${migration.metadata.name ?? ''}: ${outcome}: ${message}`),

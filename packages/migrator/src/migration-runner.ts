@@ -29,6 +29,8 @@ export interface MigrationRunContext {
   backoff: BackoffOptions;
   /** Objects listed per page (default 500). */
   pageSize: number;
+  /** Object writes of a page in flight at once (default 1; the rate limit still applies). */
+  writesInFlight?: number | undefined;
   signal: AbortSignal;
   observer?: MigrationObserver | undefined;
 }
@@ -165,22 +167,30 @@ async function migratePages(
       delete progress.continueToken;
       continue;
     }
-    for (const item of page.items) {
-      if (context.signal.aborted) return false;
-      if (Number(item.metadata.resourceVersion ?? '0') > checkpoint) {
-        progress.skippedObjects++;
-        continue;
+    // The page's writes, `writesInFlight` at a time; the first error that is not a skip stops the others.
+    let cursor = 0;
+    let failure: { error: unknown } | undefined;
+    const writer = async () => {
+      while (cursor < page.items.length && !failure && !context.signal.aborted) {
+        const item = page.items[cursor++] as KubeObject;
+        if (Number(item.metadata.resourceVersion ?? '0') > checkpoint) {
+          progress.skippedObjects++;
+          continue;
+        }
+        await context.limiter.take(context.signal);
+        try {
+          await retry(() => objects.update(item.metadata.namespace, { ...item, apiVersion, kind: target.kind }));
+          progress.migratedObjects++;
+          context.observer?.onObjectMigrated?.(migration);
+        } catch (error) {
+          if (StatusError.isInstance(error) && (error.code === 409 || error.code === 404)) progress.skippedObjects++;
+          else failure ??= { error };
+        }
       }
-      await context.limiter.take(context.signal);
-      try {
-        await retry(() => objects.update(item.metadata.namespace, { ...item, apiVersion, kind: target.kind }));
-        progress.migratedObjects++;
-        context.observer?.onObjectMigrated?.(migration);
-      } catch (error) {
-        if (!(StatusError.isInstance(error) && (error.code === 409 || error.code === 404))) throw error;
-        progress.skippedObjects++;
-      }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, context.writesInFlight ?? 1) }, writer));
+    if (failure) throw failure.error;
+    if (context.signal.aborted) return false;
     const next = page.metadata?.continue;
     const remaining = page.metadata?.remainingItemCount;
     if (next) progress.continueToken = next;

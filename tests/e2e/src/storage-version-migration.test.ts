@@ -108,6 +108,7 @@ describe('storage version migration (StorageVersionMigration over HTTP, real etc
       rest: server.client(),
       qps: 0,
       pageSize: 500,
+      writesInFlight: 8,
       observer: { onPage: (_migration, progress) => pages.push(progress.migratedObjects + progress.skippedObjects) },
     });
     controller.start();
