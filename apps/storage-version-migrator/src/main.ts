@@ -12,15 +12,15 @@ Runs StorageVersionMigrations against the server of the kubeconfig, and (with --
 when a resource's StorageVersion changes.
 
 Flags:
-  --kubeconfig string   kubeconfig of a user allowed what the ClusterRole in README.md grants (required)
-  --qps string          object writes per second (default "5"; 0 is unthrottled)
-  --burst string        writes allowed at once after a pause (default "10")
-  --workers string      migrations of different resources run at once (default "1")
-  --page-size string    objects listed (and progress saved) per page (default "500")
+  --kubeconfig string        kubeconfig of a user bound to system:controller:storage-version-migrator-controller (required)
+  --qps string               object writes per second (default "5"; 0 is unthrottled)
+  --burst string             writes allowed at once after a pause (default "10")
+  --workers string           migrations of different resources run at once (default "1")
+  --page-size string         objects listed (and progress saved) per page (default "500")
   --writes-in-flight string  object writes of a page at once, within --qps (default "1")
-  --trigger string      start migrations when StorageVersions change (default "true")
-  --leader-elect string hold the kube-system/storage-version-migrator lease while running (default "true")
-  --help                print this help`;
+  --trigger string           start migrations when StorageVersions change (default "true")
+  --leader-elect string      hold the kube-system/storage-version-migrator lease while running (default "true")
+  --help                     print this help`;
 
 const log = (message: string) => console.log(`[storage-version-migrator] ${message}`);
 
@@ -111,7 +111,7 @@ async function main(): Promise<void> {
     const migrationTrigger = trigger ? new MigrationTrigger({ rest, log }) : undefined;
     void migrationTrigger?.start();
     running = { controller, ...(migrationTrigger ? { trigger: migrationTrigger } : {}) };
-    log(`running (qps ${qps || 'unlimited'}, burst ${burst}, workers ${workers})`);
+    log(`running (qps ${qps || 'unlimited'}, burst ${burst}, workers ${workers}, page size ${pageSize}, writes in flight ${writesInFlight})`);
   };
   const stopRunning = async () => {
     const current = running;
