@@ -3,7 +3,7 @@ import { httpBench } from './http-bench.js';
 import { storageBench } from './storage-bench.js';
 
 /**
- * `pnpm bench [--quick] [scenario...]`: runs the scenarios (storage, http, watch, overload, aggregator), each beside its control,
+ * `pnpm bench [--quick] [scenario...]`: runs the scenarios listed below (or those named), each beside its control,
  * prints tables and writes bench/results/<scenario>.json.
  */
 const args = process.argv.slice(2);
@@ -15,6 +15,7 @@ const scenarios: Record<string, () => Promise<BenchRow[]>> = {
   watch: async () => (await import('./watch-bench.js')).watchBench({ quick }),
   overload: async () => (await import('./overload-bench.js')).overloadBench({ quick }),
   aggregator: async () => (await import('./aggregator-bench.js')).aggregatorBench({ quick }),
+  migrator: async () => (await import('./migrator-bench.js')).migratorBench({ quick }),
 };
 
 for (const [name, run] of Object.entries(scenarios)) {

@@ -2,6 +2,7 @@ import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import { ResourceClient, type RestClient } from '@kapi/client';
 import { bootstrapRbacObjects } from './resources/index.js';
 import { SYSTEM_NAMESPACES } from './namespace-lifecycle.js';
+import { storageVersionMigratorRbacObjects } from './storage-version-migrator-rbac.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -32,9 +33,12 @@ export async function createSystemNamespaces(rest: RestClient, signal?: AbortSig
   }
 }
 
-/** Post-start hook `rbac/bootstrap-roles`: the default cluster roles and bindings. */
+/** Post-start hook `rbac/bootstrap-roles`: the default cluster roles and bindings (and the storage version migrator's). */
 export async function createBootstrapRbac(rest: RestClient, signal?: AbortSignal): Promise<void> {
-  const { clusterRoles, clusterRoleBindings } = bootstrapRbacObjects();
+  const defaults = bootstrapRbacObjects();
+  const migrator = storageVersionMigratorRbacObjects();
+  const clusterRoles = [...defaults.clusterRoles, ...migrator.clusterRoles];
+  const clusterRoleBindings = [...defaults.clusterRoleBindings, ...migrator.clusterRoleBindings];
   const roles = new ResourceClient(rest, { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', namespaced: false });
   const bindings = new ResourceClient(rest, { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings', namespaced: false });
   for (const role of clusterRoles) await ensureObject(roles, undefined, role, signal);

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { LeaderElector, ResourceClient, RestClient, loadKubeconfig, type Lease } from '@kapi/client';
 import { MigrationController, MigrationTrigger, type MigrationProgress, type StorageVersionMigration } from '@kapi/migrator';
+import { missingPermissions, requiredPermissions } from './permissions.js';
 
 const usage = `Usage: storage-version-migrator --kubeconfig <path> [flags]
 
@@ -11,22 +12,25 @@ Runs StorageVersionMigrations against the server of the kubeconfig, and (with --
 when a resource's StorageVersion changes.
 
 Flags:
-  --kubeconfig string   kubeconfig of a user allowed what the ClusterRole in README.md grants (required)
-  --qps string          object writes per second (default "5"; 0 is unthrottled)
-  --burst string        writes allowed at once after a pause (default "10")
-  --workers string      migrations of different resources run at once (default "1")
-  --trigger string      start migrations when StorageVersions change (default "true")
-  --leader-elect string hold the kube-system/storage-version-migrator lease while running (default "true")
-  --help                print this help`;
+  --kubeconfig string        kubeconfig of a user bound to system:controller:storage-version-migrator-controller (required)
+  --qps string               object writes per second (default "5"; 0 is unthrottled)
+  --burst string             writes allowed at once after a pause (default "10")
+  --workers string           migrations of different resources run at once (default "1")
+  --page-size string         objects listed (and progress saved) per page (default "500")
+  --writes-in-flight string  object writes of a page at once, within --qps (default "1")
+  --trigger string           start migrations when StorageVersions change (default "true")
+  --leader-elect string      hold the kube-system/storage-version-migrator lease while running (default "true")
+  --help                     print this help`;
 
 const log = (message: string) => console.log(`[storage-version-migrator] ${message}`);
 
-/** A progress line per page: a bar on a terminal, plain counts otherwise. */
+/** A progress line per page: a bar on a terminal, plain counts and percent otherwise. */
 function printProgress(migration: StorageVersionMigration, progress: MigrationProgress): void {
   const done = progress.migratedObjects + progress.skippedObjects;
   const total = done + (progress.remainingObjects ?? 0);
   const name = migration.metadata.name ?? '';
-  const counts = `${done}/${progress.remainingObjects === undefined ? '?' : total} (${progress.migratedObjects} migrated, ${progress.skippedObjects} skipped)`;
+  const percent = progress.percent === undefined ? '' : ` ${progress.percent}%`;
+  const counts = `${done}/${progress.remainingObjects === undefined ? '?' : total}${percent} (${progress.migratedObjects} migrated, ${progress.skippedObjects} skipped)`;
   if (!process.stdout.isTTY || progress.remainingObjects === undefined || total === 0) {
     log(`${name}: ${counts}`);
     return;
@@ -36,7 +40,7 @@ function printProgress(migration: StorageVersionMigration, progress: MigrationPr
   process.stdout.write(`\r${name} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${counts}${done === total ? '\n' : ''}`);
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const { values } = parseArgs({
     args: process.argv.slice(2),
     options: {
@@ -44,6 +48,8 @@ function main(): void {
       qps: { type: 'string', default: '5' },
       burst: { type: 'string', default: '10' },
       workers: { type: 'string', default: '1' },
+      'page-size': { type: 'string', default: '500' },
+      'writes-in-flight': { type: 'string', default: '1' },
       trigger: { type: 'string', default: 'true' },
       'leader-elect': { type: 'string', default: 'true' },
       help: { type: 'boolean' },
@@ -58,7 +64,7 @@ function main(): void {
     console.error(`error: --kubeconfig is required\n\n${usage}`);
     process.exit(2);
   }
-  const number = (name: 'qps' | 'burst' | 'workers') => {
+  const number = (name: 'qps' | 'burst' | 'workers' | 'page-size' | 'writes-in-flight') => {
     const value = Number(values[name]);
     if (!Number.isFinite(value) || value < 0) {
       console.error(`error: --${name} must be a non-negative number`);
@@ -71,6 +77,19 @@ function main(): void {
   const qps = number('qps');
   const burst = number('burst');
   const workers = Math.max(1, number('workers'));
+  const pageSize = Math.max(1, number('page-size'));
+  const writesInFlight = Math.max(1, number('writes-in-flight'));
+  const trigger = truthy(values.trigger);
+  const leaderElect = truthy(values['leader-elect']);
+  const missing = await missingPermissions(rest, requiredPermissions({ trigger, leaderElect }));
+  if (missing.length > 0) {
+    console.error(
+      `error: the migrator's user may not ${missing.join(', ')}; bind it to the ClusterRole ` +
+        `system:controller:storage-version-migrator-controller (see README.md)`,
+    );
+    rest.close();
+    process.exit(1);
+  }
 
   let running: { controller: MigrationController; trigger?: MigrationTrigger } | undefined;
   const lead = () => {
@@ -79,6 +98,8 @@ function main(): void {
       qps,
       burst,
       workers,
+      pageSize,
+      writesInFlight,
       observer: {
         onPage: printProgress,
         onFinished: (migration, outcome, message) => log(`${migration.metadata.name ?? ''}: ${outcome}: ${message}`),
@@ -87,10 +108,10 @@ function main(): void {
       },
     });
     controller.start();
-    const trigger = truthy(values.trigger) ? new MigrationTrigger({ rest, log }) : undefined;
-    void trigger?.start();
-    running = { controller, ...(trigger ? { trigger } : {}) };
-    log(`running (qps ${qps || 'unlimited'}, burst ${burst}, workers ${workers})`);
+    const migrationTrigger = trigger ? new MigrationTrigger({ rest, log }) : undefined;
+    void migrationTrigger?.start();
+    running = { controller, ...(migrationTrigger ? { trigger: migrationTrigger } : {}) };
+    log(`running (qps ${qps || 'unlimited'}, burst ${burst}, workers ${workers}, page size ${pageSize}, writes in flight ${writesInFlight})`);
   };
   const stopRunning = async () => {
     const current = running;
@@ -100,7 +121,7 @@ function main(): void {
 
   const abort = new AbortController();
   let elected: Promise<void> = Promise.resolve();
-  if (truthy(values['leader-elect'])) {
+  if (leaderElect) {
     const elector = new LeaderElector({
       leases: new ResourceClient<Lease>(rest, { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true }),
       namespace: 'kube-system',
@@ -130,4 +151,7 @@ function main(): void {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-main();
+main().catch((error: unknown) => {
+  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -15,6 +15,8 @@ export interface MigrationControllerOptions {
   workers?: number;
   /** Objects per list page (default 500). */
   pageSize?: number;
+  /** Object writes of a page in flight at once (default 1), within the qps limit. */
+  writesInFlight?: number;
   backoff?: BackoffOptions;
   observer?: MigrationObserver;
 }
@@ -96,6 +98,7 @@ export class MigrationController {
           limiter: this.limiter,
           backoff: this.options.backoff ?? defaultBackoff,
           pageSize: this.options.pageSize ?? 500,
+          writesInFlight: this.options.writesInFlight ?? 1,
           signal,
           observer: this.options.observer,
         });

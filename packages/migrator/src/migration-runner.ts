@@ -1,5 +1,6 @@
 import { StatusError, setCondition, type KubeList, type KubeObject } from '@kapi/apimachinery';
 import { ResourceClient, type RestClient } from '@kapi/client';
+import { finishCustomResourceMigration, startCustomResourceMigration } from './crd-stored-versions.js';
 import { discoverResource, type DiscoveredResource } from './discovery.js';
 import { withRetry, type BackoffOptions } from './retry.js';
 import {
@@ -28,6 +29,8 @@ export interface MigrationRunContext {
   backoff: BackoffOptions;
   /** Objects listed per page (default 500). */
   pageSize: number;
+  /** Object writes of a page in flight at once (default 1; the rate limit still applies). */
+  writesInFlight?: number | undefined;
   signal: AbortSignal;
   observer?: MigrationObserver | undefined;
 }
@@ -55,6 +58,8 @@ class MigrationFailure extends Error {}
  * skipped, never overwritten or resurrected. Objects newer than the checkpoint are skipped. The continue
  * token and counts are saved in status after each page, so a restarted migrator resumes there.
  * Retriable errors are retried with backoff; any other error fails the migration with its message.
+ * For custom resources, the CRD's `StorageMigrating` condition follows the migration, and success prunes
+ * its `status.storedVersions` to the storage version (see crd-stored-versions.ts).
  * Returns early (leaving the migration Running) when the context's signal aborts.
  */
 export async function runMigration(name: string, context: MigrationRunContext): Promise<void> {
@@ -85,8 +90,8 @@ export async function runMigration(name: string, context: MigrationRunContext): 
     context.observer?.onFinished?.(migration, outcome, message);
   };
 
+  const { group = '', resource = '' } = migration.spec?.resource ?? {};
   try {
-    const { group = '', resource = '' } = migration.spec?.resource ?? {};
     const target = await retry(() => discoverResource(context.rest, group, resource), migration);
     if (!target) throw new MigrationFailure('resource does not exist in discovery');
     if (!target.verbs.includes('list') || !target.verbs.includes('update')) {
@@ -94,10 +99,16 @@ export async function runMigration(name: string, context: MigrationRunContext): 
     }
     const objects = new ResourceClient(context.rest, { ...target, namespaced: target.namespaced });
     if (!migration.status?.resourceVersion) {
+      await retry(() => startCustomResourceMigration(context.rest, group, resource, name), migration);
       const first = await retry(() => objects.list(undefined, { limit: 1 }), migration);
       await saveStatus((status) => {
         status.resourceVersion = first.metadata?.resourceVersion ?? '0';
         status.progress = { migratedObjects: 0, skippedObjects: 0 };
+        const remaining = first.metadata?.remainingItemCount;
+        if (remaining !== undefined || !first.metadata?.continue) {
+          status.progress.remainingObjects = first.items.length + (remaining ?? 0);
+          status.progress.percent = status.progress.remainingObjects === 0 ? 100 : 0;
+        }
         status.conditions = setCondition(status.conditions, {
           type: MIGRATION_RUNNING,
           status: 'True',
@@ -111,12 +122,23 @@ export async function runMigration(name: string, context: MigrationRunContext): 
         status.progress = progress;
       }).then(() => context.observer?.onPage?.(migration, progress)),
     );
-    if (completed) await finish(MIGRATION_SUCCEEDED, 'StorageVersionMigrationSucceeded', 'The migration has succeeded');
+    if (!completed) return;
+    await retry(() => finishCustomResourceMigration(context.rest, group, resource, 'Succeeded', name), migration);
+    await finish(MIGRATION_SUCCEEDED, 'StorageVersionMigrationSucceeded', 'The migration has succeeded');
   } catch (error) {
     if (context.signal.aborted) return;
     const message = error instanceof MigrationFailure ? error.message : `migration encountered unhandled error: ${error instanceof Error ? error.message : String(error)}`;
+    await finishCustomResourceMigration(context.rest, group, resource, 'Failed', name).catch(() => undefined);
     await finish(MIGRATION_FAILED, 'StorageVersionMigrationFailed', message);
   }
+}
+
+/** Whole percent of the objects visited (migrated or skipped) of all; undefined while the remainder is unknown. */
+function percentDone(progress: MigrationProgress): number | undefined {
+  if (progress.remainingObjects === undefined) return undefined;
+  const done = progress.migratedObjects + progress.skippedObjects;
+  const total = done + progress.remainingObjects;
+  return total === 0 ? 100 : Math.floor((done * 100) / total);
 }
 
 /** Walks the pages from the saved continue token; false when aborted before the end. */
@@ -145,28 +167,40 @@ async function migratePages(
       delete progress.continueToken;
       continue;
     }
-    for (const item of page.items) {
-      if (context.signal.aborted) return false;
-      if (Number(item.metadata.resourceVersion ?? '0') > checkpoint) {
-        progress.skippedObjects++;
-        continue;
+    // The page's writes, `writesInFlight` at a time; the first error that is not a skip stops the others.
+    let cursor = 0;
+    let failure: { error: unknown } | undefined;
+    const writer = async () => {
+      while (cursor < page.items.length && !failure && !context.signal.aborted) {
+        const item = page.items[cursor++] as KubeObject;
+        if (Number(item.metadata.resourceVersion ?? '0') > checkpoint) {
+          progress.skippedObjects++;
+          continue;
+        }
+        await context.limiter.take(context.signal);
+        try {
+          await retry(() => objects.update(item.metadata.namespace, { ...item, apiVersion, kind: target.kind }));
+          progress.migratedObjects++;
+          context.observer?.onObjectMigrated?.(migration);
+        } catch (error) {
+          if (StatusError.isInstance(error) && (error.code === 409 || error.code === 404)) progress.skippedObjects++;
+          else failure ??= { error };
+        }
       }
-      await context.limiter.take(context.signal);
-      try {
-        await retry(() => objects.update(item.metadata.namespace, { ...item, apiVersion, kind: target.kind }));
-        progress.migratedObjects++;
-        context.observer?.onObjectMigrated?.(migration);
-      } catch (error) {
-        if (!(StatusError.isInstance(error) && (error.code === 409 || error.code === 404))) throw error;
-        progress.skippedObjects++;
-      }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, context.writesInFlight ?? 1) }, writer));
+    if (failure) throw failure.error;
+    if (context.signal.aborted) return false;
     const next = page.metadata?.continue;
     const remaining = page.metadata?.remainingItemCount;
     if (next) progress.continueToken = next;
     else delete progress.continueToken;
     if (remaining !== undefined) progress.remainingObjects = remaining;
     else if (!next) progress.remainingObjects = 0;
+    else delete progress.remainingObjects;
+    const percent = percentDone(progress);
+    if (percent === undefined) delete progress.percent;
+    else progress.percent = percent;
     await savePage({ ...progress });
     if (!next) return true;
   }

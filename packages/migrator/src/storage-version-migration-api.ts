@@ -19,6 +19,8 @@ export interface MigrationProgress {
   skippedObjects: number;
   /** Objects left to visit, from the last page's `remainingItemCount` when the server gives it. */
   remainingObjects?: number;
+  /** Whole percent of the objects visited so far (100 when done); absent while the remainder is unknown. */
+  percent?: number;
   /** The list continue token after the last finished page: a restarted migrator resumes there. */
   continueToken?: string;
 }
@@ -61,6 +63,7 @@ const migrationSchema = kindSchema({
         migratedObjects: Type.Integer({ format: 'int64' }),
         skippedObjects: Type.Integer({ format: 'int64' }),
         remainingObjects: Type.Optional(Type.Integer({ format: 'int64' })),
+        percent: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
         continueToken: Type.Optional(Type.String()),
       }),
     ),
@@ -124,6 +127,16 @@ export const storageVersionMigrationResource: ResourceDefinition = {
     { name: 'Failed', type: 'string', jsonPath: '.status.conditions[?(@.type=="Failed")].status' },
     { name: 'Migrated', type: 'integer', jsonPath: '.status.progress.migratedObjects' },
     { name: 'Remaining', type: 'integer', jsonPath: '.status.progress.remainingObjects' },
+    {
+      name: 'Progress',
+      type: 'string',
+      jsonPath: '.status.progress.percent',
+      description: 'Objects visited of all, in percent',
+      cell: (object) => {
+        const percent = (object as StorageVersionMigration).status?.progress?.percent;
+        return percent === undefined ? null : `${percent}%`;
+      },
+    },
     { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
   ],
   strategy: { validateUpdate: validateMigrationUpdate },

@@ -108,6 +108,7 @@ describe('storage version migration (StorageVersionMigration over HTTP, real etc
       rest: server.client(),
       qps: 0,
       pageSize: 500,
+      writesInFlight: 8,
       observer: { onPage: (_migration, progress) => pages.push(progress.migratedObjects + progress.skippedObjects) },
     });
     controller.start();
@@ -138,8 +139,8 @@ describe('storage version migration (StorageVersionMigration over HTTP, real etc
         ['Succeeded', 'True', 'StorageVersionMigrationSucceeded'],
       ]);
       const table = await kubectl(server, ['get', 'storageversionmigrations']);
-      expect(table).toMatch(/NAME\s+GROUP\s+RESOURCE\s+RUNNING\s+SUCCEEDED\s+FAILED\s+MIGRATED\s+REMAINING\s+AGE/);
-      expect(table).toMatch(/secrets-key2\s+secrets\s+False\s+True\s+\d+\s+0/);
+      expect(table).toMatch(/NAME\s+GROUP\s+RESOURCE\s+RUNNING\s+SUCCEEDED\s+FAILED\s+MIGRATED\s+REMAINING\s+PROGRESS\s+AGE/);
+      expect(table).toMatch(/secrets-key2\s+secrets\s+False\s+True\s+\d+\s+0\s+100%/);
 
       const before = await resourceVersions();
       await kubectl(server, ['create', '-f', '-'], migration('secrets-again', 'secrets'));

@@ -1,19 +1,18 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeList, KubeObject } from '@kapi/apimachinery';
 import { sleep, type RestClient } from '@kapi/client';
 import type { StorageVersionMigration } from '@kapi/migrator';
 import { freePort, startServer, type TestServer } from './harness.js';
+import { startMigrator } from './standalone-migrator.js';
 
-const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
-const migratorMain = join(repoRoot, 'apps/storage-version-migrator/src/main.ts');
-const secretCount = 2000;
+// 2,000 in CI; the issue's 20,000 with `pnpm --filter @kapi/e2e test:long` (KAPI_MIGRATOR_CRASH_OBJECTS=20000).
+const secretCount = Number(process.env.KAPI_MIGRATOR_CRASH_OBJECTS ?? 2000);
+const timeScale = Math.max(1, secretCount / 2000);
 const deletedDuringMigration = 20;
 const secretsPath = '/api/v1/namespaces/default/secrets';
 const migrationPath = '/apis/storagemigration.k8s.io/v1beta1/storageversionmigrations/secrets-rotation';
@@ -52,37 +51,12 @@ beforeAll(async () => {
       }
     }),
   );
-});
+}, 60_000 * timeScale);
 
 afterAll(async () => {
   await server?.stop();
   rmSync(directory, { recursive: true, force: true });
 });
-
-/** Starts the standalone migrator; resolves once it runs, with a way to SIGKILL it. */
-async function startMigrator(): Promise<{ kill(): Promise<void>; output(): string }> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@kapi/source', '--import', 'tsx', migratorMain, `--kubeconfig=${server.kubeconfig}`, '--qps=500', '--burst=50', '--leader-elect=false', '--trigger=false'],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_NO_WARNINGS: '1' } },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
-  const deadline = Date.now() + 30_000;
-  while (!output.includes('running (qps')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the migrator did not start:\n${output}`);
-    await sleep(50);
-  }
-  return {
-    output: () => output,
-    kill: async () => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-      await exited;
-    },
-  };
-}
 
 describe('the standalone migrator SIGKILLed after each saved page', () => {
   it('completes the migration across an apiserver restart, resumes instead of restarting, and neither loses nor resurrects objects', async () => {
@@ -101,13 +75,13 @@ describe('the standalone migrator SIGKILLed after each saved page', () => {
     const progressAfterKill: number[] = [];
     let kills = 0;
     let succeeded = false;
-    for (let attempt = 0; attempt < 40 && !succeeded; attempt++) {
-      const migrator = await startMigrator();
+    for (let attempt = 0; attempt < 40 * timeScale && !succeeded; attempt++) {
+      const migrator = await startMigrator([`--kubeconfig=${server.kubeconfig}`, '--qps=500', '--burst=50', '--leader-elect=false', '--trigger=false']);
       // Killed as soon as it reports a saved page (so mid-migration whatever the machine's speed), or when the
       // migration has succeeded, or after 60 s at most.
-      const runDeadline = Date.now() + 60_000;
+      const runDeadline = Date.now() + 60_000 * timeScale;
       for (;;) {
-        if (/secrets-rotation: \d+\/\d+ \(/.test(migrator.output()) || Date.now() > runDeadline) break;
+        if (/secrets-rotation: \d+\/\d+ \d+% \(/.test(migrator.output()) || Date.now() > runDeadline) break;
         const current = await admin.request<StorageVersionMigration>({ method: 'GET', path: migrationPath });
         if (current.status?.conditions?.some((c) => c.type === 'Succeeded' && c.status === 'True')) break;
         await sleep(100);
@@ -158,5 +132,5 @@ describe('the standalone migrator SIGKILLed after each saved page', () => {
     } finally {
       database.close();
     }
-  }, 400_000);
+  }, 400_000 * timeScale);
 });
