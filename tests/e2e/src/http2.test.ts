@@ -136,6 +136,33 @@ describe('HTTP/2 on the secure port (ALPN h2 and http/1.1)', () => {
     expect(h2).toMatch(new RegExp(`"name": ?"${namespace}"`));
   });
 
+  it('holds a watcher that stops reading by flow control, without stalling its session, and loses nothing', async () => {
+    const session = await connectH2(server.kubeconfig);
+    try {
+      // A connection window far larger than a stream's (as Go's transport has): one stalled stream cannot block the rest.
+      session.setLocalWindowSize(16 << 20);
+      const list = await h2Request(session, `/api/v1/namespaces/${namespace}/configmaps`);
+      const resourceVersion = (JSON.parse(list.body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+      const watch = h2Watch(session, `/api/v1/namespaces/${namespace}/configmaps?watch=true&resourceVersion=${resourceVersion}`);
+      expect(await watch.status).toBe(200);
+      watch.stream.pause();
+      const names = Array.from({ length: 60 }, (_, index) => `stalled-${index}`);
+      const writer = server.client();
+      for (const name of names) {
+        await writer.request({ method: 'POST', path: `/api/v1/namespaces/${namespace}/configmaps`, body: { ...configMap(name), data: { a: 'x'.repeat(8192) } } });
+      }
+      // ~500 KB of events wait behind the stream's 64 KiB window; the session still serves other streams.
+      expect(watch.lines.length).toBeLessThan(names.length);
+      expect((await h2Request(session, `/api/v1/namespaces/${namespace}/configmaps/stalled-0`)).status).toBe(200);
+      watch.stream.resume();
+      await watch.next((line) => line.object.metadata?.name === names[names.length - 1]);
+      expect(watch.lines.map((line) => `${line.type} ${line.object.metadata?.name ?? ''}`)).toEqual(names.map((name) => `ADDED ${name}`));
+      watch.stream.close();
+    } finally {
+      session.close();
+    }
+  });
+
   // Last: it stops the server.
   it('on SIGTERM sends GOAWAY; an open watch gets its final BOOKMARK, then the stream and the session end', async () => {
     const session = await connectH2(server.kubeconfig);
