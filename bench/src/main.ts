@@ -13,6 +13,7 @@ const scenarios: Record<string, () => Promise<BenchRow[]>> = {
   storage: () => storageBench({ quick }),
   http: () => httpBench({ quick }),
   watch: async () => (await import('./watch-bench.js')).watchBench({ quick }),
+  h2: async () => (await import('./h2-bench.js')).h2Bench({ quick }),
 };
 
 for (const [name, run] of Object.entries(scenarios)) {
