@@ -125,4 +125,24 @@ describe('the secure port over HTTP/2', () => {
       process.off('warning', onWarning);
     }
   });
+
+  it('a request timeout after the headers went out resets that stream only; the session serves on', async () => {
+    const hang: Filter = (next) => async (request, response) => {
+      if (!request.headers['x-hang']) return next(request, response);
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      response.flushHeaders();
+      await new Promise(() => undefined);
+    };
+    const { url } = await startTLS({ innermostFilters: [hang], requestTimeoutMs: 300 });
+    const session = await h2Session(url);
+    const reset = await new Promise<number>((resolve) => {
+      const stream = session.request({ ':method': 'GET', ':path': widgetsPath(), 'x-hang': '1' });
+      stream.on('error', () => undefined);
+      stream.resume();
+      stream.on('close', () => resolve(stream.rstCode ?? -1));
+    });
+    expect(reset).toBe(2); // INTERNAL_ERROR, as Go's server resets an aborted handler's stream.
+    expect(session.destroyed).toBe(false);
+    expect((await h2Call(session, 'GET', widgetsPath())).headers[':status']).toBe(200);
+  });
 });
