@@ -41,6 +41,8 @@ class Clients {
       this.exited = true;
       wake();
     });
+    // A `get` client disconnects once it has sent its result: a later `close` may meet a closed channel.
+    this.child.on('error', () => undefined);
   }
 
   /** The next message of `type`; fails after `timeoutMs` or when the process exits first. */
