@@ -16,6 +16,7 @@ const scenarios: Record<string, () => Promise<BenchRow[]>> = {
   overload: async () => (await import('./overload-bench.js')).overloadBench({ quick }),
   aggregator: async () => (await import('./aggregator-bench.js')).aggregatorBench({ quick }),
   migrator: async () => (await import('./migrator-bench.js')).migratorBench({ quick }),
+  h2: async () => (await import('./h2-bench.js')).h2Bench({ quick }),
 };
 
 for (const [name, run] of Object.entries(scenarios)) {

@@ -2,7 +2,9 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'node:http2';
 import { promisify } from 'node:util';
+import { loadKubeconfig } from '@kapi/client';
 import { parseOptions } from '@kapi/kube-apiserver-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAPIExtensionsLite, type RunningAPIExtensionsServer } from './apiextensions-lite.js';
@@ -17,7 +19,10 @@ describe('apiextensions-lite', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'apiextensions-lite-'));
-    running = await startAPIExtensionsLite(parseOptions(['--secure-port=0', `--data-dir=${dataDir}`, '--storage=memory']));
+    // Upstream's recommended options for aggregated servers: 1000 streams (the aggregator multiplexes watches).
+    running = await startAPIExtensionsLite(
+      parseOptions(['--secure-port=0', `--data-dir=${dataDir}`, '--storage=memory', '--http2-max-streams-per-connection=1000']),
+    );
   });
 
   afterAll(async () => {
@@ -65,4 +70,19 @@ describe('apiextensions-lite', () => {
     writeFileSync(file, JSON.stringify(object));
     return file;
   };
+
+  it('speaks HTTP/2 and advertises --http2-max-streams-per-connection', async () => {
+    const { ca } = loadKubeconfig(running.kubeconfigPath);
+    const session = connect(running.url, ca ? { ca } : {});
+    try {
+      await new Promise<void>((resolve, reject) => {
+        session.once('remoteSettings', () => resolve());
+        session.once('error', reject);
+      });
+      expect(session.alpnProtocol).toBe('h2');
+      expect(session.remoteSettings.maxConcurrentStreams).toBe(1000);
+    } finally {
+      session.destroy();
+    }
+  });
 });

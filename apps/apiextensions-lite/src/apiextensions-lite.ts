@@ -68,6 +68,7 @@ export async function startAPIExtensionsLite(options: ServerOptions): Promise<Ru
     authorizer,
     loopbackToken,
     requestTimeoutMs: options.requestTimeoutSeconds * 1000,
+    http2MaxStreamsPerConnection: options.http2MaxStreamsPerConnection,
     loopback: () =>
       (loopback.current ??= new RestClient({
         server: server.loopbackClient.url.replace('0.0.0.0', '127.0.0.1'),

@@ -196,6 +196,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     innermostFilters,
     maxRequestsInFlight: options.maxRequestsInFlight,
     maxMutatingRequestsInFlight: options.maxMutatingRequestsInFlight,
+    http2MaxStreamsPerConnection: options.http2MaxStreamsPerConnection,
     requestTimeoutMs: options.requestTimeoutSeconds * 1000,
     corsAllowedOrigins: options.corsAllowedOrigins,
     loopbackToken,

@@ -18,6 +18,7 @@ describe('parseOptions', () => {
       maxRequestsInFlight: 400,
       maxMutatingRequestsInFlight: 200,
       requestTimeoutSeconds: 60,
+      http2MaxStreamsPerConnection: 0,
     });
   });
 
@@ -56,6 +57,7 @@ describe('parseOptions', () => {
     expect(() => parseOptions(['--storage-version=hpa'])).toThrow('--storage-version takes');
     expect(() => parseOptions(['--nope'])).toThrow();
     expect(() => parseOptions(['--identity-lease-duration-seconds=0'])).toThrow('must be greater than 0');
+    expect(() => parseOptions(['--http2-max-streams-per-connection=-1'])).toThrow('--http2-max-streams-per-connection must be a non-negative number');
   });
 
   it('parses Go durations', () => {

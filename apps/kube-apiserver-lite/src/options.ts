@@ -44,6 +44,8 @@ export interface ServerOptions {
   requestTimeoutSeconds: number;
   corsAllowedOrigins: string[];
   shutdownDelaySeconds: number;
+  /** `--http2-max-streams-per-connection`; 0: Go's default (250). */
+  http2MaxStreamsPerConnection: number;
   kubeconfigPath?: string;
   /** `--audit-policy-file`: auditing is on when it and `auditLog` are both given (as upstream). */
   auditPolicyFile?: string;
@@ -107,6 +109,7 @@ export const flagSpecs: Record<string, FlagSpec> = {
   'request-timeout': { type: 'string', default: '60s', description: 'Timeout of non-long-running requests.' },
   'cors-allowed-origins': { type: 'string', description: 'Comma-separated regular expressions of allowed CORS origins.' },
   'shutdown-delay-duration': { type: 'string', default: '0s', description: 'Time readyz reports not-ready before shutdown proceeds.' },
+  'http2-max-streams-per-connection': { type: 'string', default: '0', description: "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default." },
   'audit-policy-file': { type: 'string', description: 'Path to the audit policy (audit.k8s.io/v1 Policy, YAML or JSON).' },
   'audit-log-path': { type: 'string', description: 'Write audit events as JSON lines to this file; - means stdout.' },
   'audit-log-maxsize': { type: 'string', default: '0', description: 'Megabytes an audit log file may reach before it is rotated (0: never).' },
@@ -228,6 +231,7 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
     requestTimeoutSeconds: parseDuration(get('request-timeout')) / 1000,
     corsAllowedOrigins: get('cors-allowed-origins').split(',').map((s) => s.trim()).filter(Boolean),
     shutdownDelaySeconds: parseDuration(get('shutdown-delay-duration')) / 1000,
+    http2MaxStreamsPerConnection: number('http2-max-streams-per-connection'),
     encryptionProviderConfigAutomaticReload: truthy(get('encryption-provider-config-automatic-reload')),
     storageVersionMigrator: truthy(get('storage-version-migrator')),
     storageInitializationTimeoutMs: parseDuration(get('storage-initialization-timeout')),

@@ -23,7 +23,8 @@ const strippedPrefixes = ['impersonate-', 'x-remote-'];
 function forwardedHeaders(request: IncomingMessage, bodyLength: number | undefined): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined || hopByHop.has(name) || name === 'authorization') continue;
+    // HTTP/2 pseudo-headers (`:method`, `:path`, ...) describe the incoming stream, not the backend request.
+    if (value === undefined || name.startsWith(':') || hopByHop.has(name) || name === 'authorization') continue;
     if (strippedPrefixes.some((prefix) => name.startsWith(prefix))) continue;
     headers[name] = value;
   }

@@ -38,6 +38,7 @@ export { withServerErrorLog } from './with-server-error-log.js';
 
 export type { RequestBodyOptions } from './with-request-body.js';
 export { withRequestBody } from './with-request-body.js';
+export { closeConnectionAfter } from './connection-close.js';
 
 export type { RequestTimeoutOptions } from './with-request-timeout.js';
 export { withRequestTimeout, requestTimeoutMessage } from './with-request-timeout.js';

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { abortResponse } from './abort-response.js';
 import { writeStatus, type Filter, requestContext } from './handler.js';
 
 /** Options of {@link withPanicRecovery}. */
@@ -10,7 +11,7 @@ export interface PanicRecoveryOptions {
 /**
  * Turns anything thrown or rejected below into a Kubernetes Status response through the one
  * normaliser (unknown errors become 500 InternalError). When the response has already started, the
- * only honest signal left is to cut the connection, so the socket is destroyed.
+ * only honest signal left is to cut the connection (HTTP/2: to reset the stream).
  */
 export function withPanicRecovery(options: PanicRecoveryOptions = {}): Filter {
   return (next) => async (request, response) => {
@@ -20,8 +21,7 @@ export function withPanicRecovery(options: PanicRecoveryOptions = {}): Filter {
     } catch (error) {
       options.onError?.(error, request);
       if (response.headersSent) {
-        response.destroy();
-        request.socket?.destroy();
+        abortResponse(request, response);
         return;
       }
       writeStatus(response, error);

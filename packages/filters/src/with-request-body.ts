@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { StatusError } from '@kapi/apimachinery';
+import { closeConnectionAfter } from './connection-close.js';
 import { requestContext, writeStatus, type Filter } from './handler.js';
 import { requestTimeoutMessage } from './with-request-timeout.js';
 
@@ -35,7 +36,7 @@ export function withRequestBody(options: RequestBodyOptions = {}): Filter {
     try {
       context.body = await readWithin(request, limit, deadline, context.signal);
     } catch (error) {
-      response.setHeader('Connection', 'close');
+      closeConnectionAfter(request, response);
       writeStatus(response, error);
       return;
     }

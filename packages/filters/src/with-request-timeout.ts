@@ -1,4 +1,5 @@
 import { StatusError } from '@kapi/apimachinery';
+import { abortResponse } from './abort-response.js';
 import { abortRequest, requestContext, requestTarget, writeStatus, type Filter } from './handler.js';
 import { parseGoDuration } from './go-duration.js';
 
@@ -16,7 +17,7 @@ export const requestTimeoutMessage = 'Timeout: request did not complete within t
  * The deadline is `receivedAt + timeout`, where the timeout is `timeoutMs` or a shorter positive
  * `?timeout=` (Go duration) from the URL; a bad `?timeout=` gets 400. On expiry the context signal
  * is aborted and the client gets 504 Timeout, or, when the response had already started, the
- * connection is cut. Whatever the handler does afterwards is ignored.
+ * connection is cut (HTTP/2: the stream is reset). Whatever the handler does afterwards is ignored.
  */
 export function withRequestTimeout(options: RequestTimeoutOptions = {}): Filter {
   const maximum = options.timeoutMs ?? 60_000;
@@ -49,8 +50,7 @@ export function withRequestTimeout(options: RequestTimeoutOptions = {}): Filter 
       response.on('error', () => undefined);
       abortRequest(request);
       if (response.headersSent) {
-        response.destroy();
-        request.socket?.destroy();
+        abortResponse(request, response);
       } else {
         writeStatus(response, StatusError.timeout(requestTimeoutMessage));
       }

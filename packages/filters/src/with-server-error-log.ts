@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { StatusError } from '@kapi/apimachinery';
 import { requestContext, type Filter } from './handler.js';
 
@@ -30,7 +30,8 @@ function serverErrorLine(request: IncomingMessage, response: ServerResponse): st
   const context = requestContext(request);
   const error = context.error;
   const user = context.user?.name ?? '';
-  let message = response.statusMessage;
+  // The code's standard text (HTTP/2 responses have no status message).
+  let message = STATUS_CODES[response.statusCode] ?? '';
   let stack: string | undefined;
   if (StatusError.isInstance(error)) {
     message = error.status.message ?? message;

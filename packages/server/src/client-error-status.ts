@@ -8,10 +8,12 @@ interface ParserError extends Error {
 /**
  * A `clientError` listener answering node's own parser failures as a Kubernetes Status (JSON) instead of
  * node's bare text: 431 for headers past the limit, 408 for a request timeout, 400 for anything else
- * unparsable. Connections already reset or not writable are just destroyed.
+ * unparsable. Connections already reset, not writable or failing their TLS handshake are just destroyed.
  */
 export function answerClientError(error: ParserError, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
+  // The HTTP/2 server also reports failed TLS handshakes here: no HTTP answer fits those.
+  const tlsFailure = error.code?.startsWith('ERR_SSL_') === true || error.code?.startsWith('ERR_TLS_') === true;
+  if (error.code === 'ECONNRESET' || tlsFailure || !socket.writable) {
     socket.destroy();
     return;
   }

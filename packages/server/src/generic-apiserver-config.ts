@@ -70,6 +70,12 @@ export interface GenericAPIServerOptions {
   errorLog?: (line: string) => void;
   /** Injectable clock for object timestamps. */
   now?: () => Date;
+  /**
+   * `--http2-max-streams-per-connection`: the limit that the server gives to clients for the maximum
+   * number of streams in an HTTP/2 connection; 0 (the default) means Go's default, 250. Aggregated
+   * servers are recommended 1000 (the aggregator multiplexes many watches on one connection).
+   */
+  http2MaxStreamsPerConnection?: number;
 }
 
 /** A config with every default filled in. */
@@ -83,6 +89,7 @@ export interface CompletedOptions extends GenericAPIServerOptions {
   shutdownTimeoutMs: number;
   shutdownDelayMs: number;
   versionInfo: VersionInfo;
+  http2MaxStreamsPerConnection: number;
 }
 
 /** The completed config; `new()` builds the server. */
@@ -113,6 +120,7 @@ export class GenericAPIServerConfig {
       shutdownTimeoutMs: options.shutdownTimeoutMs ?? 60_000,
       shutdownDelayMs: options.shutdownDelayMs ?? 0,
       versionInfo: versionInfo(options.version),
+      http2MaxStreamsPerConnection: options.http2MaxStreamsPerConnection ?? 0,
     });
   }
 }

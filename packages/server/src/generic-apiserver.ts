@@ -1,11 +1,5 @@
-import {
-  createServer as createHttpServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpServer, Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Server } from 'node:net';
 import {
   StatusError,
   storageVersionHash,
@@ -14,6 +8,7 @@ import {
 } from '@kapi/apimachinery';
 import {
   buildHandlerChain,
+  closeConnectionAfter,
   requestContext,
   requestTarget,
   writeStatus,
@@ -40,13 +35,17 @@ import { resourcePrefix } from './registry/storage-keys.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import { createVersionHandler } from './version.js';
 import { answerClientError } from './client-error-status.js';
+import { createSecureAPIServer, type SecureServer } from './secure-server.js';
 
 /** Where and how to listen. */
 export interface ListenOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
-  /** Serve HTTPS with this key/cert; `clientCA` asks clients for certificates (client-cert authentication). */
+  /**
+   * Serve HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with this key/cert; `clientCA` asks clients for
+   * certificates (client-cert authentication). Without it the port serves plain HTTP/1.1.
+   */
   tls?: { key: string | Buffer; cert: string | Buffer; clientCA?: string | Buffer };
 }
 
@@ -103,6 +102,7 @@ export class GenericAPIServer {
   /** Requests being served (watches included). */
   private inFlight = 0;
   private server: Server | undefined;
+  private secureServer: SecureServer | undefined;
   private shutdownStarted = false;
   private shuttingDown = false;
   private loopback: LoopbackClientConfig | undefined;
@@ -149,7 +149,7 @@ export class GenericAPIServer {
     if (this.shuttingDown) {
       const path = requestTarget(request).path;
       if (!shutdownExemptPaths.some((exempt) => path === exempt || path.startsWith(`${exempt}/`))) {
-        response.setHeader('Connection', 'close');
+        closeConnectionAfter(request, response);
         writeStatus(
           response,
           StatusError.tooManyRequests('The apiserver is shutting down, please try again later.', 5),
@@ -390,17 +390,20 @@ export class GenericAPIServer {
       void this.handler(request, response);
     };
     const tls = options.tls;
-    const server: Server = tls
-      ? createHttpsServer(
+    const secure = tls
+      ? createSecureAPIServer(
           {
             key: tls.key,
             cert: tls.cert,
-            ...(tls.clientCA ? { ca: tls.clientCA, requestCert: true, rejectUnauthorized: false } : {}),
+            ...(tls.clientCA ? { clientCA: tls.clientCA } : {}),
+            http2MaxStreamsPerConnection: this.options.http2MaxStreamsPerConnection,
           },
           listener,
         )
-      : createHttpServer(listener);
+      : undefined;
+    const server: Server = secure?.server ?? createHttpServer(listener);
     server.on('clientError', answerClientError);
+    this.secureServer = secure;
     this.server = server;
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {
@@ -440,6 +443,8 @@ export class GenericAPIServer {
     if (this.options.shutdownDelayMs > 0)
       await new Promise((resolve) => setTimeout(resolve, this.options.shutdownDelayMs));
     this.shuttingDown = true;
+    // HTTP/2 clients learn now that they must open new connections elsewhere; open watches keep streaming.
+    this.secureServer?.goAway();
     this.hookAbort.abort();
     const deadline = Date.now() + this.options.shutdownTimeoutMs;
     await waitUntil(() => this.inFlight <= this.openWatches(), deadline);
@@ -448,7 +453,9 @@ export class GenericAPIServer {
     for (const backend of this.backends.values()) backend.environment.watches.closeAll();
     await waitUntil(() => this.inFlight === 0, deadline);
     const server = this.server;
-    if (server) {
+    if (this.secureServer) await this.secureServer.close();
+    else if (server instanceof HttpServer) {
+      // Plain HTTP/1.1 (no TLS).
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

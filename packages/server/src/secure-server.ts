@@ -1,0 +1,93 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  createSecureServer,
+  type Http2SecureServer,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type ServerHttp2Session,
+} from 'node:http2';
+import type { TLSSocket } from 'node:tls';
+
+/** Go's `http2.Server` default for `MaxConcurrentStreams`, which upstream keeps when the flag is 0. */
+export const defaultHTTP2MaxStreamsPerConnection = 250;
+/** Upstream's per-stream upload buffer (`resourceBody99Percentile`): the receive window of one stream. */
+const uploadBufferPerStream = 256 * 1024;
+/** Node's default `maxSessionMemory` (MB), the floor of the per-session budget. */
+const minimumSessionMemoryMB = 10;
+
+/** How the secure port serves. */
+export interface SecureServerOptions {
+  key: string | Buffer;
+  cert: string | Buffer;
+  /** Ask clients for certificates signed by this CA (client-cert authentication). */
+  clientCA?: string | Buffer;
+  /** SETTINGS_MAX_CONCURRENT_STREAMS of each HTTP/2 connection; 0 means Go's default (250). */
+  http2MaxStreamsPerConnection: number;
+}
+
+/** A secure port serving HTTP/2 and HTTP/1.1 (ALPN), with the shutdown steps GenericAPIServer needs. */
+export interface SecureServer {
+  readonly server: Http2SecureServer;
+  /** Sends GOAWAY on every open HTTP/2 session: open streams (watches) finish, no new ones start. */
+  goAway(): void;
+  /** Stops listening, sends GOAWAY to every session left, closes idle HTTP/1.1 connections, then cuts the rest. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the secure port: `h2` and `http/1.1` by ALPN, as Go's `net/http` does for kube-apiserver.
+ * HTTP/2 requests reach `listener` through node's compatibility request/response, which the handler
+ * chain uses as node:http's (same fields and events; connection headers are never set on them).
+ * Each session advertises `http2MaxStreamsPerConnection` concurrent streams and, as upstream, a
+ * 256 KiB receive window per stream (the session window and memory budget scale with the stream count).
+ */
+export function createSecureAPIServer(
+  options: SecureServerOptions,
+  listener: (request: IncomingMessage, response: ServerResponse) => void,
+): SecureServer {
+  const maxStreams = options.http2MaxStreamsPerConnection > 0 ? options.http2MaxStreamsPerConnection : defaultHTTP2MaxStreamsPerConnection;
+  const sessionWindow = uploadBufferPerStream * maxStreams;
+  const server = createSecureServer(
+    {
+      key: options.key,
+      cert: options.cert,
+      ...(options.clientCA ? { ca: options.clientCA, requestCert: true, rejectUnauthorized: false } : {}),
+      allowHTTP1: true,
+      settings: { maxConcurrentStreams: maxStreams, initialWindowSize: uploadBufferPerStream },
+      maxSessionMemory: Math.max(minimumSessionMemoryMB, Math.ceil(sessionWindow / (1024 * 1024))),
+    },
+    // The compatibility API mirrors node:http's request and response; the handler chain is typed on those.
+    (request: Http2ServerRequest, response: Http2ServerResponse) =>
+      listener(request as unknown as IncomingMessage, response as unknown as ServerResponse),
+  );
+  // HTTP/1.1 connections on this server get node:http's keep-alive timeout (the h2 server sets none).
+  (server as Http2SecureServer & { keepAliveTimeout?: number }).keepAliveTimeout = 5000;
+  const sessions = new Set<ServerHttp2Session>();
+  const sockets = new Set<TLSSocket>();
+  server.on('secureConnection', (socket: TLSSocket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('session', (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+    session.setLocalWindowSize(sessionWindow);
+  });
+  const goAway = (): void => {
+    for (const session of sessions) if (!session.closed) session.close();
+  };
+  return {
+    server,
+    goAway,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        goAway();
+        // Node has it for allowHTTP1 servers; its types do not list it.
+        (server as Http2SecureServer & { closeIdleConnections(): void }).closeIdleConnections();
+        setImmediate(() => {
+          for (const socket of sockets) socket.destroy();
+        });
+      }),
+  };
+}
