@@ -104,12 +104,19 @@ function proxy(
       agent: options.agents.agentFor(apiService, endpoint),
     });
     upstream.setNoDelay(true);
+    // The client going away (an HTTP/1.1 socket or an HTTP/2 stream closing early) ends the backend request.
     const abort = () => upstream.destroy();
+    const clientGone = () => {
+      if (!response.writableEnded) abort();
+    };
     context.signal.addEventListener('abort', abort, { once: true });
+    response.once('close', clientGone);
     const finish = () => {
       context.signal.removeEventListener('abort', abort);
+      response.off('close', clientGone);
       resolve();
     };
+    upstream.once('close', finish);
     upstream.on('response', (answer) => {
       if (response.headersSent) {
         upstream.destroy();
