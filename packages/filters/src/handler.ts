@@ -125,10 +125,10 @@ class Context implements RequestContext {
     const response = this.response;
     if (response) {
       if (response.closed) {
-        if (!response.writableFinished) controller.abort();
+        if (!response.writableEnded) controller.abort();
       } else {
         response.once('close', () => {
-          if (!response.writableFinished) controller.abort();
+          if (!response.writableEnded) controller.abort();
         });
       }
     }

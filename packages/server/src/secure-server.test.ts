@@ -1,7 +1,7 @@
 import { connect, type ClientHttp2Session } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Filter } from '@kapi/filters';
+import { requestContext, type Filter } from '@kapi/filters';
 import { GenericAPIServerConfig, type GenericAPIServerOptions } from './generic-apiserver-config.js';
 import type { GenericAPIServer } from './generic-apiserver.js';
 import { ServerMetrics } from './metrics/index.js';
@@ -144,5 +144,28 @@ describe('the secure port over HTTP/2', () => {
     expect(reset).toBe(2); // INTERNAL_ERROR, as Go's server resets an aborted handler's stream.
     expect(session.destroyed).toBe(false);
     expect((await h2Call(session, 'GET', widgetsPath())).headers[':status']).toBe(200);
+  });
+
+  it("aborts the request context's signal when an HTTP/2 client cancels its stream", async () => {
+    let aborted!: () => void;
+    const sawAbort = new Promise<void>((resolve) => (aborted = resolve));
+    let started!: () => void;
+    const sawStart = new Promise<void>((resolve) => (started = resolve));
+    const waitForClient: Filter = (next) => async (request, response) => {
+      if (!request.url?.startsWith('/hold')) return next(request, response);
+      const { signal } = requestContext(request, response);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{}');
+      started();
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      aborted();
+    };
+    const { url } = await startTLS({ innermostFilters: [waitForClient] });
+    const session = await h2Session(url);
+    const stream = session.request({ ':method': 'GET', ':path': '/hold' });
+    stream.on('error', () => undefined);
+    await sawStart;
+    stream.close();
+    await sawAbort;
   });
 });
