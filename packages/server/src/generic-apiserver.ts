@@ -26,6 +26,7 @@ import type { CompletedOptions } from './generic-apiserver-config.js';
 import { handleResourceRequest, type HandlerEnvironment, type ResourceRoute } from './handlers/resource-handler.js';
 import type { Endpoint } from './handlers/decode-object.js';
 import { handleVirtualRequest } from './handlers/virtual-handler.js';
+import { handleScaleRequest } from './handlers/scale-handler.js';
 import { parseResourcePath } from './handlers/resource-path.js';
 import { writeError } from './handlers/response-writer.js';
 import { configuredFilters } from './server-filters.js';
@@ -37,7 +38,7 @@ import { createOpenAPIHandler, type JSONSchema } from './openapi/index.js';
 import { GenericStore } from './registry/generic-store.js';
 import { instrumentStorage } from './registry/instrumented-storage.js';
 import { resourcePrefix } from './registry/storage-keys.js';
-import type { ResourceDefinition } from './resource-definition.js';
+import { definitionAt, type ResourceDefinition } from './resource-definition.js';
 import { createVersionHandler } from './version.js';
 import { answerClientError } from './client-error-status.js';
 
@@ -190,7 +191,10 @@ export class GenericAPIServer {
     ) {
       try {
         const environment = this.backends.get(`${route.definition.group}/${route.definition.resource}`)?.environment;
-        await handleResourceRequest(request, response, route, path, environment ?? this.environment(new WatchRegistry()));
+        const served = environment ?? this.environment(new WatchRegistry());
+        const scale = path.subresource === 'scale' ? route.definition.subresources?.scale : undefined;
+        if (scale) await handleScaleRequest(request, response, route, path, served, scale);
+        else await handleResourceRequest(request, response, route, path, served);
       } catch (error) {
         if (!response.headersSent) writeError(request, response, error);
         else response.end();
@@ -214,7 +218,9 @@ export class GenericAPIServer {
   }
 
   private servesSubresource(definition: ResourceDefinition, subresource: string): boolean {
-    return subresource === '' || (subresource === 'status' && Boolean(definition.subresources?.status));
+    if (subresource === 'status') return Boolean(definition.subresources?.status);
+    if (subresource === 'scale') return Boolean(definition.subresources?.scale);
+    return subresource === '';
   }
 
   private scopeMatches(definition: ResourceDefinition, path: { namespace: string; name: string }): boolean {
@@ -264,7 +270,7 @@ export class GenericAPIServer {
     );
     for (const version of definition.versions) {
       this.resources.set(`${definition.group}/${version}/${definition.resource}`, {
-        definition,
+        definition: definitionAt(definition, version),
         version,
         scheme: this.options.scheme,
         store,

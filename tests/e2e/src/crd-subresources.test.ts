@@ -1,0 +1,176 @@
+import { StatusError } from '@kapi/apimachinery';
+import type { RestClient } from '@kapi/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubectl, startServer, type TestServer } from './harness.js';
+
+const group = 'sub.example.com';
+const poolsPath = `/apis/${group}/v1/namespaces/default/pools`;
+
+/**
+ * A two-version CRD: v1 has status and scale subresources, a Replicas column and `.spec.tier` selectable;
+ * v2 has only status, a Tier column and `.spec.color` selectable.
+ */
+const poolsCrd = JSON.stringify({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `pools.${group}` },
+  spec: {
+    group,
+    scope: 'Namespaced',
+    names: { plural: 'pools', singular: 'pool', kind: 'Pool' },
+    versions: ['v1', 'v2'].map((name) => ({
+      name,
+      served: true,
+      storage: name === 'v1',
+      schema: {
+        openAPIV3Schema: {
+          type: 'object',
+          properties: {
+            spec: { type: 'object', properties: { replicas: { type: 'integer' }, tier: { type: 'string' }, color: { type: 'string' } } },
+            status: { type: 'object', properties: { replicas: { type: 'integer' }, selector: { type: 'string' } } },
+          },
+        },
+      },
+      subresources:
+        name === 'v1'
+          ? { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } }
+          : { status: {} },
+      additionalPrinterColumns:
+        name === 'v1'
+          ? [{ name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' }]
+          : [{ name: 'Tier', type: 'string', jsonPath: '.spec.tier' }],
+      selectableFields: [{ jsonPath: name === 'v1' ? '.spec.tier' : '.spec.color' }],
+    })),
+  },
+});
+
+const pool = (name: string, spec: Record<string, unknown>, namespace = 'default') =>
+  JSON.stringify({ apiVersion: `${group}/v1`, kind: 'Pool', metadata: { name, namespace }, spec });
+
+interface Scale {
+  kind: string;
+  apiVersion: string;
+  metadata: { name: string; namespace: string; resourceVersion: string; uid: string };
+  spec: { replicas: number };
+  status: { replicas: number; selector?: string };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<StatusError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  if (!StatusError.isInstance(error)) throw new Error(`expected a Status refusal, got ${String(error)}`);
+  return error;
+}
+
+describe('custom resource subresources, per-version columns and selectable fields, namespace deletion', () => {
+  let server: TestServer;
+  let client: RestClient;
+
+  beforeAll(async () => {
+    server = await startServer();
+    client = server.client();
+    await kubectl(server, ['apply', '-f', '-'], poolsCrd);
+    await kubectl(server, ['wait', '--for=condition=Established', `crd/pools.${group}`, '--timeout=30s']);
+    await kubectl(server, ['create', '-f', '-'], pool('web', { replicas: 2, tier: 'front', color: 'blue' }));
+    await kubectl(server, ['create', '-f', '-'], pool('db', { replicas: 1, tier: 'back', color: 'red' }));
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('lists pools/scale in discovery as autoscaling/v1 Scale at v1 only', async () => {
+    const v1 = JSON.parse(await kubectl(server, ['get', '--raw', `/apis/${group}/v1`])) as { resources: Array<Record<string, unknown>> };
+    expect(v1.resources.find((r) => r['name'] === 'pools/scale')).toMatchObject({
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
+    });
+    const v2 = JSON.parse(await kubectl(server, ['get', '--raw', `/apis/${group}/v2`])) as { resources: Array<{ name: string }> };
+    expect(v2.resources.map((r) => r.name).sort()).toEqual(['pools', 'pools/status']);
+    await expect(kubectl(server, ['get', '--raw', `/apis/${group}/v2/namespaces/default/pools/web/scale`])).rejects.toThrow('NotFound');
+  });
+
+  it('scales with kubectl scale and serves the Scale from the CR\'s paths', async () => {
+    await kubectl(server, ['scale', `pools.v1.${group}`, 'web', '--replicas=5']);
+    expect(await kubectl(server, ['get', `pools.v1.${group}`, 'web', '-o', 'jsonpath={.spec.replicas}'])).toBe('5');
+    const current = JSON.parse(await kubectl(server, ['get', `pools.v1.${group}`, 'web', '-o', 'json'])) as Record<string, unknown>;
+    await client.request({ method: 'PUT', path: `${poolsPath}/web/status`, body: { ...current, status: { replicas: 4, selector: 'app=web' } } });
+    const scale = await client.request<Scale>({ method: 'GET', path: `${poolsPath}/web/scale` });
+    expect(scale).toMatchObject({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { replicas: 5 },
+      status: { replicas: 4, selector: 'app=web' },
+    });
+  });
+
+  it('PUT and PATCH of /scale: resourceVersion precondition, validation, dryRun', async () => {
+    const scale = await client.request<Scale>({ method: 'GET', path: `${poolsPath}/db/scale` });
+    const updated = await client.request<Scale>({ method: 'PUT', path: `${poolsPath}/db/scale`, body: { ...scale, spec: { replicas: 2 } } });
+    expect(updated.spec.replicas).toBe(2);
+    expect(updated.metadata.resourceVersion).not.toBe(scale.metadata.resourceVersion);
+    const stale = await refusal(client.request({ method: 'PUT', path: `${poolsPath}/db/scale`, body: { ...scale, spec: { replicas: 9 } } }));
+    expect(stale.status).toMatchObject({ code: 409, reason: 'Conflict' });
+    const negative = await refusal(
+      client.request({ method: 'PATCH', path: `${poolsPath}/db/scale`, contentType: 'application/merge-patch+json', body: { spec: { replicas: -1 } } }),
+    );
+    expect(negative.status).toMatchObject({
+      code: 422,
+      reason: 'Invalid',
+      message: `Pool.${group} "db" is invalid: .spec.replicas: Invalid value: -1: should be a non-negative integer`,
+    });
+    const dry = await client.request<Scale>({
+      method: 'PATCH',
+      path: `${poolsPath}/db/scale`,
+      query: { dryRun: 'All' },
+      contentType: 'application/json-patch+json',
+      body: [{ op: 'replace', path: '/spec/replicas', value: 8 }],
+    });
+    expect(dry.spec.replicas).toBe(8);
+    expect(await kubectl(server, ['get', `pools.v1.${group}`, 'db', '-o', 'jsonpath={.spec.replicas}'])).toBe('2');
+    await kubectl(server, ['create', '-f', '-'], pool('empty', { tier: 'none' }));
+    const unset = await refusal(
+      client.request({ method: 'PATCH', path: `${poolsPath}/empty/scale`, contentType: 'application/merge-patch+json', body: { metadata: { labels: { a: 'b' } } } }),
+    );
+    expect(unset.status).toMatchObject({ code: 400, message: 'the spec replicas field ".spec.replicas" cannot be empty' });
+    const missing = await refusal(client.request({ method: 'GET', path: `${poolsPath}/nothing/scale` }));
+    expect(missing.status).toMatchObject({ code: 404, message: `pools.${group} "nothing" not found` });
+  });
+
+  it('shows each version\'s printer columns', async () => {
+    const v1 = await kubectl(server, ['get', `pools.v1.${group}`]);
+    expect(v1.split('\n')[0]).toMatch(/^NAME\s+REPLICAS\s+AGE$/);
+    expect(v1).toMatch(/web\s+5\s/);
+    const v2 = await kubectl(server, ['get', `pools.v2.${group}`]);
+    expect(v2.split('\n')[0]).toMatch(/^NAME\s+TIER\s+AGE$/);
+    expect(v2).toMatch(/web\s+front\s/);
+  });
+
+  it('selects by each version\'s selectable fields and refuses the others', async () => {
+    const front = await kubectl(server, ['get', `pools.v1.${group}`, '--field-selector=spec.tier=front', '-o', 'name']);
+    expect(front.trim()).toBe(`pool.${group}/web`);
+    const red = await kubectl(server, ['get', `pools.v2.${group}`, '--field-selector=spec.color=red', '-o', 'name']);
+    expect(red.trim()).toBe(`pool.${group}/db`);
+    await expect(kubectl(server, ['get', `pools.v2.${group}`, '--field-selector=spec.tier=front'])).rejects.toThrow(
+      'field label not supported: spec.tier',
+    );
+    const refused = await refusal(client.request({ method: 'GET', path: `${poolsPath}`, query: { fieldSelector: 'spec.color=red' } }));
+    expect(refused.status).toMatchObject({ code: 400, reason: 'BadRequest', message: 'field label not supported: spec.color' });
+  });
+
+  it('deletes a namespace\'s custom resources with the namespace', async () => {
+    await kubectl(server, ['create', 'namespace', 'doomed']);
+    await kubectl(server, ['create', '-f', '-'], pool('inside', { replicas: 1 }, 'doomed'));
+    await kubectl(server, ['delete', 'namespace', 'doomed', '--timeout=60s']);
+    await expect(kubectl(server, ['get', 'namespace', 'doomed'])).rejects.toThrow('NotFound');
+    // The namespace's finalizer is removed only once its custom resources are gone.
+    const left = await client.request<{ items: unknown[] }>({ method: 'GET', path: `/apis/${group}/v1/namespaces/doomed/pools` });
+    expect(left.items).toEqual([]);
+    expect(await kubectl(server, ['get', 'pools', '-A', '-o', 'name'])).not.toContain('inside');
+  });
+});
