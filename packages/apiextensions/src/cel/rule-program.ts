@@ -94,7 +94,11 @@ function compileExpression(source: string): Compiled {
     const kind = node.exprKind;
     if (kind.case === 'identExpr' && kind.value.name === 'oldSelf') usesOldSelf = true;
     if (kind.case !== 'callExpr' || unknown !== undefined || isOperator(kind.value.function)) return;
-    if (environment.funcs.find(kind.value.function) === undefined) unknown = kind.value.function;
+    // `ip.isCanonical(x)` parses as a call of isCanonical on `ip`: a namespaced function.
+    const target = kind.value.target?.exprKind;
+    const qualified = target?.case === 'identExpr' ? `${target.value.name}.${kind.value.function}` : undefined;
+    const declared = (name: string | undefined) => name !== undefined && environment.funcs.find(name) !== undefined;
+    if (!declared(kind.value.function) && !declared(qualified)) unknown = kind.value.function;
   });
   if (unknown !== undefined)
     return { error: `ERROR: <input>: undeclared reference to '${unknown}' (in container '')` };
