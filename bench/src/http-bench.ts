@@ -32,7 +32,7 @@ interface LoadResult {
 }
 
 /** Runs the load generator in a separate process; a run with errors or non-2xx answers fails the bench. */
-async function load(spec: Record<string, unknown>): Promise<LoadResult> {
+export async function load(spec: Record<string, unknown>): Promise<LoadResult> {
   const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', loadScript, JSON.stringify(spec)], { maxBuffer: 16 << 20 });
   const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as LoadResult;
   if (result.errors > 0 || result.non2xx > 0)
@@ -44,7 +44,7 @@ async function load(spec: Record<string, unknown>): Promise<LoadResult> {
  * Two seconds of the same load first (JIT warm-up, connection set-up), then the measured run, with the
  * CPU time this process (where the servers run) spent per request during it.
  */
-async function warmedLoad(spec: Record<string, unknown>): Promise<LoadResult & { cpuMicrosPerRequest: number }> {
+export async function warmedLoad(spec: Record<string, unknown>): Promise<LoadResult & { cpuMicrosPerRequest: number }> {
   await load({ ...spec, durationSeconds: 2 });
   const before = process.cpuUsage();
   const result = await load(spec);
@@ -131,7 +131,7 @@ function createRows(backend: string, ours: number, ceiling: number, raw: number)
   ];
 }
 
-async function startServer(directory: string, storageArgs: string[]) {
+export async function startServer(directory: string, storageArgs: string[]) {
   const tokens = join(directory, 'tokens.csv');
   writeFileSync(tokens, 'bench-token,bench,1,"system:masters"\n');
   const options = parseOptions([

@@ -64,6 +64,12 @@ function isOperator(name: string): boolean {
 }
 
 const compiledExpressions = new Map<string, Compiled>();
+let compilations = 0;
+
+/** How many CEL expressions this process has compiled (each distinct rule once, not once per request). */
+export function celCompilationCount(): number {
+  return compilations;
+}
 const maxCachedExpressions = 10_000;
 
 /**
@@ -81,6 +87,7 @@ function compileCached(source: string): Compiled {
 
 /** Parses and plans one expression, refusing functions the environment does not declare (as upstream's checker does). */
 function compileExpression(source: string): Compiled {
+  compilations++;
   const environment = ruleEnvironment();
   let expr: Expr;
   try {
