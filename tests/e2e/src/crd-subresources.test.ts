@@ -64,7 +64,7 @@ async function refusal(promise: Promise<unknown>): Promise<StatusError> {
   return error;
 }
 
-describe('custom resource subresources, per-version columns and selectable fields, namespace deletion', () => {
+describe('custom resources: subresources, per-version serving, discovery, namespaces and storage versions', () => {
   let server: TestServer;
   let client: RestClient;
 
@@ -195,5 +195,47 @@ describe('custom resource subresources, per-version columns and selectable field
     expect(published).toContain(`"encodingVersion":"${group}/v1"`);
     // One CRD install reads its own StorageVersion (and a few background readers may), not all of them.
     expect((await storageVersionReads()) - before).toBeLessThan(5);
+  });
+
+  it('lists custom resources in aggregated discovery: versions kube-aware sorted, per-version subresources', async () => {
+    const raw = await client.raw({ method: 'GET', path: '/apis', accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
+    expect(raw.headers['content-type']).toContain('apidiscovery.k8s.io');
+    const document = JSON.parse(raw.body.toString('utf8')) as {
+      items: Array<{ metadata: { name: string }; versions: Array<{ version: string; resources: Array<Record<string, unknown>> }> }>;
+    };
+    const entry = document.items.find((item) => item.metadata.name === group);
+    expect(entry?.versions.map((v) => v.version)).toEqual(['v2', 'v1']);
+    const pools = (version: string) => entry?.versions.find((v) => v.version === version)?.resources.find((r) => r['resource'] === 'pools');
+    expect(pools('v1')).toMatchObject({
+      responseKind: { group, version: 'v1', kind: 'Pool' },
+      scope: 'Namespaced',
+      singularResource: 'pool',
+      subresources: [
+        { subresource: 'status', responseKind: { group, version: 'v1', kind: 'Pool' }, verbs: ['get', 'patch', 'update'] },
+        { subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] },
+      ],
+    });
+    expect(pools('v2')?.['subresources']).toEqual([{ subresource: 'status', responseKind: { group, version: 'v2', kind: 'Pool' }, verbs: ['get', 'patch', 'update'] }]);
+  });
+
+  it('accepts no custom resource write before its StorageVersion is published (the write barrier)', async () => {
+    await kubectl(server, ['apply', '-f', '-'], poolsCrd.replaceAll('pools', 'rivers').replaceAll('pool', 'river').replaceAll('Pool', 'River'));
+    const path = `/apis/${group}/v1/namespaces/default/rivers`;
+    const refusals = new Map<number, number>();
+    let created: { metadata: { resourceVersion: string } } | undefined;
+    for (let attempt = 0; attempt < 600 && !created; attempt++) {
+      const answer = await client.raw({ method: 'POST', path, body: JSON.parse(pool('first', { replicas: 1 }).replaceAll('Pool', 'River')) as object });
+      if (answer.statusCode === 201) created = JSON.parse(answer.body.toString('utf8')) as typeof created;
+      else refusals.set(answer.statusCode, (refusals.get(answer.statusCode) ?? 0) + 1);
+      if (answer.statusCode === 503) expect(answer.body.toString('utf8')).toContain(`wait for storage version registration to complete for resource: rivers.${group}`);
+    }
+    expect([...refusals.keys()].every((code) => code === 404 || code === 503)).toBe(true);
+    const storageVersion = await client.request<{ metadata: { resourceVersion: string }; status: { storageVersions: Array<{ encodingVersion: string }> } }>({
+      method: 'GET',
+      path: `/apis/internal.apiserver.k8s.io/v1alpha1/storageversions/${group}.rivers`,
+    });
+    expect(storageVersion.status.storageVersions[0]?.encodingVersion).toBe(`${group}/v1`);
+    // Revisions are global: the StorageVersion was written before the first custom resource was.
+    expect(Number(storageVersion.metadata.resourceVersion)).toBeLessThan(Number(created?.metadata.resourceVersion));
   });
 });
