@@ -96,6 +96,7 @@ export class GenericAPIServer {
   private server: Server | undefined;
   private shutdownStarted = false;
   private shuttingDown = false;
+  private storagesClosed: Promise<void> | undefined;
   private loopback: LoopbackClientConfig | undefined;
 
   constructor(
@@ -330,11 +331,26 @@ export class GenericAPIServer {
     if (isCloser(backend.storage)) await backend.storage.close();
   }
 
-  /** How many watch streams this server has open. */
+  /** How many watch streams this server and its delegates have open (a delegate's are served through ours). */
   private openWatches(): number {
-    let open = 0;
+    let open = this.delegate?.openWatches() ?? 0;
     for (const backend of this.backends.values()) open += backend.environment.watches.size;
     return open;
+  }
+
+  /** Closes the storages of this server and its delegates, once (a watch cache ends its watches with a bookmark). */
+  private closeStorages(): Promise<void> {
+    this.storagesClosed ??= (async () => {
+      await Promise.all([...this.backends.values()].map(({ storage }) => (isCloser(storage) ? storage.close() : undefined)));
+      await this.delegate?.closeStorages();
+    })();
+    return this.storagesClosed;
+  }
+
+  /** Ends the watches still open here and in the delegates. */
+  private closeWatches(): void {
+    for (const backend of this.backends.values()) backend.environment.watches.closeAll();
+    this.delegate?.closeWatches();
   }
 
   /** Installs several resources (e.g. every resource of one API group). */
@@ -426,9 +442,9 @@ export class GenericAPIServer {
     this.hookAbort.abort();
     const deadline = Date.now() + this.options.shutdownTimeoutMs;
     await waitUntil(() => this.inFlight <= this.openWatches(), deadline);
-    await Promise.all([...this.backends.values()].map(({ storage }) => (isCloser(storage) ? storage.close() : undefined)));
+    await this.closeStorages();
     await waitUntil(() => this.openWatches() === 0, Math.min(deadline, Date.now() + WATCH_END_GRACE_MS));
-    for (const backend of this.backends.values()) backend.environment.watches.closeAll();
+    this.closeWatches();
     await waitUntil(() => this.inFlight === 0, deadline);
     const server = this.server;
     if (server) {
