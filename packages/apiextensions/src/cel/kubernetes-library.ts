@@ -7,6 +7,7 @@ import {
   type CelList,
   type CelValue,
 } from '@bufbuild/cel';
+import { formatLibrary } from './format-library.js';
 import { networkLibrary, networkToString } from './network-library.js';
 import { quantityLibrary } from './quantity-library.js';
 import { urlLibrary, urlToString } from './url-library.js';
@@ -120,5 +121,6 @@ export const kubernetesLibrary: CelFunc[] = [
   ...networkLibrary,
   ...quantityLibrary,
   ...urlLibrary,
+  ...formatLibrary,
   toStringConversion,
 ];

@@ -68,6 +68,21 @@ describe('Kubernetes CEL types', () => {
     expect(check('url(self.value).getScheme() == ""', 'example.com')).toEqual([evaluationError('URL parse error during conversion from string: parse "example.com": invalid URI for request', 'url(self.value).getScheme() == ""')]);
   });
 
+  it('format: named formats validate values, none when valid', () => {
+    holds('!format.dns1123Label().validate(self.value).hasValue()', 'my-name');
+    holds('format.dns1123Label().validate(self.value).hasValue()', 'My_Name');
+    holds('format.named("dns1035Label").hasValue() && !format.named("nope").hasValue()');
+    holds('!format.dns1123LabelPrefix().validate("abc-").hasValue() && format.dns1035Label().validate("1abc").hasValue()');
+    holds('!format.uuid().validate("123e4567-e89b-12d3-a456-426614174000").hasValue() && format.labelValue().validate("-x").hasValue()');
+    expect(check('!format.dns1123Label().validate(self.value).hasValue()', 'My_Name')).toEqual([
+      'spec: Invalid value: failed rule: !format.dns1123Label().validate(self.value).hasValue()',
+    ]);
+    holds(
+      `format.dns1123Label().validate(self.value).value() == ["a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"]`,
+      'My_Name',
+    );
+  });
+
   it('refuses library functions on the wrong type and unknown namespaced functions at compile time', () => {
     expect(check('self.value.family() == 4', 'x')[0]).toContain('no such overload');
     const rules = (rule: string) => ({ type: 'object' as const, 'x-kubernetes-validations': [{ rule }] });
