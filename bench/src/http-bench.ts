@@ -131,7 +131,7 @@ function createRows(backend: string, ours: number, ceiling: number, raw: number)
   ];
 }
 
-async function startServer(directory: string, storageArgs: string[]) {
+export async function startServer(directory: string, storageArgs: string[]) {
   const tokens = join(directory, 'tokens.csv');
   writeFileSync(tokens, 'bench-token,bench,1,"system:masters"\n');
   const options = parseOptions([

@@ -17,6 +17,7 @@ const scenarios: Record<string, () => Promise<BenchRow[]>> = {
   aggregator: async () => (await import('./aggregator-bench.js')).aggregatorBench({ quick }),
   migrator: async () => (await import('./migrator-bench.js')).migratorBench({ quick }),
   h2: async () => (await import('./h2-bench.js')).h2Bench({ quick }),
+  crd: async () => (await import('./crd-bench.js')).crdBench({ quick }),
 };
 
 for (const [name, run] of Object.entries(scenarios)) {

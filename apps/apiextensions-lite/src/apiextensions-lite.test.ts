@@ -65,6 +65,63 @@ describe('apiextensions-lite', () => {
     await expect(kubectl(['get', '--raw', '/api/v1/namespaces'])).rejects.toThrow('NotFound');
   });
 
+  it('validates custom resources with the Kubernetes CEL ip, cidr, quantity and url libraries', async () => {
+    const rule = (expression: string, message: string) => ({ rule: expression, message });
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'subnets.net.example.com' },
+      spec: {
+        group: 'net.example.com',
+        scope: 'Cluster',
+        names: { plural: 'subnets', kind: 'Subnet' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: {
+                    type: 'object',
+                    'x-kubernetes-validations': [
+                      rule('cidr(self.range).containsIP(self.gateway)', 'gateway must be inside range'),
+                      rule('quantity(self.bandwidth).isLessThan(quantity("10Gi"))', 'bandwidth must be below 10Gi'),
+                      rule('url(self.endpoint).getScheme() == "https"', 'endpoint must use https'),
+                    ],
+                    properties: {
+                      range: { type: 'string', maxLength: 64 },
+                      gateway: { type: 'string', maxLength: 64 },
+                      bandwidth: { type: 'string', maxLength: 32 },
+                      endpoint: { type: 'string', maxLength: 256 },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    };
+    await kubectl(['create', '--raw', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', '-f', writeTemp(crd)]);
+    await kubectl(['wait', '--for=condition=Established', 'crd/subnets.net.example.com', '--timeout=30s']);
+    const subnet = (name: string, spec: Record<string, string>) => ({ apiVersion: 'net.example.com/v1', kind: 'Subnet', metadata: { name }, spec });
+    const good = { range: '10.0.0.0/16', gateway: '10.0.0.1', bandwidth: '500Mi', endpoint: 'https://10.0.0.1:8443/api' };
+    await kubectl(['create', '--raw', '/apis/net.example.com/v1/subnets', '-f', writeTemp(subnet('good', good))]);
+    const bad = { range: '10.0.0.0/16', gateway: '10.1.0.1', bandwidth: '20Gi', endpoint: 'http://example.com' };
+    const refused = await kubectl(['create', '--raw', '/apis/net.example.com/v1/subnets', '-f', writeTemp(subnet('bad', bad))]).then(
+      () => '',
+      (error: unknown) => String(error),
+    );
+    expect(refused).toContain('The Subnet "bad" is invalid:');
+    for (const message of ['gateway must be inside range', 'bandwidth must be below 10Gi', 'endpoint must use https']) {
+      expect(refused).toContain(`spec: Invalid value: ${message}`);
+    }
+    await expect(kubectl(['get', '--raw', '/apis/net.example.com/v1/subnets/bad'])).rejects.toThrow('NotFound');
+  });
+
   const writeTemp = (object: unknown) => {
     const file = join(dataDir, `${Math.random().toString(36).slice(2)}.json`);
     writeFileSync(file, JSON.stringify(object));

@@ -20,14 +20,18 @@ const apiVersionOf = (group: string, version: string) => (group === '' ? version
  */
 function publishStorageVersion(target: CustomResourceStorageVersions, definition: ResourceDefinition): void {
   const versions = definition.versions.map((version) => apiVersionOf(definition.group, version));
+  const groupResource = { group: definition.group, resource: definition.resource };
   target.manager.addResourceInfo({
-    groupResource: { group: definition.group, resource: definition.resource },
+    groupResource,
     encodingVersion: apiVersionOf(definition.group, definition.storageVersion ?? definition.versions[0] ?? ''),
     decodableVersions: versions,
     servedVersions: versions,
   });
   const publish = async (): Promise<void> => {
-    const done = await target.manager.updateStorageVersions(target.identity, { storageVersions: target.storageVersions() }).catch(() => false);
+    // Only this resource's StorageVersion: the others are not rewritten on every CRD install.
+    const done = await target.manager
+      .updateStorageVersion(target.identity, { storageVersions: target.storageVersions() }, groupResource)
+      .catch(() => false);
     if (!done) setTimeout(() => void publish(), 1000).unref();
   };
   void publish();

@@ -278,7 +278,9 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     return Promise.resolve();
   });
   server.addPostStartHook('start-namespace-controller', () => {
-    const controller = new NamespaceController(rest(), installed.filter((d) => d.namespaced));
+    // Custom resources served through delegation are namespace content too (looked up on every finalization).
+    const custom = () => apiextensions.installedResources().map((entry) => entry.definition);
+    const controller = new NamespaceController(rest(), () => [...installed, ...custom()].filter((d) => d.namespaced));
     controller.start();
     controllers.push(() => controller.stop());
     return Promise.resolve();

@@ -80,7 +80,8 @@ export class NamespaceController {
 
   constructor(
     private readonly rest: RestClient,
-    private readonly namespacedResources: ResourceDefinition[],
+    /** The namespaced resources served now (built-ins and the custom resources of established CRDs). */
+    private readonly namespacedResources: () => readonly ResourceDefinition[],
   ) {
     this.namespaces = new ResourceClient(rest, { group: '', version: 'v1', resource: 'namespaces', namespaced: false });
   }
@@ -134,7 +135,7 @@ export class NamespaceController {
       namespace = await this.namespaces.updateStatus(undefined, { ...namespace, status: { ...(namespace.status as object), phase: 'Terminating' } });
     }
     let remaining = 0;
-    for (const definition of this.namespacedResources) {
+    for (const definition of this.namespacedResources()) {
       const client = new ResourceClient(this.rest, { group: definition.group, version: definition.versions[0] ?? 'v1', resource: definition.resource, namespaced: true });
       const items = (await client.list(name)).items;
       for (const item of items) {

@@ -21,6 +21,7 @@ import type { CompletedOptions } from './generic-apiserver-config.js';
 import { handleResourceRequest, type HandlerEnvironment, type ResourceRoute } from './handlers/resource-handler.js';
 import type { Endpoint } from './handlers/decode-object.js';
 import { handleVirtualRequest } from './handlers/virtual-handler.js';
+import { handleScaleRequest } from './handlers/scale-handler.js';
 import { parseResourcePath } from './handlers/resource-path.js';
 import { writeError } from './handlers/response-writer.js';
 import { configuredFilters } from './server-filters.js';
@@ -32,7 +33,7 @@ import { createOpenAPIHandler, type JSONSchema } from './openapi/index.js';
 import { GenericStore } from './registry/generic-store.js';
 import { instrumentStorage } from './registry/instrumented-storage.js';
 import { resourcePrefix } from './registry/storage-keys.js';
-import type { ResourceDefinition } from './resource-definition.js';
+import { definitionAt, type ResourceDefinition } from './resource-definition.js';
 import { createVersionHandler } from './version.js';
 import { answerClientError } from './client-error-status.js';
 import { createSecureAPIServer, type SecureServer } from './secure-server.js';
@@ -105,6 +106,7 @@ export class GenericAPIServer {
   private secureServer: SecureServer | undefined;
   private shutdownStarted = false;
   private shuttingDown = false;
+  private storagesClosed: Promise<void> | undefined;
   private loopback: LoopbackClientConfig | undefined;
 
   constructor(
@@ -204,7 +206,10 @@ export class GenericAPIServer {
     ) {
       try {
         const environment = this.backends.get(`${route.definition.group}/${route.definition.resource}`)?.environment;
-        await handleResourceRequest(request, response, route, path, environment ?? this.environment(new WatchRegistry()));
+        const served = environment ?? this.environment(new WatchRegistry());
+        const scale = path.subresource === 'scale' ? route.definition.subresources?.scale : undefined;
+        if (scale) await handleScaleRequest(request, response, route, path, served, scale);
+        else await handleResourceRequest(request, response, route, path, served);
       } catch (error) {
         if (!response.headersSent) writeError(request, response, error);
         else response.end();
@@ -228,7 +233,9 @@ export class GenericAPIServer {
   }
 
   private servesSubresource(definition: ResourceDefinition, subresource: string): boolean {
-    return subresource === '' || (subresource === 'status' && Boolean(definition.subresources?.status));
+    if (subresource === 'status') return Boolean(definition.subresources?.status);
+    if (subresource === 'scale') return Boolean(definition.subresources?.scale);
+    return subresource === '';
   }
 
   private scopeMatches(definition: ResourceDefinition, path: { namespace: string; name: string }): boolean {
@@ -278,7 +285,7 @@ export class GenericAPIServer {
     );
     for (const version of definition.versions) {
       this.resources.set(`${definition.group}/${version}/${definition.resource}`, {
-        definition,
+        definition: definitionAt(definition, version),
         version,
         scheme: this.options.scheme,
         store,
@@ -338,11 +345,26 @@ export class GenericAPIServer {
     if (isCloser(backend.storage)) await backend.storage.close();
   }
 
-  /** How many watch streams this server has open. */
+  /** How many watch streams this server and its delegates have open (a delegate's are served through ours). */
   private openWatches(): number {
-    let open = 0;
+    let open = this.delegate?.openWatches() ?? 0;
     for (const backend of this.backends.values()) open += backend.environment.watches.size;
     return open;
+  }
+
+  /** Closes the storages of this server and its delegates, once (a watch cache ends its watches with a bookmark). */
+  private closeStorages(): Promise<void> {
+    this.storagesClosed ??= (async () => {
+      await Promise.all([...this.backends.values()].map(({ storage }) => (isCloser(storage) ? storage.close() : undefined)));
+      await this.delegate?.closeStorages();
+    })();
+    return this.storagesClosed;
+  }
+
+  /** Ends the watches still open here and in the delegates. */
+  private closeWatches(): void {
+    for (const backend of this.backends.values()) backend.environment.watches.closeAll();
+    this.delegate?.closeWatches();
   }
 
   /** Installs several resources (e.g. every resource of one API group). */
@@ -448,9 +470,9 @@ export class GenericAPIServer {
     this.hookAbort.abort();
     const deadline = Date.now() + this.options.shutdownTimeoutMs;
     await waitUntil(() => this.inFlight <= this.openWatches(), deadline);
-    await Promise.all([...this.backends.values()].map(({ storage }) => (isCloser(storage) ? storage.close() : undefined)));
+    await this.closeStorages();
     await waitUntil(() => this.openWatches() === 0, Math.min(deadline, Date.now() + WATCH_END_GRACE_MS));
-    for (const backend of this.backends.values()) backend.environment.watches.closeAll();
+    this.closeWatches();
     await waitUntil(() => this.inFlight === 0, deadline);
     const server = this.server;
     if (this.secureServer) await this.secureServer.close();

@@ -9,8 +9,11 @@ export type {
   PrinterColumn,
   RequestScope,
   ResourceStrategy,
+  ScaleSubresource,
   ResourceDefinition,
+  VersionOverrides,
 } from './resource-definition.js';
+export { definitionAt } from './resource-definition.js';
 
 export { GenericStore } from './registry/generic-store.js';
 export type {

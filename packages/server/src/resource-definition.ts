@@ -25,6 +25,16 @@ export interface PrinterColumn {
   cell?: (object: KubeObject) => string | number | boolean | null;
 }
 
+/** Where a `/scale` subresource finds its Scale's fields in the object (simple JSON paths, `.spec.replicas`). */
+export interface ScaleSubresource {
+  /** Scale `spec.replicas`; a Scale write sets it. */
+  specReplicasPath: string;
+  /** Scale `status.replicas` (0 when absent). */
+  statusReplicasPath: string;
+  /** Scale `status.selector`, a label selector in string form ('' when absent). */
+  labelSelectorPath?: string;
+}
+
 /** What a strategy hook knows about the request. */
 export interface RequestScope {
   user?: UserInfo;
@@ -96,8 +106,11 @@ export interface ResourceDefinition {
   storageVersion?: string;
   /** Default: all eight verbs. */
   verbs?: Verb[];
-  /** A `/status` subresource: the main resource ignores status changes, `/status` ignores everything else. */
-  subresources?: { status?: boolean };
+  /**
+   * A `/status` subresource: the main resource ignores status changes, `/status` ignores everything else.
+   * A `/scale` subresource: an autoscaling/v1 Scale mapped onto the object (a CRD's `subresources.scale`).
+   */
+  subresources?: { status?: boolean; scale?: ScaleSubresource };
   /** Columns for `kubectl get`; the default is Name (+ Namespace when listing all) and Age. */
   printerColumns?: PrinterColumn[];
   strategy?: ResourceStrategy;
@@ -120,4 +133,18 @@ export interface ResourceDefinition {
    * come from `strategy.getAttributes`); others are refused with 400 `field label not supported: <f>`.
    */
   selectableFields?: string[];
+  /**
+   * What differs at one version (a CRD's per-version subresources, printer columns and selectable
+   * fields): requests at that version and its discovery entry see these instead.
+   */
+  versionOverrides?: Record<string, VersionOverrides>;
+}
+
+/** The parts of a {@link ResourceDefinition} that may differ per version. */
+export type VersionOverrides = Pick<ResourceDefinition, 'subresources' | 'printerColumns' | 'selectableFields'>;
+
+/** The definition as served at `version` (its {@link ResourceDefinition.versionOverrides} applied). */
+export function definitionAt(definition: ResourceDefinition, version: string): ResourceDefinition {
+  const overrides = definition.versionOverrides?.[version];
+  return overrides ? { ...definition, ...overrides } : definition;
 }

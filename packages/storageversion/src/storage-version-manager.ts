@@ -105,29 +105,51 @@ export class StorageVersionManager {
     let failed = false;
     const live = target.liveServerIDs ? await target.liveServerIDs() : undefined;
     for (const info of this.resourceInfos()) {
-      const infoKey = key(info.groupResource);
-      if (done.has(infoKey)) continue;
-      const decodable = [...info.decodableVersions];
-      for (const equivalent of info.equivalentResources ?? []) {
-        done.add(key(equivalent.groupResource));
-        for (const version of equivalent.versions) if (!decodable.includes(version)) decodable.push(version);
-      }
-      done.add(infoKey);
-      const entry: ServerStorageVersion = {
-        apiServerID: serverID,
-        encodingVersion: info.encodingVersion,
-        decodableVersions: decodable,
-        servedVersions: info.servedVersions,
-      };
-      if (await this.updateOne(target.storageVersions, info.groupResource, entry, live)) {
-        this.pending.delete(infoKey);
-        for (const equivalent of info.equivalentResources ?? []) this.pending.delete(key(equivalent.groupResource));
-      } else {
-        failed = true;
-      }
+      if (done.has(key(info.groupResource))) continue;
+      for (const equivalent of info.equivalentResources ?? []) done.add(key(equivalent.groupResource));
+      done.add(key(info.groupResource));
+      if (!(await this.updateInfo(serverID, info, target.storageVersions, live))) failed = true;
     }
     if (!failed) this.completedFlag = true;
     return !failed;
+  }
+
+  /**
+   * Updates one registered resource's StorageVersion only (e.g. a custom resource served after start),
+   * leaving the others' untouched. The manager is completed once nothing is pending any more. True when
+   * written (or no longer registered).
+   */
+  async updateStorageVersion(serverID: string, target: UpdateTarget, gr: GroupResource): Promise<boolean> {
+    const info = this.infos.get(key(gr));
+    // Removed meanwhile (its CRD was deleted): nothing left to publish.
+    if (!info) return true;
+    const live = target.liveServerIDs ? await target.liveServerIDs() : undefined;
+    const updated = await this.updateInfo(serverID, info, target.storageVersions, live);
+    if (updated && this.pending.size === 0) this.completedFlag = true;
+    return updated;
+  }
+
+  /** Writes this server's entry for one resource (its equivalents' versions decodable too). */
+  private async updateInfo(
+    serverID: string,
+    info: ResourceInfo,
+    client: ResourceClient<StorageVersion>,
+    live: ReadonlySet<string> | undefined,
+  ): Promise<boolean> {
+    const decodable = [...info.decodableVersions];
+    for (const equivalent of info.equivalentResources ?? []) {
+      for (const version of equivalent.versions) if (!decodable.includes(version)) decodable.push(version);
+    }
+    const entry: ServerStorageVersion = {
+      apiServerID: serverID,
+      encodingVersion: info.encodingVersion,
+      decodableVersions: decodable,
+      servedVersions: info.servedVersions,
+    };
+    if (!(await this.updateOne(client, info.groupResource, entry, live))) return false;
+    this.pending.delete(key(info.groupResource));
+    for (const equivalent of info.equivalentResources ?? []) this.pending.delete(key(equivalent.groupResource));
+    return true;
   }
 
   private async updateOne(

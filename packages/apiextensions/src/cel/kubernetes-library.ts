@@ -7,6 +7,10 @@ import {
   type CelList,
   type CelValue,
 } from '@bufbuild/cel';
+import { formatLibrary } from './format-library.js';
+import { networkLibrary, networkToString } from './network-library.js';
+import { quantityLibrary } from './quantity-library.js';
+import { urlLibrary, urlToString } from './url-library.js';
 
 const DYN = CelScalar.DYN;
 const STRING = CelScalar.STRING;
@@ -103,17 +107,20 @@ const regex: CelFunc[] = [
   }),
 ];
 
-function parsedURL(text: string): URL | undefined {
-  if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(text) && !text.startsWith('/')) return undefined;
-  try {
-    return new URL(text, text.startsWith('/') ? 'http://relative.invalid' : undefined);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Kubernetes' URL check (`isURL`); the `url()` type is not provided. */
-const urls: CelFunc[] = [celFunc('isURL', [STRING], BOOL, (text) => parsedURL(text) !== undefined)];
+/** `string()` of the library types (IP, CIDR, URL). */
+const toStringConversion = celFunc('string', [DYN], STRING, (value) => {
+  const text = networkToString(value) ?? urlToString(value);
+  if (text === undefined) throw new Error('no such overload: string');
+  return text;
+});
 
 /** The Kubernetes CEL libraries this package provides beyond the CEL standard and strings extension. */
-export const kubernetesLibrary: CelFunc[] = [...lists, ...regex, ...urls];
+export const kubernetesLibrary: CelFunc[] = [
+  ...lists,
+  ...regex,
+  ...networkLibrary,
+  ...quantityLibrary,
+  ...urlLibrary,
+  ...formatLibrary,
+  toStringConversion,
+];

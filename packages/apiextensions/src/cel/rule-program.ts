@@ -64,6 +64,12 @@ function isOperator(name: string): boolean {
 }
 
 const compiledExpressions = new Map<string, Compiled>();
+let compilations = 0;
+
+/** How many CEL expressions this process has compiled (each distinct rule once, not once per request). */
+export function celCompilationCount(): number {
+  return compilations;
+}
 const maxCachedExpressions = 10_000;
 
 /**
@@ -81,6 +87,7 @@ function compileCached(source: string): Compiled {
 
 /** Parses and plans one expression, refusing functions the environment does not declare (as upstream's checker does). */
 function compileExpression(source: string): Compiled {
+  compilations++;
   const environment = ruleEnvironment();
   let expr: Expr;
   try {
@@ -94,7 +101,11 @@ function compileExpression(source: string): Compiled {
     const kind = node.exprKind;
     if (kind.case === 'identExpr' && kind.value.name === 'oldSelf') usesOldSelf = true;
     if (kind.case !== 'callExpr' || unknown !== undefined || isOperator(kind.value.function)) return;
-    if (environment.funcs.find(kind.value.function) === undefined) unknown = kind.value.function;
+    // `ip.isCanonical(x)` parses as a call of isCanonical on `ip`: a namespaced function.
+    const target = kind.value.target?.exprKind;
+    const qualified = target?.case === 'identExpr' ? `${target.value.name}.${kind.value.function}` : undefined;
+    const declared = (name: string | undefined) => name !== undefined && environment.funcs.find(name) !== undefined;
+    if (!declared(kind.value.function) && !declared(qualified)) unknown = kind.value.function;
   });
   if (unknown !== undefined)
     return { error: `ERROR: <input>: undeclared reference to '${unknown}' (in container '')` };

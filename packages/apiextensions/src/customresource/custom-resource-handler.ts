@@ -4,6 +4,7 @@ import { compileSchema } from '../schema/compile-schema.js';
 import type { JSONSchemaProps } from '../schema/json-schema-props.js';
 import type { CustomResourceDefinition } from '../crd/types.js';
 import type { CustomResourceScheme } from './custom-resource-scheme.js';
+import { webhookConverter } from '../conversion/webhook-converter.js';
 import { customResourceServing } from './definition-for-crd.js';
 
 /** What the embedding server does when a custom resource is installed or its CRD is deleted. */
@@ -60,11 +61,19 @@ export class CustomResourceHandler {
     await this.remove(name);
     const serving = customResourceServing(crd, this.strategyFor(name));
     const { group } = crd.spec;
+    // Conversion None: only apiVersion changes, which the scheme rewrites; Webhook: the CRD's webhook converts.
+    const webhook = crd.spec.conversion?.strategy === 'Webhook' ? webhookConverter(crd) : undefined;
     for (const kind of serving.kinds) {
       this.scheme.base.addKind(kind);
       if (kind.version !== serving.storageVersion) {
-        // Conversion None: only apiVersion changes, which the scheme rewrites.
-        this.scheme.base.addConversion({ group, kind: kind.kind, version: kind.version, toHub: (o) => o, fromHub: (o) => o });
+        const [hub, own] = [`${group}/${serving.storageVersion}`, `${group}/${kind.version}`];
+        this.scheme.base.addConversion({
+          group,
+          kind: kind.kind,
+          version: kind.version,
+          toHub: webhook ? (object) => webhook(object, hub) : (object) => object,
+          fromHub: webhook ? (object) => webhook(object, own) : (object) => object,
+        });
       }
       const schema = crd.spec.versions.find((v) => v.name === kind.version)?.schema?.openAPIV3Schema;
       if (schema) this.scheme.setSchema(kind, compileSchema(schema as JSONSchemaProps));

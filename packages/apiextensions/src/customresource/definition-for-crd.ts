@@ -1,7 +1,14 @@
 import { objectMetaSchema, type KindDefinition, type KubeObject, type TSchema } from '@kapi/apimachinery';
-import type { PrinterColumn, ResourceDefinition, ResourceStrategy } from '@kapi/server';
+import type { PrinterColumn, ResourceDefinition, ResourceStrategy, VersionOverrides } from '@kapi/server';
 import type { AttributesFunc } from '@kapi/storage';
-import { storageVersionOf, type CustomResourceDefinition } from '../crd/types.js';
+import {
+  storageVersionOf,
+  type CustomResourceColumnDefinition,
+  type CustomResourceDefinition,
+  type CustomResourceDefinitionVersion,
+} from '../crd/types.js';
+import { scaleValidation } from './scale-validation.js';
+import { valueAtPath } from './value-at-path.js';
 import { sortVersionsKubeAware } from './version-order.js';
 
 /** What serving one CRD takes: its kind at every version and the resource definition. */
@@ -9,17 +16,6 @@ export interface CustomResourceServing {
   kinds: KindDefinition[];
   definition: ResourceDefinition;
   storageVersion: string;
-}
-
-/** The value at a simple JSONPath (`.spec.a.b`, `.spec.list[0]`). */
-export function valueAtPath(object: unknown, jsonPath: string): unknown {
-  let current: unknown = object;
-  for (const part of jsonPath.match(/\.[^.[]+|\[\d+\]|\['[^']+'\]/g) ?? []) {
-    if (current === null || typeof current !== 'object') return undefined;
-    const key = part.startsWith('.') ? part.slice(1) : part.startsWith("['") ? part.slice(2, -2) : Number(part.slice(1, -1));
-    current = (current as Record<string | number, unknown>)[key];
-  }
-  return current;
 }
 
 /** The CR's full object schema: the CRD's schema with apiVersion, kind and ObjectMeta metadata. */
@@ -34,14 +30,24 @@ function objectSchema(crd: CustomResourceDefinition, schema: Record<string, unkn
   return base as unknown as TSchema;
 }
 
-function printerColumns(crd: CustomResourceDefinition, version: string): PrinterColumn[] | undefined {
-  const columns = crd.spec.versions.find((v) => v.name === version)?.additionalPrinterColumns;
+function printerColumns(columns: CustomResourceColumnDefinition[] | undefined): PrinterColumn[] | undefined {
   if (!columns) return undefined;
   const hasAge = columns.some((column) => column.jsonPath === '.metadata.creationTimestamp');
   return [
     ...columns.map((column) => ({ ...column, type: column.type as PrinterColumn['type'] })),
     ...(hasAge ? [] : [{ name: 'Age', type: 'date' as const, jsonPath: '.metadata.creationTimestamp' }]),
   ];
+}
+
+/** What one version serves: its subresources, printer columns and selectable fields. */
+function overridesOf(version: CustomResourceDefinitionVersion): VersionOverrides {
+  const columns = printerColumns(version.additionalPrinterColumns);
+  const scale = version.subresources?.scale;
+  return {
+    subresources: { status: Boolean(version.subresources?.status), ...(scale ? { scale } : {}) },
+    ...(columns ? { printerColumns: columns } : {}),
+    selectableFields: (version.selectableFields ?? []).map((field) => field.jsonPath.slice(1)),
+  };
 }
 
 /** Field-selector attributes: labels, metadata.name/namespace and every selectable field's value as text. */
@@ -74,8 +80,10 @@ export function customResourceServing(crd: CustomResourceDefinition, strategy: R
   }));
   const served = sortVersionsKubeAware(crd.spec.versions.filter((v) => v.served).map((v) => v.name));
   const preferred = served[0] ?? storageVersion;
-  const selectable = (crd.spec.versions.find((v) => v.name === preferred)?.selectableFields ?? []).map((f) => f.jsonPath);
-  const columns = printerColumns(crd, preferred);
+  const versionOverrides: Record<string, VersionOverrides> = {};
+  for (const version of crd.spec.versions.filter((v) => v.served)) versionOverrides[version.name] = overridesOf(version);
+  const scale = crd.spec.versions.find((v) => v.name === storageVersion)?.subresources?.scale;
+  const selectable = [...new Set(crd.spec.versions.flatMap((v) => (v.selectableFields ?? []).map((f) => f.jsonPath)))];
   const definition: ResourceDefinition = {
     group: crd.spec.group,
     resource: names.plural,
@@ -87,11 +95,10 @@ export function customResourceServing(crd: CustomResourceDefinition, strategy: R
     ...(names.categories ? { categories: names.categories } : {}),
     versions: served,
     storageVersion,
-    subresources: { status: Boolean(crd.spec.versions.find((v) => v.name === preferred)?.subresources?.status) },
-    ...(columns ? { printerColumns: columns } : {}),
+    ...versionOverrides[preferred],
+    versionOverrides,
     storagePrefix: `/${crd.spec.group}/${names.plural}`,
-    selectableFields: selectable.map((path) => path.slice(1)),
-    strategy: { ...strategy, getAttributes: attributesFor(selectable) },
+    strategy: { ...strategy, ...(scale ? scaleValidation(scale) : {}), getAttributes: attributesFor(selectable) },
   };
   return { kinds, definition, storageVersion };
 }

@@ -1,4 +1,4 @@
-import type { ResourceDefinition, Verb } from '../resource-definition.js';
+import { definitionAt, type ResourceDefinition, type Verb } from '../resource-definition.js';
 
 /** A resource the server serves, as discovery and OpenAPI see it. */
 export interface InstalledResource {
@@ -36,6 +36,9 @@ export interface APIResource {
   name: string;
   singularName: string;
   namespaced: boolean;
+  /** The group and version of `kind` when they differ from the list's (a `/scale` subresource). */
+  group?: string;
+  version?: string;
   kind: string;
   verbs: string[];
   shortNames?: string[];
@@ -133,6 +136,7 @@ export function servedVerbs(definition: ResourceDefinition): string[] {
 function resourcesAt(resources: readonly InstalledResource[], group: string, version: string): InstalledResource[] {
   return resources
     .filter(({ definition }) => definition.group === group && definition.versions.includes(version))
+    .map((installed) => ({ ...installed, definition: definitionAt(installed.definition, version) }))
     .sort((a, b) => compare(a.definition.resource, b.definition.resource));
 }
 
@@ -167,6 +171,17 @@ export function apiResourceListDocument(
         singularName: '',
         namespaced: definition.namespaced,
         kind: definition.kind,
+        verbs: [...statusVerbs],
+      });
+    }
+    if (definition.subresources?.scale) {
+      list.push({
+        name: `${definition.resource}/scale`,
+        singularName: '',
+        namespaced: definition.namespaced,
+        group: 'autoscaling',
+        version: 'v1',
+        kind: 'Scale',
         verbs: [...statusVerbs],
       });
     }
@@ -209,6 +224,10 @@ export function aggregatedDiscoveryDocument(
           if (definition.categories?.length) entry.categories = [...definition.categories];
           if (definition.subresources?.status) {
             entry.subresources = [{ subresource: 'status', responseKind: { ...responseKind }, verbs: [...statusVerbs] }];
+          }
+          if (definition.subresources?.scale) {
+            const scale = { subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: [...statusVerbs] };
+            entry.subresources = [...(entry.subresources ?? []), scale];
           }
           return entry;
         }),
