@@ -15,11 +15,20 @@ const scenarios: Record<string, () => Promise<BenchRow[]>> = {
   watch: async () => (await import('./watch-bench.js')).watchBench({ quick }),
 };
 
+/** Scenarios that threw or reported a FAILED row: any makes the run exit non-zero. */
+const failed: string[] = [];
 for (const [name, run] of Object.entries(scenarios)) {
   if (wanted.length && !wanted.includes(name)) continue;
   console.log(`[bench] ${name}`);
-  const rows = await run();
-  printTable(name, rows);
-  console.log(`[bench] wrote ${writeResults(name, rows)}`);
+  try {
+    const rows = await run();
+    printTable(name, rows);
+    console.log(`[bench] wrote ${writeResults(name, rows)}`);
+    for (const entry of rows) if (entry.subject === 'FAILED') failed.push(`${name}: ${entry.scenario}`);
+  } catch (error) {
+    console.error(`[bench] ${name} failed:`, error);
+    failed.push(name);
+  }
 }
-process.exit(0);
+if (failed.length) console.error(`[bench] FAILED: ${failed.join('; ')}`);
+process.exit(failed.length ? 1 : 0);
