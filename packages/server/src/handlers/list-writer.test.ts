@@ -9,7 +9,7 @@ function cachedList(count: number): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMapList',
-    metadata: { resourceVersion: '42', continue: 'token', remainingItemCount: 3 },
+    metadata: { resourceVersion: '42', continue: 'token', remainingItemCount: 3 } as KubeObject['metadata'],
     items: Array.from({ length: count }, (_, i) => ({
       apiVersion: 'v1',
       kind: 'ConfigMap',
