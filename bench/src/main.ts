@@ -3,7 +3,7 @@ import { httpBench } from './http-bench.js';
 import { storageBench } from './storage-bench.js';
 
 /**
- * `pnpm bench [--quick] [scenario...]`: runs the scenarios (storage, http, watch), each beside its control,
+ * `pnpm bench [--quick] [scenario...]`: runs the scenarios (storage, http, watch, scale), each beside its control,
  * prints tables and writes bench/results/<scenario>.json.
  */
 const args = process.argv.slice(2);
@@ -13,6 +13,7 @@ const scenarios: Record<string, () => Promise<BenchRow[]>> = {
   storage: () => storageBench({ quick }),
   http: () => httpBench({ quick }),
   watch: async () => (await import('./watch-bench.js')).watchBench({ quick }),
+  scale: async () => (await import('./scale-bench.js')).scaleBench({ quick }),
 };
 
 /** Scenarios that threw or reported a FAILED row: any makes the run exit non-zero. */
