@@ -226,12 +226,15 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
     await measureRate(10_000, 64, (i) => server.client.request({ method: 'POST', path: listPath, body: httpObject(`o${i}`) }));
     const listBytes = (await server.client.raw({ method: 'GET', path: listPath })).body;
     const listControl = await bareServer(listBytes, tls);
-    const listSpec = { ...spec, connections: 4 };
+    // A 20+ MB LIST takes seconds on a loaded VM: long enough runs that several complete on each side.
+    const listSpec = { ...spec, connections: 4, durationSeconds: Math.max(duration, 15) };
     const listMemory = new MemoryPeak();
     const { control: bareList, subject: list } = await alternately(
       () => warmedLoad({ ...listSpec, url: `${listControl.url}${listPath}` }),
       () => listMemory.during(() => warmedLoad({ ...listSpec, url: `${server.running.url}${listPath}?resourceVersion=0`, headers: server.headers })),
     );
+    if (!(list.requestsPerSecond > 0 && bareList.requestsPerSecond > 0))
+      throw new Error(`LIST: no list completed within ${listSpec.durationSeconds} s (subject ${list.requestsPerSecond}/s, control ${bareList.requestsPerSecond}/s)`);
     const megabytes = (listBytes.length / 1e6).toFixed(1);
     rows.push(row(`LIST 10k x 2 KB (${megabytes} MB, RV=0, from the watch cache), 4 connections`, 'kube-apiserver-lite', list.requestsPerSecond, 'bare node:https, same bytes', bareList.requestsPerSecond, 'lists/s', '>= 70%'));
     rows.push({
