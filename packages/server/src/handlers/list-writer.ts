@@ -5,6 +5,8 @@ import { sharedSerialization } from './shared-serialization.js';
 
 /** Bytes gathered into one socket write. */
 const chunkBytes = 64 * 1024;
+/** Bytes a response may hold unsent before the writer waits for it to drain. */
+const bufferedBytes = 1024 * 1024;
 const comma = Buffer.from(',');
 const close = Buffer.from(']}');
 
@@ -31,7 +33,8 @@ function drained(response: ServerResponse): Promise<void> {
 /**
  * Writes a `<Kind>List` as compact JSON without building it as one string: the envelope
  * (`apiVersion`, `kind`, `metadata`) is encoded on its own and the items' cached bytes are spliced in
- * after it, sent in chunks of about 64 KB as the connection drains. Items served from the watch cache
+ * after it, sent in chunks of about 64 KB, waiting for a drain only once 1 MB is unsent (a wait per
+ * chunk halved the throughput). Items served from the watch cache
  * are encoded once per object version for every LIST, GET and watch that sends them. The body has a
  * `Content-Length` and is JSON-equal to `JSON.stringify(list)` (`items` comes last). Pretty output
  * goes through {@link writeObject}.
@@ -65,7 +68,7 @@ export async function writeList(
     const data = batch.length === 1 ? (batch[0] as Buffer) : Buffer.concat(batch, size);
     batch = [];
     size = 0;
-    if (!response.write(data) && !response.destroyed) await drained(response);
+    if (!response.write(data) && response.writableLength >= bufferedBytes && !response.destroyed) await drained(response);
   };
   for (let index = 0; index < parts.length; index++) {
     if (response.destroyed) return;
