@@ -98,7 +98,8 @@ class WatcherProcess {
 
 /**
  * Counts `JSON.stringify` calls on watch-event-shaped values (`{ type, object }`) while installed: those
- * whose object is one of the written ConfigMaps (`metadata.name` starting with `event-`) and the others.
+ * whose object is one of the written ConfigMaps (`metadata.name` starting with `event-`) and the others;
+ * an encode of such a ConfigMap alone (spliced into the event line) counts as one of the first.
  */
 class EncodeCounter {
   count = 0;
@@ -113,6 +114,10 @@ class EncodeCounter {
         const name = object?.metadata?.name;
         if (typeof name === 'string' && name.startsWith('event-')) this.count++;
         else this.other++;
+      } else if (value !== null && typeof value === 'object') {
+        // The object alone, encoded once and spliced into the event line.
+        const name = (value as { metadata?: { name?: unknown } }).metadata?.name;
+        if (typeof name === 'string' && name.startsWith('event-')) this.count++;
       }
       return (original as (...args: unknown[]) => string).call(JSON, value, ...rest);
     }) as typeof JSON.stringify;
