@@ -32,6 +32,24 @@ export async function measureRate(total: number, concurrency: number, operation:
   return total / seconds;
 }
 
+/**
+ * Control and subject measured twice each, alternately (control, subject, control, subject), keeping each
+ * one's best (`better` picks it: the higher rate by default): on a shared VM throughput drifts within
+ * minutes, and alternating keeps a drift from favouring either side.
+ */
+export async function alternate<T>(
+  control: () => Promise<T>,
+  subject: () => Promise<T>,
+  better: (a: T, b: T) => boolean = (a, b) => (a as number) > (b as number),
+): Promise<{ control: T; subject: T }> {
+  const best = (a: T, b: T) => (better(b, a) ? b : a);
+  const control1 = await control();
+  const subject1 = await subject();
+  const control2 = await control();
+  const subject2 = await subject();
+  return { control: best(control1, control2), subject: best(subject1, subject2) };
+}
+
 /** Times one async call in milliseconds. */
 export async function measureMs(operation: () => Promise<unknown>): Promise<number> {
   const started = process.hrtime.bigint();

@@ -18,13 +18,23 @@ const scenarios: Record<string, () => Promise<BenchRow[]>> = {
   migrator: async () => (await import('./migrator-bench.js')).migratorBench({ quick }),
   h2: async () => (await import('./h2-bench.js')).h2Bench({ quick }),
   crd: async () => (await import('./crd-bench.js')).crdBench({ quick }),
+  scale: async () => (await import('./scale-bench.js')).scaleBench({ quick }),
 };
 
+/** Scenarios that threw or reported a FAILED row: any makes the run exit non-zero. */
+const failed: string[] = [];
 for (const [name, run] of Object.entries(scenarios)) {
   if (wanted.length && !wanted.includes(name)) continue;
   console.log(`[bench] ${name}`);
-  const rows = await run();
-  printTable(name, rows);
-  console.log(`[bench] wrote ${writeResults(name, rows)}`);
+  try {
+    const rows = await run();
+    printTable(name, rows);
+    console.log(`[bench] wrote ${writeResults(name, rows)}`);
+    for (const entry of rows) if (entry.subject === 'FAILED') failed.push(`${name}: ${entry.scenario}`);
+  } catch (error) {
+    console.error(`[bench] ${name} failed:`, error);
+    failed.push(name);
+  }
 }
-process.exit(0);
+if (failed.length) console.error(`[bench] FAILED: ${failed.join('; ')}`);
+process.exit(failed.length ? 1 : 0);

@@ -63,10 +63,14 @@ class WatcherProcess {
     if (!this.exited && this.child.connected) this.child.send(message);
   }
 
-  async ready(timeoutMs: number): Promise<{ open: number; failed: number }> {
+  /** Waits for the watchers to open; fails unless all `wanted` of them did. */
+  async ready(timeoutMs: number, wanted: number): Promise<{ open: number; failed: number }> {
     const message = await this.next('ready', timeoutMs);
     if (!message) throw new Error(`watchers did not open within ${timeoutMs} ms`);
-    return { open: Number(message.open), failed: Number(message.failed) };
+    const open = Number(message.open);
+    const failed = Number(message.failed);
+    if (open < wanted) throw new Error(`${open} of ${wanted} watchers opened (${failed} failed)`);
+    return { open, failed };
   }
 
   /** Waits until `lines` event lines have arrived in total (or `timeoutMs`); returns the counters. */
@@ -94,7 +98,8 @@ class WatcherProcess {
 
 /**
  * Counts `JSON.stringify` calls on watch-event-shaped values (`{ type, object }`) while installed: those
- * whose object is one of the written ConfigMaps (`metadata.name` starting with `event-`) and the others.
+ * whose object is one of the written ConfigMaps (`metadata.name` starting with `event-`) and the others;
+ * an encode of such a ConfigMap alone (spliced into the event line) counts as one of the first.
  */
 class EncodeCounter {
   count = 0;
@@ -109,6 +114,10 @@ class EncodeCounter {
         const name = object?.metadata?.name;
         if (typeof name === 'string' && name.startsWith('event-')) this.count++;
         else this.other++;
+      } else if (value !== null && typeof value === 'object') {
+        // The object alone, encoded once and spliced into the event line.
+        const name = (value as { metadata?: { name?: unknown } }).metadata?.name;
+        if (typeof name === 'string' && name.startsWith('event-')) this.count++;
       }
       return (original as (...args: unknown[]) => string).call(JSON, value, ...rest);
     }) as typeof JSON.stringify;
@@ -185,7 +194,8 @@ interface RunResult {
 }
 
 /**
- * A run's rate and counters from its watchers' stats (`started`: when its first event was sent, epoch ms;
+ * A run's rate and counters from its watchers' stats; a run that timed out before every delivery arrived
+ * fails (a partial run's rate would measure the timeout, not the server) (`started`: when its first event was sent, epoch ms;
  * `cpu`: this process's CPU usage then).
  */
 function runResult(
@@ -195,6 +205,7 @@ function runResult(
   expected: number,
   notes: (seconds: number) => string,
 ): RunResult {
+  if (!stats.complete) throw new Error(`timed out after ${stats.lines} of ${expected} deliveries (${stats.ended} streams ended early)`);
   const seconds = Math.max(stats.lastAt - started, 1) / 1000;
   const used = process.cpuUsage(cpu);
   return {
@@ -219,7 +230,7 @@ async function subjectRun(
   const headers = { authorization: `Bearer ${server.token}` };
   const clients = new WatcherProcess({ url: `${server.running.url}${path}?watch=true&resourceVersion=${list.metadata.resourceVersion}`, ca: server.ca, headers, watchers: options.watchers });
   try {
-    const opened = await clients.ready(options.timeoutMs);
+    const opened = await clients.ready(options.timeoutMs, options.watchers);
     console.log(`[bench] fan-out: ${opened.open} watchers open on kube-apiserver-lite (${opened.failed} failed)`);
     const started = Date.now();
     const cpu = process.cpuUsage();
@@ -251,7 +262,7 @@ async function controlRun(
   const raw = await rawWatchServer(tls);
   const clients = new WatcherProcess({ url: raw.url, ca, headers: {}, watchers: options.watchers });
   try {
-    const opened = await clients.ready(options.timeoutMs);
+    const opened = await clients.ready(options.timeoutMs, options.watchers);
     const started = Date.now();
     const cpu = process.cpuUsage();
     const done = clients.expect(opened.open * options.events, options.timeoutMs);

@@ -19,6 +19,7 @@ import {
 } from './query-options.js';
 import { decodeObjectBody, objectMediaType, readBody, type ProtobufBodyDecoder } from './request-body.js';
 import type { ResourcePath } from './resource-path.js';
+import { writeList } from './list-writer.js';
 import { addWarning, writeObject } from './response-writer.js';
 import { buildTable, negotiateResponseForm, parseIncludeObject, partialObjectMetadata } from './table.js';
 import { serveWatch, type WatchRegistry } from './watch-handler.js';
@@ -120,8 +121,10 @@ function respond(
   isList: boolean,
   now?: () => Date,
   shared = false,
-): void {
+): void | Promise<void> {
   const form = negotiateResponseForm(request);
+  // A list's items are spliced in from their (cached) encodings rather than encoded as one string.
+  if (form.as === 'object' && isList && !form.yaml) return writeList(request, response, code, body);
   if (form.as === 'object') return writeObject(request, response, code, body, form.yaml ? 'yaml' : 'json', shared);
   const items = isList ? ((body['items'] as KubeObject[]) ?? []) : [body];
   if (form.as === 'Table') {

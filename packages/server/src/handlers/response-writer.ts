@@ -14,14 +14,15 @@ export function addWarning(request: IncomingMessage, text: string): void {
   if (!warnings.includes(text)) warnings.push(text);
 }
 
-function applyWarnings(request: IncomingMessage, response: ServerResponse): void {
+/** Sets the `Warning` header from the request's warnings (before the head is written). */
+export function applyWarnings(request: IncomingMessage, response: ServerResponse): void {
   const warnings = requestContext(request).warnings;
   if (warnings.length > 0 && !response.headersSent)
     response.setHeader('Warning', [...new Set(warnings)].map(warningHeader));
 }
 
 /** Upstream pretty-prints for `?pretty=true|1` and for curl/wget user agents. */
-function wantsPretty(request: IncomingMessage): boolean {
+export function wantsPretty(request: IncomingMessage): boolean {
   const query = requestTarget(request).query.get('pretty');
   if (query !== null) return query === 'true' || query === '1';
   const agent = request.headers['user-agent'] ?? '';

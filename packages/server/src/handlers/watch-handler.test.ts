@@ -192,9 +192,11 @@ describe('watch', () => {
           object: { apiVersion: 'example.com/v1beta1', metadata: { name: 's' } },
         });
       }
+      // The event line or the object alone (spliced into the line) is encoded, once.
+      type Named = { metadata?: { name?: string } };
       const serializations = stringify.mock.calls.filter(([value]) => {
-        const object = (value as { object?: { metadata?: { name?: string } } } | undefined)?.object;
-        return object?.metadata?.name === 's';
+        const candidate = value as (Named & { object?: Named }) | undefined;
+        return (candidate?.object ?? candidate)?.metadata?.name === 's';
       });
       expect(serializations).toHaveLength(1);
     } finally {

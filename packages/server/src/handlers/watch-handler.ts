@@ -10,6 +10,7 @@ import { requestContext } from '@kapi/filters';
 import type { StorageWatchEvent, Watch, WatchReceiver } from '@kapi/storage';
 import type { HandlerEnvironment, ResourceRoute } from './resource-handler.js';
 import type { ReadQuery } from './query-options.js';
+import { objectJson } from './list-writer.js';
 import { sharedSerialization } from './shared-serialization.js';
 import { buildTable, type IncludeObject } from './table.js';
 import { WatchLineWriter } from './watch-line-writer.js';
@@ -79,11 +80,29 @@ function wireEvent(
   if (event === lastEvent && apiVersion === lastApiVersion) return lastLine;
   const line =
     event.serializedFor?.(apiVersion) ??
+    objectEventLine(event, route, apiVersion) ??
     sharedSerialization(event.object, `${event.type}|${apiVersion}`, () => serialize(event, route, apiVersion));
   lastEvent = event;
   lastApiVersion = apiVersion;
   lastLine = line;
   return line;
+}
+
+const lineEnd = Buffer.from('}\n');
+
+/**
+ * The line of an ADDED/MODIFIED/DELETED event: `{"type":...,"object":` and the object's JSON, which is
+ * made once per object version and shared with the GETs and LISTs that send it (see {@link objectJson}).
+ */
+function objectEventLine(event: PreSerializedWatchEvent, route: ResourceRoute, apiVersion: string): Buffer | undefined {
+  if (event.type === 'BOOKMARK' || event.type === 'ERROR' || !isKubeObject(event.object)) return undefined;
+  const hub = event.object;
+  const versioned = route.store.toVersion(hub, route.version);
+  const json =
+    versioned === hub
+      ? objectJson(versioned)
+      : sharedSerialization(hub, `json|${apiVersion}`, () => JSON.stringify(versioned));
+  return Buffer.concat([Buffer.from(`{"type":"${event.type}","object":`), json, lineEnd]);
 }
 
 function serialize(

@@ -1,0 +1,130 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { KubeObject } from '@kapi/apimachinery';
+import { Store, type Watch } from '@kapi/storage';
+import { SqliteBackend } from '@kapi/storage-sqlite';
+import { Cacher } from '@kapi/watch-cache';
+import { measureMs, measureRate, row, sampleObject, type BenchRow } from './harness.js';
+
+const prefix = '/registry/configmaps';
+const namespaces = 100;
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+/** heapUsed + external (Buffers) after full collections. */
+async function usedMemory(): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.external;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+const objectKey = (i: number) => `${prefix}/ns-${i % namespaces}/o${String(i).padStart(6, '0')}`;
+
+/** Every page of a `limit` 500 LIST of the whole resource; returns the item count. */
+async function pagedList(read: Store | Cacher, resourceVersion: string): Promise<number> {
+  let token: string | undefined;
+  let count = 0;
+  let first = true;
+  do {
+    const page = await read.getList(`${prefix}/`, {
+      recursive: true,
+      ...(first ? { resourceVersion, ...(resourceVersion !== '' ? { resourceVersionMatch: 'NotOlderThan' as const } : {}) } : {}),
+      predicate: { limit: 500, ...(token ? { continue: token } : {}) },
+    });
+    count += page.items.length;
+    token = page.continue;
+    first = false;
+  } while (token);
+  return count;
+}
+
+/**
+ * The scale point (issue 17), at the storage Interface (Cacher over Store over SQLite): `count` x 2 KB
+ * ConfigMaps across 100 namespaces; cold start of the cache beside a full read of the storage; memory of
+ * the full cache beside the objects' serialized size; a paged LIST (limit 500) whose first page comes
+ * from the cache beside one read wholly from the storage; a namespace LIST's p99 with 1,000 watchers
+ * open; and the memory of 10,000 idle cache watches.
+ */
+export async function scaleBench(options: { quick: boolean }): Promise<BenchRow[]> {
+  const count = options.quick ? 10_000 : 100_000;
+  const size = options.quick ? `${count / 1000}k (--quick; full run 100k)` : '100k';
+  const rows: BenchRow[] = [];
+  const directory = mkdtempSync(join(tmpdir(), 'kapi-scale-bench-'));
+  const path = join(directory, 'scale.db');
+  try {
+    console.log(`[bench] scale: filling ${count} objects`);
+    const filler = await SqliteBackend.open({ path });
+    const fillStore = new Store({ kv: filler });
+    let serializedBytes = 0;
+    const fillRate = await measureRate(count, 64, async (i) => {
+      const object = { ...sampleObject(`o${String(i).padStart(6, '0')}`), metadata: { name: `o${String(i).padStart(6, '0')}`, namespace: `ns-${i % namespaces}` } };
+      const created = await fillStore.create(objectKey(i), object as KubeObject);
+      serializedBytes += Buffer.byteLength(JSON.stringify(created));
+    });
+    await filler.close();
+
+    const kv = await SqliteBackend.open({ path });
+    const store = new Store({ kv });
+    const storeReadMs = await measureMs(() => store.getList(`${prefix}/`, { recursive: true }));
+    const before = await usedMemory();
+    const cacher = new Cacher({ storage: new Store({ kv }), resourcePrefix: prefix });
+    const watches: Watch[] = [];
+    try {
+      const coldMs = await measureMs(() => cacher.start());
+      rows.push({
+        ...row(`cold start of the watch cache, ${size} x 2 KB (SQLite)`, 'Cacher.start (LIST + history)', coldMs, 'one Store.getList of everything', storeReadMs, 'ms (lower is better)', '<= 10 s'),
+        notes: `filled at ${fillRate.toFixed(0)} creates/s (Store, 64 in flight)`,
+      });
+      const cached = (await usedMemory()) - before;
+      rows.push({
+        ...row(`memory of the full cache, ${size} x 2 KB`, 'heap + external growth', cached, 'serialized JSON size', serializedBytes, 'bytes (lower is better)', '<= 150% + base'),
+        notes: `RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB after filling the cache`,
+      });
+
+      const revision = (await cacher.getList(`${prefix}/`, { recursive: true, resourceVersion: '0' })).resourceVersion;
+      let listed = 0;
+      const cachePagedMs = await measureMs(async () => (listed = await pagedList(cacher, revision)));
+      const storePagedMs = await measureMs(() => pagedList(store, ''));
+      if (listed !== count) throw new Error(`paged LIST returned ${listed} of ${count} objects`);
+      rows.push({
+        ...row(`paged LIST of ${size} (limit 500)`, 'first page from the cache (RV=N NotOlderThan)', count / (cachePagedMs / 1000), 'every page from the storage (RV="")', count / (storePagedMs / 1000), 'objects/s'),
+        notes: 'pages after the first are read by the storage in both (continue tokens are exact reads: no cache snapshots)',
+      });
+
+      const idleBefore = await usedMemory();
+      const idle = options.quick ? 2000 : 10_000;
+      for (let i = 0; i < idle; i++) watches.push(await cacher.watch(`${prefix}/ns-${i % namespaces}/`, { recursive: true, resourceVersion: revision }));
+      const perWatch = ((await usedMemory()) - idleBefore) / idle;
+      rows.push(row(`memory per idle cache watch (${idle} watches)`, 'Cacher.watch', perWatch, 'target', 4096, 'bytes (lower is better)', '<= 4 KB'));
+
+      const samples = options.quick ? 200 : 1000;
+      const namespaceList = (read: Store | Cacher, resourceVersion: string) => async () => {
+        const times: number[] = [];
+        for (let i = 0; i < samples; i++) times.push(await measureMs(() => read.getList(`${prefix}/ns-${i % namespaces}/`, { recursive: true, resourceVersion })));
+        return percentile(times, 99);
+      };
+      const cacheP99 = await namespaceList(cacher, '0')();
+      const storeP99 = await namespaceList(store, '')();
+      rows.push(row(`namespace LIST (${count / namespaces} objects) p99, ${watches.length} watches open`, 'Cacher RV=0', cacheP99, 'Store RV=""', storeP99, 'ms (lower is better)', '<= 5 ms'));
+    } finally {
+      for (const watch of watches) watch.stop();
+      await cacher.stop();
+      await kv.close();
+    }
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+  return rows;
+}

@@ -1,0 +1,87 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { KubeObject } from '@kapi/apimachinery';
+import { applyWarnings, wantsPretty, writeObject } from './response-writer.js';
+import { sharedSerialization } from './shared-serialization.js';
+
+/** Bytes gathered into one socket write. */
+const chunkBytes = 64 * 1024;
+/** Bytes a response may hold unsent before the writer waits for it to drain. */
+const bufferedBytes = 1024 * 1024;
+const comma = Buffer.from(',');
+const close = Buffer.from(']}');
+
+/** An item's compact JSON, made once per object and shared with GETs and watch events of that object. */
+export function objectJson(object: unknown): Buffer {
+  if (typeof object === 'object' && object !== null)
+    return sharedSerialization(object, 'json', () => JSON.stringify(object));
+  return Buffer.from(JSON.stringify(object) ?? 'null');
+}
+
+/** Resolves once `response` can take more data (or has closed). */
+function drained(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
+}
+
+/**
+ * Writes a `<Kind>List` as compact JSON without building it as one string: the envelope
+ * (`apiVersion`, `kind`, `metadata`) is encoded on its own and the items' cached bytes are spliced in
+ * after it, sent in chunks of about 64 KB, waiting for a drain only once 1 MB is unsent (a wait per
+ * chunk halved the throughput). Items served from the watch cache
+ * are encoded once per object version for every LIST, GET and watch that sends them. The body has a
+ * `Content-Length` and is JSON-equal to `JSON.stringify(list)` (`items` comes last). Pretty output
+ * goes through {@link writeObject}.
+ */
+export async function writeList(
+  request: IncomingMessage,
+  response: ServerResponse,
+  code: number,
+  list: KubeObject,
+): Promise<void> {
+  if (response.headersSent || wantsPretty(request)) return writeObject(request, response, code, list);
+  const { items, ...envelope } = list;
+  const parts = Array.isArray(items) ? items.map(objectJson) : [];
+  const head = JSON.stringify(envelope);
+  const open = Buffer.from(head === '{}' ? '{"items":[' : `${head.slice(0, -1)},"items":[`);
+  let length = open.length + close.length + Math.max(parts.length - 1, 0);
+  for (const part of parts) length += part.length;
+  applyWarnings(request, response);
+  response.writeHead(code, {
+    'Content-Type': 'application/json',
+    'Content-Length': length,
+    'Cache-Control': 'no-cache, private',
+  });
+  if (request.method === 'HEAD') {
+    response.end();
+    return;
+  }
+  let batch: Buffer[] = [open];
+  let size = open.length;
+  const flush = async () => {
+    const data = batch.length === 1 ? (batch[0] as Buffer) : Buffer.concat(batch, size);
+    batch = [];
+    size = 0;
+    if (!response.write(data) && response.writableLength >= bufferedBytes && !response.destroyed) await drained(response);
+  };
+  for (let index = 0; index < parts.length; index++) {
+    if (response.destroyed) return;
+    const part = parts[index] as Buffer;
+    if (index > 0) {
+      batch.push(comma);
+      size += 1;
+    }
+    batch.push(part);
+    size += part.length;
+    if (size >= chunkBytes) await flush();
+  }
+  batch.push(close);
+  size += close.length;
+  response.end(batch.length === 1 ? batch[0] : Buffer.concat(batch, size));
+}
