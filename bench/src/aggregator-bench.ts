@@ -1,13 +1,13 @@
 import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, request as httpsRequest, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { RestClient } from '@kapi/client';
 import { parseOptions, startControlPlane } from '@kapi/kube-apiserver-lite';
 import { generateCertificateAuthority, issueServingCertificate } from '@kapi/server';
 import { row, sampleObject, type BenchRow } from './harness.js';
+import type { BackendWorkerData } from './aggregated-backend-worker.js';
 import { alternately, warmedLoad } from './http-bench.js';
 
 const group = 'wardle.example.com';
@@ -15,25 +15,33 @@ const itemPath = `/apis/${group}/v1alpha1/namespaces/default/flunders/two-kb`;
 const watchPath = `/apis/${group}/v1alpha1/namespaces/default/flunders?watch=true`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The aggregated backend: discovery, one 2 KB object, and a watch the bench writes timestamped events to. */
-function startBackend(tls: { key: string; cert: string; requestHeaderCA: string }, body: Buffer) {
-  const watches = new Set<ServerResponse>();
-  const server: Server = createServer({ key: tls.key, cert: tls.cert, ca: tls.requestHeaderCA, requestCert: true, rejectUnauthorized: false }, (request: IncomingMessage, response) => {
-    const path = request.url ?? '/';
-    if (path === `/apis/${group}/v1alpha1`) {
-      response.writeHead(200, { 'Content-Type': 'application/json' });
-      response.end(JSON.stringify({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/v1alpha1`, resources: [{ name: 'flunders', singularName: 'flunder', namespaced: true, kind: 'Flunder', verbs: ['get', 'list', 'watch'] }] }));
-    } else if (path.startsWith(watchPath)) {
-      response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
-      response.flushHeaders();
-      watches.add(response);
-      response.once('close', () => watches.delete(response));
-    } else {
-      response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
-      response.end(body);
-    }
+/** Starts the aggregated backend in a worker thread (see aggregated-backend-worker.ts); resolves with its port. */
+async function startBackend(data: BackendWorkerData) {
+  // Workers do not inherit the tsx loader on Node 20: register it in the worker, then load the TypeScript entry.
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const entry = JSON.stringify(new URL('./aggregated-backend-worker.ts', import.meta.url).href);
+  const worker = new Worker(`import(${tsx}).then(({ register }) => { register(); return import(${entry}); });`, { eval: true, workerData: data });
+  let watches = 0;
+  const sent = new Map<string, bigint>();
+  const port = await new Promise<number>((resolve, reject) => {
+    worker.on('message', (message: { port?: number; watches?: number; sent?: string; at?: bigint }) => {
+      if (message.port !== undefined) resolve(message.port);
+      if (message.watches !== undefined) watches = message.watches;
+      if (message.sent !== undefined && message.at !== undefined) sent.set(message.sent, message.at);
+    });
+    worker.once('error', reject);
   });
-  return { server, watches };
+  return {
+    port,
+    watchCount: () => watches,
+    /** When the backend wrote each event (`process.hrtime`), by name. */
+    sent,
+    write: (name: string, line: string) => worker.postMessage({ name, line }),
+    close: () => new Promise<void>((resolve) => {
+      worker.once('exit', () => resolve());
+      worker.postMessage({ close: true });
+    }),
+  };
 }
 
 /** Opens a watch at `url`; calls `onLine` with each line's arrival time (hrtime ns) and text. */
@@ -81,9 +89,9 @@ export async function aggregatorBench(options: { quick: boolean }): Promise<Benc
   const backendCA = generateCertificateAuthority({ commonName: 'wardle-ca' });
   const serving = issueServingCertificate(backendCA, { hosts: ['api.wardle.svc', '127.0.0.1'] });
   const body = Buffer.from(JSON.stringify({ ...sampleObject('two-kb'), apiVersion: `${group}/v1alpha1`, kind: 'Flunder' }));
-  const backend = startBackend({ key: serving.privateKeyPem, cert: serving.certificatePem, requestHeaderCA: readFileSync(join(directory, 'front-proxy-ca.crt'), 'utf8') }, body);
-  await new Promise<void>((resolve) => backend.server.listen(0, '127.0.0.1', resolve));
-  const backendURL = `https://127.0.0.1:${(backend.server.address() as AddressInfo).port}`;
+  const requestHeaderCA = readFileSync(join(directory, 'front-proxy-ca.crt'), 'utf8');
+  const backend = await startBackend({ key: serving.privateKeyPem, cert: serving.certificatePem, requestHeaderCA, body, group, watchPath });
+  const backendURL = `https://127.0.0.1:${backend.port}`;
   try {
     for (;;) {
       const ready = await client.raw({ method: 'GET', path: '/readyz' }).catch(() => undefined);
@@ -99,7 +107,7 @@ export async function aggregatorBench(options: { quick: boolean }): Promise<Benc
       metadata: { name: 'api-1', labels: { 'kubernetes.io/service-name': 'api' } },
       addressType: 'IPv4',
       endpoints: [{ addresses: ['127.0.0.1'] }],
-      ports: [{ name: 'https', port: (backend.server.address() as AddressInfo).port }],
+      ports: [{ name: 'https', port: backend.port }],
     });
     await post('/apis/apiregistration.k8s.io/v1/apiservices', {
       apiVersion: 'apiregistration.k8s.io/v1',
@@ -125,27 +133,30 @@ export async function aggregatorBench(options: { quick: boolean }): Promise<Benc
     ];
 
     // Watch: every event goes to a proxied and a direct watch at once; each side's delay from the write.
-    const sent = new Map<string, bigint>();
-    const delays = { proxied: [] as number[], direct: [] as number[] };
+    // Arrivals are matched with the backend's write times at the end (those come back from its worker).
+    const arrivals = { proxied: [] as Array<[string, bigint]>, direct: [] as Array<[string, bigint]> };
     const record = (side: 'proxied' | 'direct') => (arrived: bigint, line: string) => {
-      const id = (JSON.parse(line) as { object: { metadata: { name: string } } }).object.metadata.name;
-      const at = sent.get(id);
-      if (at !== undefined) delays[side].push(Number(arrived - at) / 1e6);
+      arrivals[side].push([(JSON.parse(line) as { object: { metadata: { name: string } } }).object.metadata.name, arrived]);
     };
     const closeProxied = await openWatch(`${running.url}${watchPath}`, { ca, headers }, record('proxied'));
     const closeDirect = await openWatch(`${backendURL}${watchPath}`, { ca: backendCA.certificatePem }, record('direct'));
-    while (backend.watches.size < 2) await sleep(10);
+    while (backend.watchCount() < 2) await sleep(10);
     const events = options.quick ? 500 : 2000;
     for (let i = 0; i < events; i++) {
       const name = `e${i}`;
       const line = `${JSON.stringify({ type: 'ADDED', object: { apiVersion: `${group}/v1alpha1`, kind: 'Flunder', metadata: { name } } })}\n`;
-      sent.set(name, process.hrtime.bigint());
-      for (const watch of backend.watches) watch.write(line);
+      backend.write(name, line);
       await sleep(2);
     }
     await sleep(200);
     closeProxied();
     closeDirect();
+    const delaysOf = (side: 'proxied' | 'direct') =>
+      arrivals[side].flatMap(([name, arrived]) => {
+        const at = backend.sent.get(name);
+        return at === undefined ? [] : [Number(arrived - at) / 1e6];
+      });
+    const delays = { proxied: delaysOf('proxied'), direct: delaysOf('direct') };
     const p99Proxied = percentile(delays.proxied, 99);
     const p99Direct = percentile(delays.direct, 99);
     rows.push({
@@ -156,8 +167,7 @@ export async function aggregatorBench(options: { quick: boolean }): Promise<Benc
     return rows;
   } finally {
     client.close();
-    backend.server.closeAllConnections();
-    backend.server.close();
+    await backend.close();
     await running.stop();
     rmSync(directory, { recursive: true, force: true });
   }

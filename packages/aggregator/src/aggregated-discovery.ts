@@ -3,7 +3,8 @@ import type { APIService } from './apiservice-kind.js';
 
 interface Entry {
   apiService: APIService;
-  resources: APIResource[];
+  /** Undefined until the backend's discovery was fetched once. */
+  resources: APIResource[] | undefined;
   stale: boolean;
   openAPIV3URL?: string;
 }
@@ -27,11 +28,20 @@ function definitionOf(group: string, version: string, resource: APIResource, all
 /**
  * The discovery of remote APIServices, fetched from their backends (the availability controller feeds it
  * from each discovery check): merged into the server's `/apis`, `/apis/<group>` and aggregated discovery,
- * groups by highest `groupPriorityMinimum`, versions by `versionPriority`. A version whose last fetch failed
- * stays listed, `Stale` in aggregated discovery, as upstream.
+ * groups by highest `groupPriorityMinimum`, versions by `versionPriority`. Every registered APIService's
+ * group/version is in `/apis` and `/apis/<group>` from the start, fetched or not, as upstream; a version whose
+ * last fetch failed stays listed, `Stale` in aggregated discovery, as upstream.
  */
 export class AggregatedDiscovery implements AggregatedDiscoverySource {
   private readonly entries = new Map<string, Entry>();
+
+  /** Lists a remote APIService's group/version (keeping what was fetched of its discovery). */
+  register(apiService: APIService): void {
+    const name = apiService.metadata.name ?? '';
+    const previous = this.entries.get(name);
+    if (previous) previous.apiService = apiService;
+    else this.entries.set(name, { apiService, resources: undefined, stale: false });
+  }
 
   /** Records a backend's `APIResourceList` for its APIService. */
   update(apiService: APIService, list: APIResourceList): void {
@@ -79,14 +89,19 @@ export class AggregatedDiscovery implements AggregatedDiscoverySource {
         (a.apiService.spec.version ?? '').localeCompare(b.apiService.spec.version ?? '')
       );
     });
-    return ordered.flatMap(({ apiService, resources, stale }) =>
-      resources
-        .filter((resource) => !resource.name.includes('/'))
-        .map((resource) => ({
-          definition: definitionOf(apiService.spec.group ?? '', apiService.spec.version ?? '', resource, resources),
-          ...(stale ? { stale: true } : {}),
-        })),
-    );
+    return ordered.flatMap(({ apiService, resources = [], stale }): InstalledResource[] => {
+      const group = apiService.spec.group ?? '';
+      const version = apiService.spec.version ?? '';
+      const listed = resources.filter((resource) => !resource.name.includes('/'));
+      if (listed.length === 0) {
+        const definition = { group, resource: '', kind: '', namespaced: false, versions: [version] };
+        return [{ definition, groupVersionOnly: true }];
+      }
+      return listed.map((resource) => ({
+        definition: definitionOf(group, version, resource, resources),
+        ...(stale ? { stale: true } : {}),
+      }));
+    });
   }
 
   openAPIV3Paths(): Record<string, string> {

@@ -105,6 +105,7 @@ export class AvailabilityController {
       discovery?.remove(name);
       return localAvailableCondition;
     }
+    discovery?.register(apiService);
     const endpoint = resolveEndpoint(apiService, this.options.informers);
     if (isEndpointFailure(endpoint)) {
       discovery?.markStale(name);

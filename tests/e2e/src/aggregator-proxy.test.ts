@@ -247,7 +247,12 @@ describe('availability', () => {
     const down = await waitForAvailable('v1alpha1.wardle.example.com', (c) => c?.status === 'False');
     expect(down?.reason).toBe('FailedDiscoveryCheck');
     expect(down?.message).toMatch(new RegExp(`^failing or missing response from https://127\\.0\\.0\\.1:${backend.port}/apis/wardle\\.example\\.com/v1alpha1: `));
-    const refused = await admin.raw({ method: 'GET', path: flunders });
+    // The proxy reads the APIService from its informer, which may see the False condition a moment after the GET above.
+    let refused = await admin.raw({ method: 'GET', path: flunders });
+    for (let attempt = 0; attempt < 50 && refused.body.toString().startsWith('Error trying to reach service'); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      refused = await admin.raw({ method: 'GET', path: flunders });
+    }
     expect(refused.statusCode).toBe(503);
     expect(refused.body.toString()).toBe('service unavailable\n');
     const other = await admin.raw({ method: 'GET', path: '/api/v1/namespaces/wardle' });
@@ -295,5 +300,32 @@ describe('availability', () => {
     const missing = await waitForAvailable('v1.lonely.example.com', (c) => c?.reason === 'MissingEndpoints');
     expect(missing?.message).toBe('endpointslices for service/lonely in "wardle" have no addresses with port name "https"');
     expect((await admin.raw({ method: 'GET', path: '/apis/missing.example.com/v1' })).statusCode).toBe(503);
+  });
+
+  it('lists an APIService never reached in /apis and /apis/<group> (as upstream), not in aggregated discovery', async () => {
+    // v1.missing.example.com (created above) has no Service: its backend's discovery was never fetched.
+    const list = await admin.request<{ groups: Array<{ name: string; versions: Array<{ groupVersion: string }> }> }>({ method: 'GET', path: '/apis' });
+    expect(list.groups.find((group) => group.name === 'missing.example.com')?.versions).toEqual([{ groupVersion: 'missing.example.com/v1', version: 'v1' }]);
+    const group = await admin.request({ method: 'GET', path: '/apis/missing.example.com' });
+    expect(group).toMatchObject({
+      kind: 'APIGroup',
+      name: 'missing.example.com',
+      preferredVersion: { groupVersion: 'missing.example.com/v1', version: 'v1' },
+    });
+    const discovery = await admin.request<{ items: Array<{ metadata: { name?: string } }> }>({
+      method: 'GET',
+      path: '/apis',
+      accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+    });
+    expect(discovery.items.map((item) => item.metadata.name)).toContain('wardle.example.com');
+    expect(discovery.items.map((item) => item.metadata.name)).not.toContain('missing.example.com');
+    await admin.request({ method: 'DELETE', path: '/apis/apiregistration.k8s.io/v1/apiservices/v1.missing.example.com' });
+    const deadline = Date.now() + 10_000;
+    let groups = list.groups;
+    while (groups.some((candidate) => candidate.name === 'missing.example.com')) {
+      if (Date.now() > deadline) throw new Error('missing.example.com still listed after its APIService was deleted');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      groups = (await admin.request<typeof list>({ method: 'GET', path: '/apis' })).groups;
+    }
   });
 });

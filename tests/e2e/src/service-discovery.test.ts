@@ -48,6 +48,33 @@ spec:
     });
   });
 
+  it('kubectl create service (protobuf bodies) makes each type, listed with upstream columns', async () => {
+    await kubectl(server, ['create', 'namespace', 'created']);
+    const create = (args: string[]) => kubectl(server, ['create', 'service', ...args, '-n', 'created']);
+    expect(await create(['clusterip', 'my-svc', '--tcp=80:8080'])).toBe('service/my-svc created\n');
+    expect(await create(['nodeport', 'my-np', '--tcp=5678:8080', '--node-port=30080'])).toBe('service/my-np created\n');
+    expect(await create(['loadbalancer', 'my-lb', '--tcp=5678:8080'])).toBe('service/my-lb created\n');
+    expect(await create(['externalname', 'my-ext', '--external-name=bar.com'])).toBe('service/my-ext created\n');
+    const rows = (await kubectl(server, ['get', 'svc', '-n', 'created'])).trim().split('\n');
+    expect(rows[0]).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/);
+    expect(rows.slice(1)).toEqual([
+      expect.stringMatching(/^my-ext\s+ExternalName\s+bar\.com\s+<none>\s+\d+s$/),
+      expect.stringMatching(/^my-lb\s+LoadBalancer\s+<pending>\s+5678\/TCP\s+\d+s$/),
+      expect.stringMatching(/^my-np\s+NodePort\s+<none>\s+5678:30080\/TCP\s+\d+s$/),
+      expect.stringMatching(/^my-svc\s+ClusterIP\s+<none>\s+80\/TCP\s+\d+s$/),
+    ]);
+    const stored = await admin.request<{ metadata: { labels: Record<string, string> }; spec: Record<string, unknown> }>({
+      method: 'GET',
+      path: '/api/v1/namespaces/created/services/my-np',
+    });
+    expect(stored.metadata.labels).toEqual({ app: 'my-np' });
+    expect(stored.spec).toMatchObject({
+      type: 'NodePort',
+      selector: { app: 'my-np' },
+      ports: [{ name: '5678-8080', port: 5678, protocol: 'TCP', targetPort: 8080, nodePort: 30080 }],
+    });
+  });
+
   it('kubectl applies and lists an EndpointSlice for the service', async () => {
     const slice = `apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice

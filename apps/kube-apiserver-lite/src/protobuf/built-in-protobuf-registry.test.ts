@@ -72,6 +72,8 @@ describe('built-in protobuf registry', () => {
       ['v1', 'Namespace'],
       ['v1', 'ServiceAccount'],
       ['v1', 'Event'],
+      ['v1', 'Service'],
+      ['discovery.k8s.io/v1', 'EndpointSlice'],
       ['rbac.authorization.k8s.io/v1', 'Role'],
       ['rbac.authorization.k8s.io/v1', 'ClusterRole'],
       ['rbac.authorization.k8s.io/v1', 'RoleBinding'],
@@ -116,6 +118,25 @@ describe('built-in protobuf registry', () => {
         renewTime: '2023-11-14T22:13:30.000005Z',
         leaseTransitions: 0,
       },
+    });
+  });
+
+  it('decodes a discovery.k8s.io/v1 EndpointSlice (pointer fields keep zero values)', () => {
+    const body = envelope(
+      'discovery.k8s.io/v1',
+      'EndpointSlice',
+      objectMeta('api-1', 'wardle'),
+      nested(2, text(1, '127.0.0.1'), nested(2, int(1, true), int(3, false)), text(6, 'node-1')),
+      nested(3, text(1, 'https'), text(2, 'TCP'), int(3, 8443)),
+      text(4, 'IPv4'),
+    );
+    expect(builtInProtobufRegistry.decode(body)).toEqual({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'api-1', namespace: 'wardle' },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true, terminating: false }, nodeName: 'node-1' }],
+      ports: [{ name: 'https', protocol: 'TCP', port: 8443 }],
     });
   });
 

@@ -19,6 +19,7 @@ import {
   roleBindingDescriptor,
   roleDescriptor,
 } from './rbac-descriptors.js';
+import { endpointSliceDescriptor, serviceDescriptor } from './service-descriptors.js';
 
 /**
  * A new registry that decodes the protobuf bodies kubectl and client-go send for the built-in kinds
@@ -33,6 +34,8 @@ export function createBuiltInProtobufRegistry(): ProtobufRegistry {
     .register('v1', 'Namespace', namespaceDescriptor)
     .register('v1', 'ServiceAccount', serviceAccountDescriptor)
     .register('v1', 'Event', eventDescriptor)
+    .register('v1', 'Service', serviceDescriptor)
+    .register('discovery.k8s.io/v1', 'EndpointSlice', endpointSliceDescriptor)
     .register(rbac, 'Role', roleDescriptor)
     .register(rbac, 'ClusterRole', clusterRoleDescriptor)
     .register(rbac, 'RoleBinding', roleBindingDescriptor)

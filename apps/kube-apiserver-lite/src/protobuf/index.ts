@@ -23,6 +23,15 @@ export {
   roleBindingDescriptor,
   clusterRoleBindingDescriptor,
 } from './rbac-descriptors.js';
+export {
+  serviceDescriptor,
+  serviceSpecDescriptor,
+  serviceStatusDescriptor,
+  servicePortDescriptor,
+  endpointSliceDescriptor,
+  endpointDescriptor,
+  endpointPortDescriptor,
+} from './service-descriptors.js';
 export { leaseDescriptor, leaseSpecDescriptor } from './coordination-descriptors.js';
 export {
   crossVersionObjectReferenceDescriptor,

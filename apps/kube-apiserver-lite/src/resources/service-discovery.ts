@@ -111,9 +111,10 @@ export const serviceDiscoveryKinds: KindDefinition[] = [
 
 interface ServiceSpec {
   type?: string;
-  ports?: Array<{ name?: string; protocol?: string; port: number; targetPort?: number | string }>;
+  ports?: Array<{ name?: string; protocol?: string; port: number; targetPort?: number | string; nodePort?: number }>;
   clusterIP?: string;
   externalName?: string;
+  externalIPs?: string[];
 }
 
 const spec = (object: KubeObject) => (object['spec'] ?? {}) as ServiceSpec;
@@ -160,7 +161,27 @@ function defaultTargetPorts(object: KubeObject): void {
 function servicePorts(object: KubeObject): string {
   const ports = spec(object).ports ?? [];
   if (!ports.length) return '<none>';
-  return ports.map((port) => `${port.port}/${port.protocol ?? 'TCP'}`).join(',');
+  return ports.map((port) => `${port.port}${port.nodePort ? `:${port.nodePort}` : ''}/${port.protocol ?? 'TCP'}`).join(',');
+}
+
+/** kubectl's EXTERNAL-IP of a Service, as upstream's printer: `<pending>` for a LoadBalancer without ingress. */
+function serviceExternalIP(object: KubeObject): string {
+  const { type, externalIPs = [], externalName } = spec(object);
+  const ingress = (object['status'] as { loadBalancer?: { ingress?: Array<{ ip?: string; hostname?: string }> } } | undefined)
+    ?.loadBalancer?.ingress ?? [];
+  switch (type ?? 'ClusterIP') {
+    case 'ClusterIP':
+    case 'NodePort':
+      return externalIPs.join(',') || '<none>';
+    case 'LoadBalancer': {
+      const addresses = [...ingress.flatMap((entry) => entry.ip || entry.hostname || []), ...externalIPs];
+      return addresses.join(',') || '<pending>';
+    }
+    case 'ExternalName':
+      return externalName ?? '';
+    default:
+      return '<unknown>';
+  }
 }
 
 /** Storage-only `services` (v1) and `endpointslices` (discovery.k8s.io/v1). */
@@ -183,8 +204,7 @@ export const serviceDiscoveryResources: ResourceDefinition[] = [
         name: 'External-IP',
         type: 'string',
         jsonPath: '.spec.externalIPs',
-        cell: (object) =>
-          (object['spec'] as { externalIPs?: string[] } | undefined)?.externalIPs?.join(',') || '<none>',
+        cell: serviceExternalIP,
       },
       { name: 'Port(s)', type: 'string', jsonPath: '.spec.ports', cell: servicePorts },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },

@@ -7,6 +7,11 @@ export interface InstalledResource {
   storageVersionHash?: string;
   /** Served elsewhere and last fetched unsuccessfully: aggregated discovery marks its version `Stale`. */
   stale?: boolean;
+  /**
+   * Lists the definition's group/version in `/apis` and `/apis/<group>` only, with no resource (an
+   * APIService whose backend's discovery was never fetched): legacy discovery lists every APIService.
+   */
+  groupVersionOnly?: boolean;
 }
 
 /** metav1.ServerAddressByClientCIDR. */
@@ -135,7 +140,7 @@ export function servedVerbs(definition: ResourceDefinition): string[] {
 
 function resourcesAt(resources: readonly InstalledResource[], group: string, version: string): InstalledResource[] {
   return resources
-    .filter(({ definition }) => definition.group === group && definition.versions.includes(version))
+    .filter(({ definition, groupVersionOnly }) => !groupVersionOnly && definition.group === group && definition.versions.includes(version))
     .map((installed) => ({ ...installed, definition: definitionAt(installed.definition, version) }))
     .sort((a, b) => compare(a.definition.resource, b.definition.resource));
 }
@@ -202,7 +207,9 @@ export function aggregatedDiscoveryDocument(
   root: 'api' | 'apis',
   version: 'v2' | 'v2beta1' = 'v2',
 ): APIGroupDiscoveryList {
-  const groups = servedGroups(resources).filter((group) => (root === 'api' ? group.name === '' : group.name !== ''));
+  const groups = servedGroups(resources.filter((resource) => !resource.groupVersionOnly)).filter((group) =>
+    root === 'api' ? group.name === '' : group.name !== '',
+  );
   return {
     kind: 'APIGroupDiscoveryList',
     apiVersion: `apidiscovery.k8s.io/${version}`,
