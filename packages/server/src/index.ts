@@ -118,6 +118,8 @@ export {
   generateCertificateAuthority,
   issueClientCertificate,
   issueServingCertificate,
+  readCertificatePair,
+  writeCertificatePair,
 } from './tls/index.js';
 export type {
   CertificateAndKey,
