@@ -130,6 +130,8 @@ export type {
 export { KUBERNETES_VERSION, versionInfo, createVersionHandler } from './version.js';
 export type { VersionInfo } from './version.js';
 export { kubeconfigDocument, writeKubeconfig } from './kubeconfig.js';
+export { runServerCommand } from './command/run-server-command.js';
+export type { ServerCommand, StoppableServer } from './command/run-server-command.js';
 export type { KubeconfigUser, KubeconfigOptions } from './kubeconfig.js';
 
 export type { AuditLogOptions } from './audit/index.js';
