@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient, type RestResponse } from '@kapi/client';
 import { startServer, type TestServer } from './harness.js';
 import { bindClusterRole } from './rbac-session.js';
-import { auditEvents, auditEventsOf } from './audit-log.js';
+import { auditEvents, auditEventsOf, type AuditEvent } from './audit-log.js';
 
 // A None rule for system:unauthenticated comes first: a request that failed authentication has no user,
 // so it must not match it (upstream evaluates the policy without a user).
@@ -28,17 +28,6 @@ rules:
   - level: Metadata
 `;
 
-interface Event {
-  level: string;
-  auditID: string;
-  stage: string;
-  requestURI: string;
-  verb: string;
-  user: Record<string, unknown>;
-  sourceIPs?: string[];
-  objectRef?: Record<string, string>;
-  responseStatus?: { metadata?: object; code: number; reason?: string; message?: string };
-}
 
 let server: TestServer;
 let logPath: string;
@@ -74,8 +63,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const events = (): Event[] => auditEvents<Event>(logPath);
-const eventsOf = (auditID: string, stage: string): Promise<Event[]> => auditEventsOf<Event>(logPath, auditID, stage);
+const events = (): AuditEvent[] => auditEvents(logPath);
+const eventsOf = (auditID: string, stage: string): Promise<AuditEvent[]> => auditEventsOf(logPath, auditID, stage);
 
 const auditIDOf = (response: RestResponse): string => {
   const id = response.headers['audit-id'];

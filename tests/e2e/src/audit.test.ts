@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestClient } from '@kapi/client';
 import { startServer, type TestServer } from './harness.js';
-import { auditEvents, auditEventsOf } from './audit-log.js';
+import { auditEvents, auditEventsOf, type AuditEvent } from './audit-log.js';
 
 const policy = `apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -25,25 +25,6 @@ rules:
   - level: Metadata
 `;
 
-interface Event {
-  kind: string;
-  apiVersion: string;
-  level: string;
-  auditID: string;
-  stage: string;
-  requestURI: string;
-  verb: string;
-  user: { username: string; groups?: string[] };
-  sourceIPs?: string[];
-  userAgent?: string;
-  objectRef?: Record<string, string>;
-  responseStatus?: { code: number; reason?: string; status?: string };
-  requestObject?: { data?: Record<string, string> };
-  responseObject?: { metadata?: { uid?: string } };
-  requestReceivedTimestamp: string;
-  stageTimestamp: string;
-  annotations?: Record<string, string>;
-}
 
 let server: TestServer;
 let admin: RestClient;
@@ -62,8 +43,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const events = (): Event[] => auditEvents<Event>(logPath);
-const eventsOf = (auditID: string): Promise<Event[]> => auditEventsOf<Event>(logPath, auditID);
+const events = (): AuditEvent[] => auditEvents(logPath);
+const eventsOf = (auditID: string): Promise<AuditEvent[]> => auditEventsOf(logPath, auditID);
 
 const micro = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 
