@@ -1,6 +1,12 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateCertificateAuthority, issueClientCertificate, type CertificateAndKey } from '@kapi/server';
+import {
+  generateCertificateAuthority,
+  issueClientCertificate,
+  readCertificatePair,
+  writeCertificatePair,
+  type CertificateAndKey,
+} from '@kapi/server';
 
 /** The common name of the aggregator's proxy client certificate (upstream's `--requestheader-allowed-names`). */
 export const frontProxyClientName = 'front-proxy-client';
@@ -10,17 +16,6 @@ export interface FrontProxyCertificates {
   ca: CertificateAndKey;
   client: CertificateAndKey;
   paths: { caCertificate: string; clientCertificate: string; clientKey: string };
-}
-
-function readPair(certificatePath: string, keyPath: string): CertificateAndKey | undefined {
-  if (!existsSync(certificatePath) || !existsSync(keyPath)) return undefined;
-  return { certificatePem: readFileSync(certificatePath, 'utf8'), privateKeyPem: readFileSync(keyPath, 'utf8') };
-}
-
-function writePair(pair: CertificateAndKey, certificatePath: string, keyPath: string): void {
-  writeFileSync(certificatePath, pair.certificatePem, { mode: 0o644 });
-  writeFileSync(keyPath, pair.privateKeyPem, { mode: 0o600 });
-  chmodSync(keyPath, 0o600);
 }
 
 /**
@@ -36,16 +31,16 @@ export function ensureFrontProxyCertificates(dataDir: string): FrontProxyCertifi
     clientCertificate: join(dataDir, 'front-proxy-client.crt'),
     clientKey: join(dataDir, 'front-proxy-client.key'),
   };
-  let ca = readPair(paths.caCertificate, paths.caKey);
-  let client = readPair(paths.clientCertificate, paths.clientKey);
+  let ca = readCertificatePair(paths.caCertificate, paths.caKey);
+  let client = readCertificatePair(paths.clientCertificate, paths.clientKey);
   if (!ca) {
     ca = generateCertificateAuthority({ commonName: 'front-proxy-ca' });
-    writePair(ca, paths.caCertificate, paths.caKey);
+    writeCertificatePair(ca, paths.caCertificate, paths.caKey);
     client = undefined;
   }
   if (!client) {
     client = issueClientCertificate(ca, { commonName: frontProxyClientName });
-    writePair(client, paths.clientCertificate, paths.clientKey);
+    writeCertificatePair(client, paths.clientCertificate, paths.clientKey);
   }
   return {
     ca,

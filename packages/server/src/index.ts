@@ -121,6 +121,8 @@ export {
   generateCertificateAuthority,
   issueClientCertificate,
   issueServingCertificate,
+  readCertificatePair,
+  writeCertificatePair,
 } from './tls/index.js';
 export type {
   CertificateAndKey,
@@ -131,6 +133,8 @@ export type {
 export { KUBERNETES_VERSION, versionInfo, createVersionHandler } from './version.js';
 export type { VersionInfo } from './version.js';
 export { kubeconfigDocument, writeKubeconfig } from './kubeconfig.js';
+export { runServerCommand } from './command/run-server-command.js';
+export type { ServerCommand, StoppableServer } from './command/run-server-command.js';
 export type { KubeconfigUser, KubeconfigOptions } from './kubeconfig.js';
 
 export type { AuditLogOptions } from './audit/index.js';

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadKubeconfig } from '@kapi/client';
 import { generateCertificateAuthority, issueClientCertificate, writeKubeconfig, type CertificateAndKey } from '@kapi/server';
 import { startEtcd, type EtcdInstance } from '@kapi/storage-etcd3/testing';
-import { httpsCall, startAggregatedServer, type HttpsCallOptions, type TestAggregatedServer } from './aggregated-server.js';
+import { startAggregatedServer, type TestAggregatedServer } from './aggregated-server.js';
+import { httpsCall, type HttpsCallOptions } from './https-call.js';
 import { startServer, type TestServer } from './harness.js';
 
 // The aggregated server configured as upstream's delegating authentication does it, from the main server's

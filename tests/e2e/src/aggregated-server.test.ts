@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestClient } from '@kapi/client';
 import { generateCertificateAuthority, issueClientCertificate, type CertificateAndKey } from '@kapi/server';
-import { httpsCall, startAggregatedServer, type HttpsCallOptions, type TestAggregatedServer } from './aggregated-server.js';
+import { startAggregatedServer, type TestAggregatedServer } from './aggregated-server.js';
+import { httpsCall, type HttpsCallOptions } from './https-call.js';
 import { startServer, type TestServer } from './harness.js';
+import { bindClusterRole, rbacPath } from './rbac-session.js';
 
 // The sample aggregated server (apps/aggregated-server, run from its dist) talked to directly, the way the
 // main server's proxy talks to it: front-proxy client certificate + X-Remote-* headers, or a bearer token
@@ -17,7 +19,6 @@ let workDir: string;
 let frontProxyCA: CertificateAndKey;
 let frontProxy: CertificateAndKey;
 
-const rbac = 'rbac.authorization.k8s.io';
 const group = 'wardle.example.com';
 const flunders = (version: string, namespace = 'default') => `/apis/${group}/${version}/namespaces/${namespace}/flunders`;
 
@@ -35,17 +36,7 @@ beforeAll(async () => {
     args: [`--requestheader-client-ca-file=${caFile}`, '--requestheader-allowed-names=front-proxy-client'],
   });
   // alice may do everything on wardle resources (the aggregated ClusterRole the server registered); bob nothing.
-  await admin.request({
-    method: 'POST',
-    path: `/apis/${rbac}/v1/clusterrolebindings`,
-    body: {
-      apiVersion: `${rbac}/v1`,
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'alice-wardle-admin' },
-      roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'wardle-admin' },
-      subjects: [{ apiGroup: rbac, kind: 'User', name: 'alice' }],
-    },
-  });
+  await bindClusterRole(admin, 'alice-wardle-admin', 'wardle-admin', { kind: 'User', name: 'alice' });
 }, 120_000);
 
 afterAll(async () => {
@@ -95,17 +86,7 @@ describe('authentication and authorization delegated to the main server', () => 
   });
 
   it('passes the X-Remote-Group groups to the main server: a group bound to wardle-view may read, not write', async () => {
-    await admin.request({
-      method: 'POST',
-      path: `/apis/${rbac}/v1/clusterrolebindings`,
-      body: {
-        apiVersion: `${rbac}/v1`,
-        kind: 'ClusterRoleBinding',
-        metadata: { name: 'wardle-viewers' },
-        roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'wardle-view' },
-        subjects: [{ apiGroup: rbac, kind: 'Group', name: 'wardle-viewers' }],
-      },
-    });
+    await bindClusterRole(admin, 'wardle-viewers', 'wardle-view', { kind: 'Group', name: 'wardle-viewers' });
     const read = await until(200, () => call('GET', `/apis/${group}/v1alpha1/fischers`, asProxiedUser('carol', ['wardle-viewers'])));
     expect(read.code).toBe(200);
     const write = await call('POST', `/apis/${group}/v1alpha1/fischers`, {
@@ -294,7 +275,7 @@ describe('self-registration on the main server', () => {
     ]);
     const binding = await admin.request<{ roleRef: unknown }>({
       method: 'GET',
-      path: `/apis/${rbac}/v1/clusterrolebindings/wardle:system:auth-delegator`,
+      path: `${rbacPath}/clusterrolebindings/wardle:system:auth-delegator`,
     });
     expect(binding.roleRef).toMatchObject({ name: 'system:auth-delegator' });
   });

@@ -1,10 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TestServer } from './harness.js';
+import { spawnNode, type TestServer } from './harness.js';
 
 const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 /** The sample aggregated server as a third party runs it: its tsup build, on the packages' dist. */
@@ -51,105 +50,38 @@ export async function startAggregatedServer(
 ): Promise<TestAggregatedServer> {
   ensureBuilt();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kapi-wardle-'));
-  const child = spawn(
-    process.execPath,
-    [
-      aggregatedServerMain,
-      `--kubeconfig=${main.kubeconfig}`,
-      '--secure-port=0',
-      '--bind-address=127.0.0.1',
-      `--data-dir=${dataDir}`,
-      ...(options.args ?? []),
-    ],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_NO_WARNINGS: '1' } },
-  );
-  process.once('exit', () => child.kill('SIGKILL'));
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  const { child, output, exited } = spawnNode([
+    aggregatedServerMain,
+    `--kubeconfig=${main.kubeconfig}`,
+    '--secure-port=0',
+    '--bind-address=127.0.0.1',
+    `--data-dir=${dataDir}`,
+    ...(options.args ?? []),
+  ]);
   const timeoutMs = options.timeoutMs ?? 50_000;
   const deadline = Date.now() + timeoutMs;
   const registers = !(options.args ?? []).includes('--register=false');
   let url = '';
-  while (!url || (registers && !output.includes('registered APIServices'))) {
-    url = /serving on (https:\/\/\S+)/.exec(output)?.[1] ?? '';
-    if (child.exitCode !== null) throw new Error(`aggregated-server exited with ${child.exitCode}:\n${output}`);
+  while (!url || (registers && !output().includes('registered APIServices'))) {
+    url = /serving on (https:\/\/\S+)/.exec(output())?.[1] ?? '';
+    if (child.exitCode !== null) throw new Error(`aggregated-server exited with ${child.exitCode}:\n${output()}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`aggregated-server did not start in ${timeoutMs} ms:\n${output}`);
+      throw new Error(`aggregated-server did not start in ${timeoutMs} ms:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
     url,
     ca: readFileSync(join(dataDir, 'ca.crt'), 'utf8'),
-    identity: /StorageVersions published as (\S+)/.exec(output)?.[1] ?? '',
+    identity: /StorageVersions published as (\S+)/.exec(output())?.[1] ?? '',
     dataDir,
     process: child,
-    output: () => output,
+    output,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** An HTTPS answer: status, JSON body (when it is JSON) and text. */
-export interface HttpsAnswer {
-  code: number;
-  body: Record<string, unknown>;
-  text: string;
-}
-
-/** Credentials and headers of {@link httpsCall}. */
-export interface HttpsCallOptions {
-  ca: string;
-  cert?: string;
-  key?: string;
-  token?: string;
-  headers?: Record<string, string | string[]>;
-  body?: unknown;
-  contentType?: string;
-}
-
-/**
- * One HTTPS request straight to a server, with a client certificate and/or token of the caller's choice,
- * on a new connection (TLS trust is decided once per connection).
- */
-export function httpsCall(url: string, method: string, path: string, options: HttpsCallOptions): Promise<HttpsAnswer> {
-  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
-  return new Promise((resolveAnswer, reject) => {
-    const request = httpsRequest(
-      new URL(path, url),
-      {
-        method,
-        agent: false,
-        ca: options.ca,
-        ...(options.cert && options.key ? { cert: options.cert, key: options.key } : {}),
-        headers: {
-          ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-          ...(payload !== undefined ? { 'content-type': options.contentType ?? 'application/json' } : {}),
-          ...options.headers,
-        },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: Record<string, unknown> = {};
-          try {
-            body = JSON.parse(text) as Record<string, unknown>;
-          } catch {
-            // not JSON
-          }
-          resolveAnswer({ code: response.statusCode ?? 0, body, text });
-        });
-      },
-    );
-    request.on('error', reject);
-    request.end(payload);
-  });
 }

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadKubeconfig, type RestClient } from '@kapi/client';
-import { httpsCall, startAggregatedServer, type TestAggregatedServer } from './aggregated-server.js';
+import { startAggregatedServer, type TestAggregatedServer } from './aggregated-server.js';
+import { httpsCall } from './https-call.js';
 import { kubectl, startServer, type TestServer } from './harness.js';
+import { bindClusterRole } from './rbac-session.js';
 
 // The whole aggregation path as a user sees it: the wardle sample server (its dist, registering itself
 // and reading the main server's extension-apiserver-authentication ConfigMap) reached through
@@ -17,7 +19,6 @@ let admin: RestClient;
 let wardle: TestAggregatedServer;
 let wardleDataDir: string;
 
-const rbac = 'rbac.authorization.k8s.io';
 const flunders = '/apis/wardle.example.com/v1beta1/namespaces/default/flunders';
 const apiService = 'v1beta1.wardle.example.com';
 
@@ -82,17 +83,7 @@ beforeAll(async () => {
   admin = main.client();
   wardleDataDir = join(workDir, 'wardle');
   wardle = await startAggregatedServer(main, { dataDir: wardleDataDir });
-  await admin.request({
-    method: 'POST',
-    path: `/apis/${rbac}/v1/clusterrolebindings`,
-    body: {
-      apiVersion: `${rbac}/v1`,
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'alice-wardle-admin' },
-      roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'wardle-admin' },
-      subjects: [{ apiGroup: rbac, kind: 'User', name: 'alice' }],
-    },
-  });
+  await bindClusterRole(admin, 'alice-wardle-admin', 'wardle-admin', { kind: 'User', name: 'alice' });
   await waitForAvailable('True');
 }, 180_000);
 

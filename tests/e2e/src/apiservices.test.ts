@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RestClient } from '@kapi/client';
-import { kubectl, startServer, type TestServer } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { kubectl } from './harness.js';
+import { serverForFile } from './server-for-file.js';
 
 // apiregistration.k8s.io/v1 APIServices on kube-apiserver-lite, as kubectl sees them.
-let server: TestServer;
-let admin: RestClient;
+const shared = serverForFile();
 const path = '/apis/apiregistration.k8s.io/v1/apiservices';
 
-beforeAll(async () => {
-  server = await startServer();
-  admin = server.client();
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
-
 async function post(body: unknown) {
-  const response = await admin.raw({ method: 'POST', path, body });
+  const response = await shared.admin.raw({ method: 'POST', path, body });
   return {
     code: response.statusCode,
     body: JSON.parse(response.body.toString() || '{}') as Record<string, unknown>,
@@ -33,7 +23,7 @@ const apiService = (name: string, spec: Record<string, unknown>) => ({
 
 describe('APIServices', () => {
   it('registers a local, Available APIService for every served built-in group/version', async () => {
-    const out = await kubectl(server, ['get', 'apiservices']);
+    const out = await kubectl(shared.server, ['get', 'apiservices']);
     const lines = out.trim().split('\n');
     expect(lines[0]).toMatch(/^NAME\s+SERVICE\s+AVAILABLE\s+AGE$/);
     for (const name of [
@@ -48,7 +38,7 @@ describe('APIServices', () => {
         `${name} in\n${out}`,
       ).toBe(true);
     }
-    const core = await admin.request<{
+    const core = await shared.admin.request<{
       metadata: { labels: Record<string, string> };
       spec: Record<string, unknown>;
       status: { conditions: unknown[] };
@@ -89,10 +79,10 @@ describe('APIServices', () => {
     expect(created.body['spec']).toMatchObject({ service: { namespace: 'wardle', name: 'api', port: 443 } });
     expect(created.body['status']).toEqual({});
     // The availability controller then finds no Service (Unknown until it has looked).
-    const out = await kubectl(server, ['get', 'apiservice', 'v1alpha1.wardle.example.com', '--no-headers']);
+    const out = await kubectl(shared.server, ['get', 'apiservice', 'v1alpha1.wardle.example.com', '--no-headers']);
     expect(out).toMatch(/^v1alpha1\.wardle\.example\.com\s+wardle\/api\s+(Unknown|False \(ServiceNotFound\))\s+/);
 
-    await admin.request({
+    await shared.admin.request({
       method: 'PATCH',
       path: `${path}/v1alpha1.wardle.example.com/status`,
       contentType: 'application/merge-patch+json',
@@ -104,7 +94,7 @@ describe('APIServices', () => {
         },
       },
     });
-    const after = await kubectl(server, ['get', 'apiservice', 'v1alpha1.wardle.example.com', '--no-headers']);
+    const after = await kubectl(shared.server, ['get', 'apiservice', 'v1alpha1.wardle.example.com', '--no-headers']);
     expect(after).toMatch(/^v1alpha1\.wardle\.example\.com\s+wardle\/api\s+False \(ServiceNotFound\)\s+/);
   });
 
@@ -173,7 +163,7 @@ describe('APIServices', () => {
       'spec.group: Required value: only v1 may have an empty group and it better be legacy kube',
     );
 
-    const names = (await kubectl(server, ['get', 'apiservices', '-o', 'name'])).split('\n');
+    const names = (await kubectl(shared.server, ['get', 'apiservices', '-o', 'name'])).split('\n');
     for (const refused of [
       'wardle',
       'v1beta1.wardle.example.com',

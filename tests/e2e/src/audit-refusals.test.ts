@@ -1,9 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient, type RestResponse } from '@kapi/client';
 import { startServer, type TestServer } from './harness.js';
+import { bindClusterRole } from './rbac-session.js';
+import { auditEvents, auditEventsOf, type AuditEvent } from './audit-log.js';
 
 // A None rule for system:unauthenticated comes first: a request that failed authentication has no user,
 // so it must not match it (upstream evaluates the policy without a user).
@@ -26,17 +28,6 @@ rules:
   - level: Metadata
 `;
 
-interface Event {
-  level: string;
-  auditID: string;
-  stage: string;
-  requestURI: string;
-  verb: string;
-  user: Record<string, unknown>;
-  sourceIPs?: string[];
-  objectRef?: Record<string, string>;
-  responseStatus?: { metadata?: object; code: number; reason?: string; message?: string };
-}
 
 let server: TestServer;
 let logPath: string;
@@ -60,17 +51,7 @@ beforeAll(async () => {
   });
   const admin = server.client();
   // bob may do anything through RBAC, but is not in system:masters: max-in-flight applies to him.
-  await admin.request({
-    method: 'POST',
-    path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
-    body: {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'bob-admin' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-      subjects: [{ kind: 'User', name: 'bob', apiGroup: 'rbac.authorization.k8s.io' }],
-    },
-  });
+  await bindClusterRole(admin, 'bob-admin', 'cluster-admin', { kind: 'User', name: 'bob' });
   const ca = admin.config.ca;
   bob = new RestClient({ server: server.url, token: 'bob-token', ...(ca ? { ca } : {}) });
   stranger = new RestClient({ server: server.url, token: 'not-a-token', ...(ca ? { ca } : {}) });
@@ -82,23 +63,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function events(): Event[] {
-  if (!existsSync(logPath)) return [];
-  return readFileSync(logPath, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Event);
-}
-
-/** The events of one audit ID once `stage` has been written. */
-async function eventsOf(auditID: string, stage: string): Promise<Event[]> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const found = events().filter((event) => event.auditID === auditID);
-    if (found.some((event) => event.stage === stage)) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no ${stage} event for ${auditID}`);
-}
+const events = (): AuditEvent[] => auditEvents(logPath);
+const eventsOf = (auditID: string, stage: string): Promise<AuditEvent[]> => auditEventsOf(logPath, auditID, stage);
 
 const auditIDOf = (response: RestResponse): string => {
   const id = response.headers['audit-id'];

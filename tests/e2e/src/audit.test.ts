@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestClient } from '@kapi/client';
 import { startServer, type TestServer } from './harness.js';
+import { auditEvents, auditEventsOf, type AuditEvent } from './audit-log.js';
 
 const policy = `apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -24,25 +25,6 @@ rules:
   - level: Metadata
 `;
 
-interface Event {
-  kind: string;
-  apiVersion: string;
-  level: string;
-  auditID: string;
-  stage: string;
-  requestURI: string;
-  verb: string;
-  user: { username: string; groups?: string[] };
-  sourceIPs?: string[];
-  userAgent?: string;
-  objectRef?: Record<string, string>;
-  responseStatus?: { code: number; reason?: string; status?: string };
-  requestObject?: { data?: Record<string, string> };
-  responseObject?: { metadata?: { uid?: string } };
-  requestReceivedTimestamp: string;
-  stageTimestamp: string;
-  annotations?: Record<string, string>;
-}
 
 let server: TestServer;
 let admin: RestClient;
@@ -61,23 +43,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function events(): Event[] {
-  if (!existsSync(logPath)) return [];
-  return readFileSync(logPath, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Event);
-}
-
-/** The events of one audit ID, once its ResponseComplete has been written. */
-async function eventsOf(auditID: string): Promise<Event[]> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const found = events().filter((event) => event.auditID === auditID);
-    if (found.some((event) => event.stage === 'ResponseComplete')) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no ResponseComplete for ${auditID}`);
-}
+const events = (): AuditEvent[] => auditEvents(logPath);
+const eventsOf = (auditID: string): Promise<AuditEvent[]> => auditEventsOf(logPath, auditID);
 
 const micro = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 

@@ -6,6 +6,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { freePort, startServer, type TestServer } from './harness.js';
+import { bindClusterRole, rbacGroup, rbacPath } from './rbac-session.js';
 
 type Etcd = Awaited<ReturnType<typeof startEtcd>>;
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -94,23 +95,12 @@ describe('the storage-version console at /console/', () => {
 
   it("shows what the viewer's own permissions allow", async () => {
     const admin = (servers[0] as TestServer).client();
-    const rbac = '/apis/rbac.authorization.k8s.io/v1';
     await admin.request({
       method: 'POST',
-      path: `${rbac}/clusterroles`,
-      body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'console-page' }, rules: [{ nonResourceURLs: ['/console', '/console/*'], verbs: ['get'] }] },
+      path: `${rbacPath}/clusterroles`,
+      body: { apiVersion: `${rbacGroup}/v1`, kind: 'ClusterRole', metadata: { name: 'console-page' }, rules: [{ nonResourceURLs: ['/console', '/console/*'], verbs: ['get'] }] },
     });
-    await admin.request({
-      method: 'POST',
-      path: `${rbac}/clusterrolebindings`,
-      body: {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: 'console-page-viewer' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'console-page' },
-        subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'viewer' }],
-      },
-    });
+    await bindClusterRole(admin, 'console-page-viewer', 'console-page', { kind: 'User', name: 'viewer' });
     const page = await openConsole('viewer-token');
     await page.waitForSelector('#servers [data-state="forbidden"]');
     await page.waitForSelector('#storageversions [data-state="forbidden"]');

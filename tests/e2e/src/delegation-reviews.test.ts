@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient } from '@kapi/client';
 import { startServer, type TestServer } from './harness.js';
+import { bindClusterRole } from './rbac-session.js';
 
 // TokenReview and SubjectAccessReview: what an aggregated server calls for delegated authn/authz.
 let server: TestServer;
@@ -25,17 +26,7 @@ beforeAll(async () => {
   delegator = new RestClient({ server: server.url, token: 'wardle-token', ...(ca ? { ca } : {}) });
   bob = new RestClient({ server: server.url, token: 'bob-token', ...(ca ? { ca } : {}) });
   // What an aggregated server's delegation needs (upstream: ClusterRoleBinding to system:auth-delegator).
-  await admin.request({
-    method: 'POST',
-    path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
-    body: {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'wardle:system:auth-delegator' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'wardle' }],
-    },
-  });
+  await bindClusterRole(admin, 'wardle:system:auth-delegator', 'system:auth-delegator', { kind: 'User', name: 'wardle' });
 });
 
 afterAll(async () => {

@@ -4,34 +4,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient, loadKubeconfig, sleep } from '@kapi/client';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { freePort, startServer, type TestServer } from './harness.js';
+import { HPA_SELECTION_KEY, hpa, voteArgs } from './ha-voting-setup.js';
 
 type Etcd = Awaited<ReturnType<typeof startEtcd>>;
-const SELECTION_KEY = '/registry/storage-version-selection/autoscaling.horizontalpodautoscalers';
 const HPA_PATH = '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers';
 
 let etcd: Etcd;
 let raw: Etcd3;
 const servers: TestServer[] = [];
 
-const args = (name: string, preferred: string) => [
-  '--storage=etcd',
-  `--etcd-servers=${etcd.endpoint}`,
-  `--hostname-override=${name}`,
-  '--storage-version-mode=vote',
-  `--storage-version=autoscaling/horizontalpodautoscalers=${preferred}`,
-  '--identity-lease-duration-seconds=30',
-  '--identity-lease-renew-interval-seconds=1',
-];
-
-const hpa = (name: string, max: number) => ({
-  apiVersion: 'autoscaling/v2',
-  kind: 'HorizontalPodAutoscaler',
-  metadata: { name },
-  spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name }, maxReplicas: max },
-});
+const args = (name: string, preferred: string) => voteArgs(etcd.endpoint, name, preferred);
 
 async function selectedVersion(): Promise<string | undefined> {
-  return (await raw.get(SELECTION_KEY).exec()).kvs[0]?.value.toString();
+  return (await raw.get(HPA_SELECTION_KEY).exec()).kvs[0]?.value.toString();
 }
 
 beforeAll(async () => {

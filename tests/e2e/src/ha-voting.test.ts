@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestClient, loadKubeconfig, sleep } from '@kapi/client';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { startReplicas, startServer, type TestServer } from './harness.js';
+import { HPA_SELECTION_KEY, hpa, voteArgs } from './ha-voting-setup.js';
 
 type Etcd = Awaited<ReturnType<typeof startEtcd>>;
-const SELECTION_KEY = '/registry/storage-version-selection/autoscaling.horizontalpodautoscalers';
 const HPA_PREFIX = '/registry/horizontalpodautoscalers/';
 
 let etcd: Etcd;
@@ -13,25 +13,10 @@ let raw: Etcd3;
 let servers: TestServer[] = [];
 let ports: number[] = [];
 
-const args = (replica: number, preferred: string) => [
-  '--storage=etcd',
-  `--etcd-servers=${etcd.endpoint}`,
-  `--hostname-override=voter-${replica + 1}`,
-  '--storage-version-mode=vote',
-  `--storage-version=autoscaling/horizontalpodautoscalers=${preferred}`,
-  '--identity-lease-duration-seconds=30',
-  '--identity-lease-renew-interval-seconds=1',
-];
-
-const hpa = (name: string, max: number) => ({
-  apiVersion: 'autoscaling/v2',
-  kind: 'HorizontalPodAutoscaler',
-  metadata: { name },
-  spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name }, maxReplicas: max },
-});
+const args = (replica: number, preferred: string) => voteArgs(etcd.endpoint, `voter-${replica + 1}`, preferred);
 
 async function selection(): Promise<{ version: string; revision: number } | undefined> {
-  const response = await raw.get(SELECTION_KEY).exec();
+  const response = await raw.get(HPA_SELECTION_KEY).exec();
   const kv = response.kvs[0];
   return kv ? { version: kv.value.toString(), revision: Number(kv.mod_revision) } : undefined;
 }

@@ -32,6 +32,31 @@ export interface TestServer {
   kill(): Promise<void>;
 }
 
+/** A node process started by {@link spawnNode}. */
+export interface SpawnedNode {
+  child: ChildProcess;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  /** Resolves when it has exited. */
+  exited: Promise<void>;
+}
+
+/** Runs `node args` from the repository root, collecting its output; killed when the test process exits. */
+export function spawnNode(args: string[]): SpawnedNode {
+  const child = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_NO_WARNINGS: '1' },
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  return { child, output: () => output, exited };
+}
+
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
   /** Extra flags. */
@@ -59,32 +84,22 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     `--data-dir=${dataDir}`,
     ...(options.args ?? []),
   ];
-  const child = spawn(process.execPath, args, {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_NO_WARNINGS: '1' },
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  const { child, output, exited } = spawnNode(args);
   // Below vitest's 60 s hook timeout, so a server that does not come up is killed here, not leaked.
   const timeoutMs = options.timeoutMs ?? 50_000;
   const deadline = Date.now() + timeoutMs;
   let url = '';
   let kubeconfig = '';
   while (!url || !kubeconfig) {
-    const serving = /serving on (https:\/\/[^\s]+)/.exec(output);
-    const config = /admin kubeconfig: (\S+)/.exec(output);
+    const serving = /serving on (https:\/\/[^\s]+)/.exec(output());
+    const config = /admin kubeconfig: (\S+)/.exec(output());
     if (serving?.[1]) url = serving[1];
     if (config?.[1]) kubeconfig = config[1];
     if (child.exitCode !== null)
-      throw new Error(`kube-apiserver-lite exited with ${child.exitCode}:\n${output}`);
+      throw new Error(`kube-apiserver-lite exited with ${child.exitCode}:\n${output()}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`kube-apiserver-lite did not start in ${timeoutMs} ms:\n${output}`);
+      throw new Error(`kube-apiserver-lite did not start in ${timeoutMs} ms:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -94,7 +109,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     kubeconfig,
     dataDir,
     process: child,
-    output: () => output,
+    output,
     client() {
       const client = new RestClient(loadKubeconfig(kubeconfig));
       clients.push(client);

@@ -1,23 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RestClient } from '@kapi/client';
-import { startServer, type TestServer } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { serverForFile } from './server-for-file.js';
 
-let server: TestServer;
-let admin: RestClient;
+const shared = serverForFile();
 
 const path = '/api/v1/namespaces/default/configmaps';
 
-beforeAll(async () => {
-  server = await startServer();
-  admin = server.client();
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
-
 async function names(): Promise<string[]> {
-  const list = await admin.request<{ items: Array<{ metadata: { name: string } }> }>({ method: 'GET', path });
+  const list = await shared.admin.request<{ items: Array<{ metadata: { name: string } }> }>({ method: 'GET', path });
   return list.items.map((item) => item.metadata.name).sort();
 }
 
@@ -25,7 +14,7 @@ const body = (name: string) =>
   Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } }));
 
 async function create(name: string, contentType: string) {
-  const response = await admin.raw({ method: 'POST', path, body: body(name), contentType });
+  const response = await shared.admin.raw({ method: 'POST', path, body: body(name), contentType });
   return {
     code: response.statusCode,
     status: JSON.parse(response.body.toString() || '{}') as { reason?: string; message?: string },
@@ -69,7 +58,7 @@ describe('Content-Type parsed as Go mime.ParseMediaType', () => {
 describe('Accept negotiated as upstream', () => {
   it('an Accept naming nothing the server produces -> 406 NotAcceptable', async () => {
     for (const accept of ['garbage', 'text/html', 'application/xml;q=1']) {
-      const response = await admin.raw({ method: 'GET', path, accept });
+      const response = await shared.admin.raw({ method: 'GET', path, accept });
       expect(response.statusCode, accept).toBe(406);
       const status = JSON.parse(response.body.toString()) as { reason?: string; message?: string };
       expect(status.reason).toBe('NotAcceptable');
@@ -78,7 +67,7 @@ describe('Accept negotiated as upstream', () => {
   });
 
   it('malformed parameters in Accept are ignored as goautoneg does -> 200 JSON', async () => {
-    const response = await admin.raw({ method: 'GET', path, accept: 'application/json;;;' });
+    const response = await shared.admin.raw({ method: 'GET', path, accept: 'application/json;;;' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
   });

@@ -2,21 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RestClient } from '@kapi/client';
-import { kubectl, startServer, type TestServer } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { kubectl } from './harness.js';
+import { serverForFile } from './server-for-file.js';
 
-let server: TestServer;
-let admin: RestClient;
-
-beforeAll(async () => {
-  server = await startServer();
-  admin = server.client();
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
+const shared = serverForFile();
 
 const gatewayAPI = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/crds/gateway-api');
 
@@ -24,30 +14,30 @@ const protobufAccept = 'application/com.github.proto-openapi.spec.v2@v1.0+protob
 
 describe('/openapi/v2 as gnostic protobuf, for kubectl client-side validation', () => {
   it('answers the protobuf Accept with kube-openapi\'s Content-Type, the JSON ETag and Vary: Accept', async () => {
-    const json = await admin.raw({ method: 'GET', path: '/openapi/v2' });
-    const protobuf = await admin.raw({ method: 'GET', path: '/openapi/v2', accept: protobufAccept });
+    const json = await shared.admin.raw({ method: 'GET', path: '/openapi/v2' });
+    const protobuf = await shared.admin.raw({ method: 'GET', path: '/openapi/v2', accept: protobufAccept });
     expect(protobuf.statusCode).toBe(200);
     expect(protobuf.headers['content-type']).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
     expect(protobuf.headers['etag']).toBe(json.headers['etag']);
     expect(protobuf.headers['vary']).toBe('Accept');
     // Document.swagger (field 1, length-delimited) = "2.0".
     expect([...protobuf.body.subarray(0, 5)]).toEqual([0x0a, 3, ...Buffer.from('2.0')]);
-    const preferred = await admin.raw({ method: 'GET', path: '/openapi/v2', accept: `application/json;q=0.5, ${protobufAccept}` });
+    const preferred = await shared.admin.raw({ method: 'GET', path: '/openapi/v2', accept: `application/json;q=0.5, ${protobufAccept}` });
     expect(preferred.headers['content-type']).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
-    const refused = await admin.raw({ method: 'GET', path: '/openapi/v2', accept: 'application/xml' });
+    const refused = await shared.admin.raw({ method: 'GET', path: '/openapi/v2', accept: 'application/xml' });
     expect(refused.statusCode).toBe(406);
   });
 
   it('kubectl get cm -o yaml > all.yaml && kubectl apply -f all.yaml (a kind: List) works', async () => {
-    await kubectl(server, ['create', 'configmap', 'listed', '-n', 'default', '--from-literal=a=1']);
-    await kubectl(server, ['create', 'secret', 'generic', 'listed', '-n', 'default', '--from-literal=b=2']);
+    await kubectl(shared.server, ['create', 'configmap', 'listed', '-n', 'default', '--from-literal=a=1']);
+    await kubectl(shared.server, ['create', 'secret', 'generic', 'listed', '-n', 'default', '--from-literal=b=2']);
     const dir = mkdtempSync(join(tmpdir(), 'kapi-list-'));
     for (const resource of ['cm', 'secret,cm,serviceaccount,role,rolebinding']) {
-      const all = await kubectl(server, ['get', resource, '-n', 'default', '-o', 'yaml']);
+      const all = await kubectl(shared.server, ['get', resource, '-n', 'default', '-o', 'yaml']);
       expect(all).toContain('kind: List');
       const file = join(dir, 'all.yaml');
       writeFileSync(file, all);
-      const out = await kubectl(server, ['apply', '--validate=true', '-f', file]);
+      const out = await kubectl(shared.server, ['apply', '--validate=true', '-f', file]);
       expect(out).toContain('configmap/listed');
     }
   });
@@ -65,29 +55,29 @@ items:
     a: "1"
   bogus: 3
 `;
-    const failure = await kubectl(server, ['apply', '--validate=true', '-f', '-'], list).then(
+    const failure = await kubectl(shared.server, ['apply', '--validate=true', '-f', '-'], list).then(
       () => 'applied',
       (error: Error) => error.message,
     );
     expect(failure).toContain('ValidationError(ConfigMap): unknown field "bogus" in io.k8s.api.core.v1.ConfigMap');
-    const stored = await admin.raw({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/never-stored' });
+    const stored = await shared.admin.raw({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/never-stored' });
     expect(stored.statusCode).toBe(404);
   });
 
   it('a List of custom resources validates against the CRDs\' schemas in the protobuf document', async () => {
     for (const file of ['gatewayclasses', 'gateways', 'httproutes', 'referencegrants'])
-      await kubectl(server, ['apply', '--server-side', '-f', join(gatewayAPI, `gateway.networking.k8s.io_${file}.yaml`)]);
-    await kubectl(server, ['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
-    await kubectl(server, ['apply', '-f', join(gatewayAPI, 'examples/0-namespaces.yaml')]);
-    await kubectl(server, ['apply', '-f', join(gatewayAPI, 'examples/basic-http.yaml')]);
-    const all = await kubectl(server, ['get', 'httproutes,gateways,cm', '-A', '-o', 'yaml']);
+      await kubectl(shared.server, ['apply', '--server-side', '-f', join(gatewayAPI, `gateway.networking.k8s.io_${file}.yaml`)]);
+    await kubectl(shared.server, ['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
+    await kubectl(shared.server, ['apply', '-f', join(gatewayAPI, 'examples/0-namespaces.yaml')]);
+    await kubectl(shared.server, ['apply', '-f', join(gatewayAPI, 'examples/basic-http.yaml')]);
+    const all = await kubectl(shared.server, ['get', 'httproutes,gateways,cm', '-A', '-o', 'yaml']);
     expect(all).toContain('kind: HTTPRoute');
     const file = join(mkdtempSync(join(tmpdir(), 'kapi-list-')), 'routes.yaml');
     writeFileSync(file, all);
-    expect(await kubectl(server, ['apply', '--validate=true', '-f', file])).toContain('httproute.gateway.networking.k8s.io/http-app-1');
+    expect(await kubectl(shared.server, ['apply', '--validate=true', '-f', file])).toContain('httproute.gateway.networking.k8s.io/http-app-1');
     const bad = all.replace('kind: HTTPRoute\n', 'kind: HTTPRoute\n  bogus: 1\n');
     writeFileSync(file, bad);
-    const failure = await kubectl(server, ['apply', '--validate=true', '-f', file]).then(
+    const failure = await kubectl(shared.server, ['apply', '--validate=true', '-f', file]).then(
       () => 'applied',
       (error: Error) => error.message,
     );

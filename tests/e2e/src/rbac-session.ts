@@ -1,5 +1,5 @@
-import { request as httpsRequest } from 'node:https';
 import type { RestClient } from '@kapi/client';
+import { httpsCall } from './https-call.js';
 
 /** Test helpers of authorization.test.ts: requests as token users, RBAC grants by the admin. */
 
@@ -34,6 +34,26 @@ export const rule = (verbs: string[], apiGroups: string[], resources: string[], 
   ...(resourceNames ? { resourceNames } : {}),
 });
 
+/** A ClusterRoleBinding `name` of the ClusterRole `role` to one user or group, created by `admin`. */
+export async function bindClusterRole(
+  admin: RestClient,
+  name: string,
+  role: string,
+  subject: { kind: 'User' | 'Group'; name: string },
+): Promise<void> {
+  await admin.request({
+    method: 'POST',
+    path: `${rbacPath}/clusterrolebindings`,
+    body: {
+      apiVersion: `${rbacGroup}/v1`,
+      kind: 'ClusterRoleBinding',
+      metadata: { name },
+      roleRef: { apiGroup: rbacGroup, kind: 'ClusterRole', name: role },
+      subjects: [{ apiGroup: rbacGroup, ...subject }],
+    },
+  });
+}
+
 /** Requests and grants against the target server. */
 export function rbacSession(target: Target) {
   /** One HTTPS request as `user` (its token), or without credentials, with extra headers. */
@@ -42,38 +62,8 @@ export function rbacSession(target: Target) {
     path: string,
     options: { user?: string; token?: string; body?: unknown; contentType?: string; headers?: Record<string, string | string[]> } = {},
   ): Promise<Answer> {
-    const token = options.token ?? (options.user ? `${options.user}-token` : undefined);
-    const payload = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-    return new Promise((resolve, reject) => {
-      const request = httpsRequest(
-        new URL(path, target().url),
-        {
-          method,
-          ca: target().admin.config.ca,
-          headers: {
-            ...(token ? { authorization: `Bearer ${token}` } : {}),
-            ...(payload !== undefined ? { 'content-type': options.contentType ?? 'application/json' } : {}),
-            ...options.headers,
-          },
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let body: Answer['body'] = {};
-            try {
-              body = JSON.parse(text) as Answer['body'];
-            } catch {
-              // not JSON (e.g. /healthz)
-            }
-            resolve({ code: response.statusCode ?? 0, body, text });
-          });
-        },
-      );
-      request.on('error', reject);
-      request.end(payload);
-    });
+    const { user, token = user ? `${user}-token` : undefined, ...rest } = options;
+    return httpsCall(target().url, method, path, { ...rest, ca: target().admin.config.ca, ...(token ? { token } : {}) }) as Promise<Answer>;
   }
 
   /** Creates (or replaces the rules of) a Role in default bound to `user` (as the admin). */
@@ -101,17 +91,7 @@ export function rbacSession(target: Target) {
   /** A ClusterRole bound to `user` cluster-wide (impersonating users and groups is cluster-scoped). */
   async function grantCluster(name: string, user: string, rules: unknown[]): Promise<void> {
     await target().admin.request({ method: 'POST', path: `${rbacPath}/clusterroles`, body: { apiVersion: `${rbacGroup}/v1`, kind: 'ClusterRole', metadata: { name }, rules } });
-    await target().admin.request({
-      method: 'POST',
-      path: `${rbacPath}/clusterrolebindings`,
-      body: {
-        apiVersion: `${rbacGroup}/v1`,
-        kind: 'ClusterRoleBinding',
-        metadata: { name },
-        roleRef: { apiGroup: rbacGroup, kind: 'ClusterRole', name },
-        subjects: [{ apiGroup: rbacGroup, kind: 'User', name: user }],
-      },
-    });
+    await bindClusterRole(target().admin, name, name, { kind: 'User', name: user });
   }
 
   /** Whether the admin can read the object at `path`. */

@@ -1,22 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RestClient } from '@kapi/client';
-import { kubectl, startServer, type TestServer } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { kubectl } from './harness.js';
+import { serverForFile } from './server-for-file.js';
 
 // Storage-only v1 Services and discovery.k8s.io/v1 EndpointSlices (what the aggregator routes through).
-let server: TestServer;
-let admin: RestClient;
-
-beforeAll(async () => {
-  server = await startServer();
-  admin = server.client();
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
+const shared = serverForFile();
 
 async function post(path: string, body: unknown) {
-  const response = await admin.raw({ method: 'POST', path, body });
+  const response = await shared.admin.raw({ method: 'POST', path, body });
   return {
     code: response.statusCode,
     body: JSON.parse(response.body.toString() || '{}') as Record<string, unknown>,
@@ -32,12 +22,12 @@ spec:
   ports:
   - { name: 443-8443, port: 443, targetPort: 8443 }
 `;
-    await kubectl(server, ['apply', '-f', '-'], service);
-    const out = await kubectl(server, ['get', 'services']);
+    await kubectl(shared.server, ['apply', '-f', '-'], service);
+    const out = await kubectl(shared.server, ['get', 'services']);
     const [header, row] = out.trim().split('\n');
     expect(header).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/);
     expect(row).toMatch(/^api\s+ClusterIP\s+\S*\s*<none>\s+443\/TCP\s+/);
-    const stored = await admin.request<{ spec: Record<string, unknown> }>({
+    const stored = await shared.admin.request<{ spec: Record<string, unknown> }>({
       method: 'GET',
       path: '/api/v1/namespaces/default/services/api',
     });
@@ -89,8 +79,8 @@ ports:
 - name: 443-8443
   port: 8443
 `;
-    await kubectl(server, ['apply', '-f', '-'], slice);
-    const out = await kubectl(server, ['get', 'endpointslices', '-l', 'kubernetes.io/service-name=api']);
+    await kubectl(shared.server, ['apply', '-f', '-'], slice);
+    const out = await kubectl(shared.server, ['get', 'endpointslices', '-l', 'kubernetes.io/service-name=api']);
     const [header, row] = out.trim().split('\n');
     expect(header).toMatch(/^NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE$/);
     expect(row).toMatch(/^api-1\s+IPv4\s+8443\s+127\.0\.0\.1\s+/);
@@ -118,11 +108,11 @@ ports:
       'EndpointSlice.discovery.k8s.io "bad" is invalid: addressType: Unsupported value: "IPv5": supported values: "IPv4", "IPv6", "FQDN"',
     );
     expect(
-      (await admin.raw({ method: 'GET', path: '/api/v1/namespaces/default/services/empty' })).statusCode,
+      (await shared.admin.raw({ method: 'GET', path: '/api/v1/namespaces/default/services/empty' })).statusCode,
     ).toBe(404);
     expect(
       (
-        await admin.raw({
+        await shared.admin.raw({
           method: 'GET',
           path: '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/bad',
         })

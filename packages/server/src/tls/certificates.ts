@@ -158,12 +158,14 @@ export function issueClientCertificate(ca: CertificateAndKey, options: ClientCer
   );
 }
 
-function readPair(certificatePath: string, keyPath: string): CertificateAndKey | undefined {
+/** Reads a PEM certificate and its key from two files; undefined when either file is missing. */
+export function readCertificatePair(certificatePath: string, keyPath: string): CertificateAndKey | undefined {
   if (!existsSync(certificatePath) || !existsSync(keyPath)) return undefined;
   return { certificatePem: readFileSync(certificatePath, 'utf8'), privateKeyPem: readFileSync(keyPath, 'utf8') };
 }
 
-function writePair(pair: CertificateAndKey, certificatePath: string, keyPath: string): void {
+/** Writes a PEM certificate (mode 0644) and its key (mode 0600, also when the file existed) to two files. */
+export function writeCertificatePair(pair: CertificateAndKey, certificatePath: string, keyPath: string): void {
   writeFileSync(certificatePath, pair.certificatePem, { mode: 0o644 });
   writeFileSync(keyPath, pair.privateKeyPem, { mode: 0o600 });
   chmodSync(keyPath, 0o600);
@@ -223,14 +225,14 @@ export function ensureCertificates(dataDir: string, options: EnsureCertificatesO
     servingKey: join(dataDir, 'apiserver.key'),
   };
   const hosts = [...new Set(options.hosts)];
-  let ca = readPair(paths.caCertificate, paths.caKey);
+  let ca = readCertificatePair(paths.caCertificate, paths.caKey);
   let caGenerated = false;
   if (!ca) {
     ca = generateCertificateAuthority({ now: clock, ...(options.caValidityDays ? { validityDays: options.caValidityDays } : {}) });
-    writePair(ca, paths.caCertificate, paths.caKey);
+    writeCertificatePair(ca, paths.caCertificate, paths.caKey);
     caGenerated = true;
   }
-  let serving = readPair(paths.servingCertificate, paths.servingKey);
+  let serving = readCertificatePair(paths.servingCertificate, paths.servingKey);
   const renewBefore = (options.renewBeforeDays ?? 30) * day;
   let servingGenerated = false;
   if (!serving || caGenerated || servingProblem(serving, ca, hosts, renewBefore, now) !== undefined) {
@@ -239,7 +241,7 @@ export function ensureCertificates(dataDir: string, options: EnsureCertificatesO
       now: clock,
       ...(options.servingValidityDays ? { validityDays: options.servingValidityDays } : {}),
     });
-    writePair(serving, paths.servingCertificate, paths.servingKey);
+    writeCertificatePair(serving, paths.servingCertificate, paths.servingKey);
     servingGenerated = true;
   }
   return { ca, serving, paths, generated: { ca: caGenerated, serving: servingGenerated } };
