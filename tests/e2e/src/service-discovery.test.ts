@@ -39,13 +39,13 @@ spec:
   });
 
   it('kubectl create service (protobuf bodies) makes each type, listed with upstream columns', async () => {
-    await kubectl(server, ['create', 'namespace', 'created']);
-    const create = (args: string[]) => kubectl(server, ['create', 'service', ...args, '-n', 'created']);
+    await kubectl(shared.server, ['create', 'namespace', 'created']);
+    const create = (args: string[]) => kubectl(shared.server, ['create', 'service', ...args, '-n', 'created']);
     expect(await create(['clusterip', 'my-svc', '--tcp=80:8080'])).toBe('service/my-svc created\n');
     expect(await create(['nodeport', 'my-np', '--tcp=5678:8080', '--node-port=30080'])).toBe('service/my-np created\n');
     expect(await create(['loadbalancer', 'my-lb', '--tcp=5678:8080'])).toBe('service/my-lb created\n');
     expect(await create(['externalname', 'my-ext', '--external-name=bar.com'])).toBe('service/my-ext created\n');
-    const rows = (await kubectl(server, ['get', 'svc', '-n', 'created'])).trim().split('\n');
+    const rows = (await kubectl(shared.server, ['get', 'svc', '-n', 'created'])).trim().split('\n');
     expect(rows[0]).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/);
     expect(rows.slice(1)).toEqual([
       expect.stringMatching(/^my-ext\s+ExternalName\s+bar\.com\s+<none>\s+\d+s$/),
@@ -53,7 +53,7 @@ spec:
       expect.stringMatching(/^my-np\s+NodePort\s+<none>\s+5678:30080\/TCP\s+\d+s$/),
       expect.stringMatching(/^my-svc\s+ClusterIP\s+<none>\s+80\/TCP\s+\d+s$/),
     ]);
-    const stored = await admin.request<{ metadata: { labels: Record<string, string> }; spec: Record<string, unknown> }>({
+    const stored = await shared.admin.request<{ metadata: { labels: Record<string, string> }; spec: Record<string, unknown> }>({
       method: 'GET',
       path: '/api/v1/namespaces/created/services/my-np',
     });
