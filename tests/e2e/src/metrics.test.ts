@@ -120,4 +120,17 @@ describe('metrics named as upstream names them', () => {
     expect(await sampleUntil(client, 'kapi_watch_cache_resource_version_lag', idle, (v) => v > 0)).toBeGreaterThan(0);
     expect(await sampleUntil(client, 'kapi_watch_cache_resource_version_lag', idle, (v) => v === 0)).toBe(0);
   });
+
+  it('kapi_watch_cache_bookmark_lag_seconds appears once the cache sends a watcher its first progress bookmark', async () => {
+    const cache = { resource: 'events' };
+    expect(await sample(client, 'kapi_watch_cache_bookmark_lag_seconds', cache)).toBeUndefined();
+    const stream = await client.watch({ path: '/api/v1/namespaces/default/events', query: { resourceVersion: '0', allowWatchBookmarks: 'true' } });
+    try {
+      const lag = await sampleUntil(client, 'kapi_watch_cache_bookmark_lag_seconds', cache, () => true);
+      expect(lag).toBeGreaterThanOrEqual(0);
+      expect(lag).toBeLessThan(5); // storage progress reaches the cache every 500 ms
+    } finally {
+      stream.stop();
+    }
+  });
 });
