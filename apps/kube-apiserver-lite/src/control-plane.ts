@@ -54,6 +54,7 @@ import { delegationReviewKinds, delegationReviewResources } from './resources/de
 import { createObservability } from './observability.js';
 import { addIdentityLeaseHooks } from './identity-leases.js';
 import { createWatchCacheMetrics, observeStorageObjects } from './storage-metrics.js';
+import { observeWatchCacheHealth } from './watch-cache-health-metrics.js';
 import { builtInProtobufRegistry } from './protobuf/index.js';
 import { openStorageBackend } from './storage-backend.js';
 import { startEncryptionAtRest } from './encryption-at-rest.js';
@@ -123,6 +124,8 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   const observability = createObservability();
   const cacheMetrics = createWatchCacheMetrics(observability.metrics.registry);
   observeStorageObjects(observability.metrics, storages);
+  const caches = new Map<string, Cacher>();
+  observeWatchCacheHealth(observability.metrics, caches);
   const storageFactory: StorageFactory = ({ groupResource, prefix, codec, definition }) => {
     const store = voting?.applies(definition) ? new Store(voting.storageFor(definition, prefix)) : new Store({ kv: backend.kv, codec, transformer: encryption?.transformers.transformerFor(groupResource) });
     let storage: Interface = store;
@@ -139,6 +142,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       });
       void cacher.start();
       storage = cacher;
+      caches.set(`${groupResource.group}/${groupResource.resource}`, cacher);
     }
     storages.set(`${groupResource.group}/${groupResource.resource}`, { storage, prefix });
     return storage;

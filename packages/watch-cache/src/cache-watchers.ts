@@ -37,6 +37,7 @@ export class CacheWatchers {
   private readonly scopes = new Map<string, ScopeGroup>();
   private readonly bookmarks = new BookmarkSchedule<CacheWatcher>();
   private readonly ticker: JitteredTicker;
+  private lastBookmark: number | undefined;
 
   constructor(private readonly options: CacheWatchersOptions) {
     this.ticker = new JitteredTicker(options.clock, () => this.dispatchBookmarks(), undefined, undefined, options.random);
@@ -44,6 +45,11 @@ export class CacheWatchers {
 
   get size(): number {
     return this.watchers.size;
+  }
+
+  /** When a bookmark or progress notification was last offered to a watcher (clock ms); undefined before the first. */
+  get lastBookmarkTime(): number | undefined {
+    return this.lastBookmark;
   }
 
   /** Starts the bookmark timer. */
@@ -83,6 +89,7 @@ export class CacheWatchers {
       event ??= bookmarkEvent(revision);
       watcher.offerProgress(event, revision);
     }
+    if (event) this.lastBookmark = this.options.clock.now();
   }
 
   /** Ends every watch after its queued events, with a final bookmark at `revision` for those that allow bookmarks. */
@@ -115,7 +122,10 @@ export class CacheWatchers {
     const event = revision === undefined ? undefined : bookmarkEvent(revision);
     for (const watcher of due) {
       if (watcher.closed) continue;
-      if (event && revision !== undefined) watcher.offerBookmark(event, revision);
+      if (event && revision !== undefined) {
+        watcher.offerBookmark(event, revision);
+        this.lastBookmark = now;
+      }
       this.scheduleBookmark(watcher, now);
     }
   }
@@ -133,6 +143,7 @@ export class CacheWatchers {
       event ??= bookmarkEvent(revision);
       watcher.offerProgress(event, revision);
     }
+    if (event) this.lastBookmark = this.options.clock.now();
   }
 
   private scheduleBookmark(watcher: CacheWatcher, now: number): void {

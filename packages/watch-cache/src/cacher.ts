@@ -21,6 +21,7 @@ import {
   type StorageWatchEvent,
   type Watch,
 } from '@kapi/storage';
+import { cacheHealth, type WatchCacheHealth } from './cache-health.js';
 import { CacheReflector } from './cache-reflector.js';
 import { directoryOf, inScope, type KeyScope } from './cache-store.js';
 import { CacheWatchers, bookmarkEvent } from './cache-watchers.js';
@@ -144,6 +145,11 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
   /** The revision the cache is synced to. */
   get resourceVersion(): number {
     return this.cache.resourceVersion;
+  }
+
+  /** The cache's history window, watcher count and last bookmark, read now (see {@link WatchCacheHealth}). */
+  get health(): WatchCacheHealth {
+    return cacheHealth(this.cache, this.watchers);
   }
 
   /** The last failure while filling the cache (retried), for diagnostics. */

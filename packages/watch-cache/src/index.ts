@@ -1,6 +1,7 @@
 export { Cacher, FRESHNESS_TIMEOUT_MS } from './cacher.js';
 export type { CacherOptions, CacherWatchOptions } from './cacher-options.js';
 export type { CacherMetrics } from './cacher-metrics.js';
+export type { WatchCacheHealth } from './cache-health.js';
 export type { IndexFunc, Indexers } from './cache-store.js';
 export type { Clock, TimerHandle } from './clock.js';
 export { realClock, FakeClock, flushMicrotasks } from './clock.js';

@@ -46,6 +46,11 @@ export class WatchCacheHistory {
     return this.endIndex - this.startIndex;
   }
 
+  /** The oldest event held, if any. */
+  get oldest(): WatchCacheEvent | undefined {
+    return this.at(0);
+  }
+
   /** Empties the log; it then covers every event after `baseRevision` (the list revision after a relist). */
   reset(baseRevision: number): void {
     this.buffer = new Array<WatchCacheEvent | undefined>(this.options.minCapacity);

@@ -45,6 +45,31 @@ async function openConsole(token: string): Promise<Page> {
   return page;
 }
 
+/** The watch cache row shows a history window ending at its RV, its watchers and its bookmark lag behind storage. */
+async function expectCacheHealth(page: Page, row: string): Promise<void> {
+  await page.waitForSelector(`${row} [data-bookmark-lag]`, { timeout: 10_000 });
+  await expect.poll(() => page.locator(`${row} [data-cache-watchers]`).getAttribute('data-cache-watchers'), { timeout: 10_000 }).toMatch(/^[1-9]/);
+  // Read the window before the RV: the page re-renders every second and the RV only grows.
+  const attribute = async (selector: string, name: string) => Number(await page.locator(`${row} ${selector}`).getAttribute(name));
+  const text = async (selector: string) => (await page.locator(`${row} ${selector}`).textContent()) ?? '';
+  const health = {
+    oldest: await attribute('[data-history-oldest]', 'data-history-oldest'),
+    events: await attribute('[data-history-oldest]', 'data-history-events'),
+    window: await text('[data-history-oldest]'),
+    lag: await attribute('[data-bookmark-lag]', 'data-bookmark-lag'),
+    lagText: await text('[data-bookmark-lag]'),
+    watchers: await attribute('[data-cache-watchers]', 'data-cache-watchers'),
+    rv: Number(await text('td:nth-child(2)')),
+  };
+  expect(health.oldest).toBeGreaterThan(0);
+  expect(health.oldest).toBeLessThanOrEqual(health.rv);
+  expect(health.events).toBeGreaterThan(0); // the identity leases renew every second
+  expect(health.window).toMatch(/^from RV \d+ · \d+\/\d+ events · \d+[smh]$/);
+  expect(health.lag).toBeGreaterThanOrEqual(0);
+  expect(health.lagText).toMatch(/^\d+ RV behind storage · (no bookmark sent yet|last bookmark \d+[smh] ago)$/);
+  expect(health.watchers).toBeGreaterThanOrEqual(1); // at least the page's own watch of leases
+}
+
 beforeAll(async () => {
   mkdirSync(outputDir, { recursive: true });
   etcd = await startEtcd({ progressNotifyIntervalMs: 1000 });
@@ -119,6 +144,7 @@ describe('the storage-version console at /console/', () => {
     expect(await page.locator(`${HPA} [data-common]`).textContent()).toBe('autoscaling/v1');
     await page.waitForSelector('#caches [data-cache="leases.coordination.k8s.io"]');
     await page.waitForSelector('#caches [data-watchers="Lease"]', { timeout: 10_000 }); // the page's own watch of leases
+    await expectCacheHealth(page, '#caches [data-cache="leases.coordination.k8s.io"]');
 
     // Step 1: replica 2 now stores HPAs as autoscaling/v2; replica 1 (serving this page) still as v1.
     await restart(1, 'autoscaling/v2');

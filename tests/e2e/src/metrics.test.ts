@@ -93,4 +93,44 @@ describe('metrics named as upstream names them', () => {
     expect(before).toBeGreaterThanOrEqual(0);
     expect(await sampleUntil(client, 'etcd_bookmark_counts', { resource: 'secrets' }, (v) => v > before)).toBeGreaterThan(before);
   });
+
+  it('the watch cache health: history window, watchers and bookmark lag, by resource', async () => {
+    const cache = { resource: 'configmaps' };
+    expect(await sample(client, 'apiserver_watch_cache_capacity', { group: '', resource: 'configmaps' })).toBeGreaterThanOrEqual(100);
+    expect(await sample(client, 'apiserver_watch_cache_capacity', { group: 'coordination.k8s.io', resource: 'leases' })).toBeGreaterThanOrEqual(100);
+    const eventsBefore = (await sample(client, 'kapi_watch_cache_history_events', cache)) ?? -1;
+    expect(eventsBefore).toBeGreaterThanOrEqual(0);
+    const watchersBefore = (await sample(client, 'kapi_watch_cache_watchers', cache)) ?? -1;
+    expect(watchersBefore).toBeGreaterThanOrEqual(0);
+
+    const stream = await client.watch({ path: '/api/v1/namespaces/default/configmaps', query: { resourceVersion: '0', allowWatchBookmarks: 'true' } });
+    const first = await createConfigMap('health-1');
+    const last = await createConfigMap('health-2');
+    expect(await sampleUntil(client, 'kapi_watch_cache_history_events', cache, (v) => v >= eventsBefore + 2)).toBeGreaterThanOrEqual(eventsBefore + 2);
+    expect(await sample(client, 'kapi_watch_cache_watchers', cache)).toBe(watchersBefore + 1);
+    const oldest = (await sample(client, 'kapi_watch_cache_history_oldest_resource_version', cache)) ?? Infinity;
+    expect(oldest).toBeLessThan(first);
+    expect(await sample(client, 'apiserver_watch_cache_resource_version', cache)).toBeGreaterThanOrEqual(last);
+    expect(await sample(client, 'kapi_watch_cache_history_age_seconds', cache)).toBeGreaterThan(0);
+    stream.stop();
+    expect(await sampleUntil(client, 'kapi_watch_cache_watchers', cache, (v) => v === watchersBefore)).toBe(watchersBefore);
+
+    // An idle cache trails the storage by the writes elsewhere until the storage's progress notification reaches it.
+    const idle = { resource: 'secrets' };
+    expect(await sampleUntil(client, 'kapi_watch_cache_resource_version_lag', idle, (v) => v > 0)).toBeGreaterThan(0);
+    expect(await sampleUntil(client, 'kapi_watch_cache_resource_version_lag', idle, (v) => v === 0)).toBe(0);
+  });
+
+  it('kapi_watch_cache_bookmark_lag_seconds appears once the cache sends a watcher its first progress bookmark', async () => {
+    const cache = { resource: 'events' };
+    expect(await sample(client, 'kapi_watch_cache_bookmark_lag_seconds', cache)).toBeUndefined();
+    const stream = await client.watch({ path: '/api/v1/namespaces/default/events', query: { resourceVersion: '0', allowWatchBookmarks: 'true' } });
+    try {
+      const lag = await sampleUntil(client, 'kapi_watch_cache_bookmark_lag_seconds', cache, () => true);
+      expect(lag).toBeGreaterThanOrEqual(0);
+      expect(lag).toBeLessThan(5); // storage progress reaches the cache every 500 ms
+    } finally {
+      stream.stop();
+    }
+  });
 });

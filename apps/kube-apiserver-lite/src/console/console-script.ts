@@ -192,13 +192,33 @@ function parseMetrics(text) {
   for (const line of text.split('\n')) {
     const match = /^(\w+)\{([^}]*)\}\s+(\S+)/.exec(line);
     if (!match) continue;
-    const resource = /resource="([^"]*)"/.exec(match[2]);
+    const resource = /(?:^|,)resource="([^"]*)"/.exec(match[2]);
     if (!resource) continue;
-    const row = byResource.get(resource[1]) || {};
+    const group = /(?:^|,)group="([^"]*)"/.exec(match[2]);
+    const key = group && group[1] ? resource[1] + '.' + group[1] : resource[1];
+    const row = byResource.get(key) || {};
     row[match[1]] = (row[match[1]] || 0) + Number(match[3]);
-    byResource.set(resource[1], row);
+    byResource.set(key, row);
   }
   return byResource;
+}
+
+/** Where a watch can resume from: the oldest resumable RV, the events held of the capacity, the oldest event's age. */
+function historyWindow(row) {
+  const oldest = row.kapi_watch_cache_history_oldest_resource_version;
+  if (oldest === undefined) return h('td', {}, '—');
+  return h('td', { 'data-history-oldest': oldest, 'data-history-events': row.kapi_watch_cache_history_events },
+    'from RV ', h('b', {}, oldest), ' · ', row.kapi_watch_cache_history_events, '/', row.apiserver_watch_cache_capacity, ' events · ',
+    seconds((row.kapi_watch_cache_history_age_seconds || 0) * 1000));
+}
+
+/** How far the bookmarks trail: revisions behind the storage, and the time since the last bookmark sent. */
+function bookmarkLag(row) {
+  const revisions = row.kapi_watch_cache_resource_version_lag;
+  const sent = row.kapi_watch_cache_bookmark_lag_seconds;
+  return h('td', { 'data-bookmark-lag': revisions },
+    revisions === undefined ? '—' : revisions + ' RV behind storage', ' · ',
+    sent === undefined ? 'no bookmark sent yet' : 'last bookmark ' + seconds(sent * 1000) + ' ago');
 }
 
 function renderCaches() {
@@ -207,6 +227,7 @@ function renderCaches() {
   const rows = [...parseMetrics(metrics.text)].filter(([, row]) => row.apiserver_watch_cache_resource_version !== undefined)
     .sort(([a], [b]) => a.localeCompare(b)).map(([resource, row]) => h('tr', { 'data-cache': resource },
       h('td', {}, h('code', {}, resource)), h('td', {}, row.apiserver_watch_cache_resource_version),
+      historyWindow(row), bookmarkLag(row), h('td', { 'data-cache-watchers': row.kapi_watch_cache_watchers }, row.kapi_watch_cache_watchers ?? '—'),
       h('td', {}, row.apiserver_watch_cache_events_received_total || 0), h('td', {}, row.etcd_bookmark_counts || 0),
       h('td', {}, row.apiserver_storage_objects === undefined ? '—' : row.apiserver_storage_objects)));
   const watchers = [];
@@ -216,7 +237,7 @@ function renderCaches() {
     const label = (name) => (new RegExp(name + '="([^"]*)"').exec(match[1]) || [])[1] || '';
     watchers.push(h('tr', { 'data-watchers': label('kind') }, h('td', {}, h('code', {}, [label('group') || 'core', label('version'), label('kind')].join('/'))), h('td', {}, match[2])));
   }
-  return h('div', {}, table(['Resource', 'Cache RV', 'Events received', 'Storage progress notifications', 'Stored objects'], rows),
+  return h('div', {}, table(['Resource', 'Cache RV', 'History window', 'Bookmark lag', 'Watchers', 'Events received', 'Storage progress notifications', 'Stored objects'], rows),
     h('h3', {}, 'Open watches'), watchers.length ? table(['Group/version/kind', 'Watchers'], watchers) : h('p', { class: 'note' }, 'No open watches.'));
 }
 
