@@ -40,7 +40,7 @@ function repeatedText(field: number, value: Json): Buffer[] {
 }
 
 /** `Any`: a value as its YAML text (JSON is YAML), field `yaml` = 2. */
-function any(value: Json): Buffer {
+function anyMessage(value: Json): Buffer {
   return fields(bytesField(2, JSON.stringify(value)));
 }
 
@@ -48,7 +48,7 @@ function any(value: Json): Buffer {
 function vendorExtensions(field: number, object: Record<string, Json>): Buffer[] {
   return Object.entries(object)
     .filter(([key]) => key.startsWith('x-'))
-    .map(([key, value]) => bytesField(field, fields(bytesField(1, key), bytesField(2, any(value)))));
+    .map(([key, value]) => bytesField(field, fields(bytesField(1, key), bytesField(2, anyMessage(value)))));
 }
 
 function externalDocs(field: number, value: Json): Buffer | undefined {
@@ -69,7 +69,7 @@ function schema(value: Json): Buffer {
     text(2, value['format']),
     text(3, value['title']),
     text(4, value['description']),
-    value['default'] === undefined ? undefined : bytesField(5, any(value['default'])),
+    value['default'] === undefined ? undefined : bytesField(5, anyMessage(value['default'])),
     double(6, value['multipleOf']),
     double(7, value['maximum']),
     flag(8, value['exclusiveMaximum']),
@@ -84,7 +84,7 @@ function schema(value: Json): Buffer {
     integer(17, value['maxProperties']),
     integer(18, value['minProperties']),
     repeatedText(19, value['required']),
-    Array.isArray(value['enum']) ? value['enum'].map((item) => bytesField(20, any(item))) : undefined,
+    Array.isArray(value['enum']) ? value['enum'].map((item) => bytesField(20, anyMessage(item))) : undefined,
     // AdditionalPropertiesItem: oneof schema = 1 | boolean = 2.
     typeof additional === 'boolean'
       ? bytesField(21, varintField(2, additional))
@@ -98,7 +98,7 @@ function schema(value: Json): Buffer {
     text(26, value['discriminator']),
     flag(27, value['readOnly']),
     externalDocs(29, value['externalDocs']),
-    value['example'] === undefined ? undefined : bytesField(30, any(value['example'])),
+    value['example'] === undefined ? undefined : bytesField(30, anyMessage(value['example'])),
     vendorExtensions(31, value),
   );
 }
