@@ -239,13 +239,6 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
     apiServiceAvailabilityIntervalMs: parseDuration(get('apiservice-availability-interval')),
     console: truthy(get('console')),
   };
-  for (const name of ['proxy-client-cert-file', 'proxy-client-key-file', 'requestheader-client-ca-file'] as const) {
-    const value = get(name);
-    if (!value) continue;
-    if (name === 'proxy-client-cert-file') options.proxyClientCertFile = value;
-    else if (name === 'proxy-client-key-file') options.proxyClientKeyFile = value;
-    else options.requestheaderClientCAFile = value;
-  }
   if (options.identityLeaseDurationSeconds <= 0) throw new Error('--identity-lease-duration-seconds must be greater than 0');
   const tokenAuthFile = get('token-auth-file');
   if (tokenAuthFile) options.tokenAuthFile = tokenAuthFile;
@@ -266,5 +259,11 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
   }
   const encryptionProviderConfig = get('encryption-provider-config');
   if (encryptionProviderConfig) options.encryptionProviderConfig = encryptionProviderConfig;
+  const proxyClientCertFile = get('proxy-client-cert-file');
+  if (proxyClientCertFile) options.proxyClientCertFile = proxyClientCertFile;
+  const proxyClientKeyFile = get('proxy-client-key-file');
+  if (proxyClientKeyFile) options.proxyClientKeyFile = proxyClientKeyFile;
+  const requestheaderClientCAFile = get('requestheader-client-ca-file');
+  if (requestheaderClientCAFile) options.requestheaderClientCAFile = requestheaderClientCAFile;
   return options;
 }
