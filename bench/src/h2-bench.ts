@@ -1,11 +1,12 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RestClient } from '@kapi/client';
-import { parseOptions, startControlPlane, type RunningControlPlane } from '@kapi/kube-apiserver-lite';
+import type { RunningControlPlane } from '@kapi/kube-apiserver-lite';
 import { row, sampleObject, type BenchRow } from './harness.js';
+import { benchToken, startServer as startBenchServer } from './http-bench.js';
 
 const clientScript = fileURLToPath(new URL('./h2-clients.ts', import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -78,19 +79,8 @@ class Clients {
 }
 
 async function startServer(directory: string): Promise<Server> {
-  const tokens = join(directory, 'tokens.csv');
-  writeFileSync(tokens, 'bench-token,bench,1,"system:masters"\n');
-  const running = await startControlPlane(
-    parseOptions(['--storage=memory', `--data-dir=${directory}`, '--secure-port=0', `--token-auth-file=${tokens}`, '--max-requests-inflight=0', '--max-mutating-requests-inflight=0']),
-  );
-  const ca = readFileSync(join(directory, 'ca.crt'), 'utf8');
-  const client = new RestClient({ server: running.url, token: 'bench-token', ca });
-  for (let i = 0; i < 300; i++) {
-    const ready = await client.raw({ method: 'GET', path: '/readyz' }).catch(() => undefined);
-    if (ready?.statusCode === 200) break;
-    await sleep(100);
-  }
-  return { running, client, ca, token: 'bench-token' };
+  const { running, client, ca } = await startBenchServer(directory, ['--storage=memory']);
+  return { running, client, ca, token: benchToken };
 }
 
 const configMap = (name: string) => ({ ...sampleObject(name), metadata: { name, namespace: 'default' } });

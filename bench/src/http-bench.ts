@@ -157,9 +157,13 @@ function createRows(backend: string, ours: number, ceiling: number, raw: number)
   ];
 }
 
+/** The bearer token of the `system:masters` user every bench server accepts. */
+export const benchToken = 'bench-token';
+
+/** Starts kube-apiserver-lite in this process with `storageArgs`, no in-flight limits and {@link benchToken}; waits for /readyz. */
 export async function startServer(directory: string, storageArgs: string[]) {
   const tokens = join(directory, 'tokens.csv');
-  writeFileSync(tokens, 'bench-token,bench,1,"system:masters"\n');
+  writeFileSync(tokens, `${benchToken},bench,1,"system:masters"\n`);
   const options = parseOptions([
     ...storageArgs,
     `--data-dir=${directory}`,
@@ -170,13 +174,13 @@ export async function startServer(directory: string, storageArgs: string[]) {
   ]);
   const running = await startControlPlane(options);
   const ca = readCa(directory);
-  const client = new RestClient({ server: running.url, token: 'bench-token', ca });
+  const client = new RestClient({ server: running.url, token: benchToken, ca });
   for (let i = 0; i < 200; i++) {
     const ready = await client.raw({ method: 'GET', path: '/readyz' }).catch(() => undefined);
     if (ready?.statusCode === 200) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { running, client, ca, headers: { authorization: 'Bearer bench-token', 'content-type': 'application/json' } };
+  return { running, client, ca, headers: { authorization: `Bearer ${benchToken}`, 'content-type': 'application/json' } };
 }
 
 function readCa(directory: string): string {

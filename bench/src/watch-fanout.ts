@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RestClient } from '@kapi/client';
-import { parseOptions, startControlPlane, type RunningControlPlane } from '@kapi/kube-apiserver-lite';
+import type { RunningControlPlane } from '@kapi/kube-apiserver-lite';
 import { row, sampleObject, type BenchRow } from './harness.js';
+import { benchToken, startServer as startBenchServer } from './http-bench.js';
 
 const clientScript = fileURLToPath(new URL('./watch-fanout-clients.ts', import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -158,26 +159,17 @@ async function rawWatchServer(tls: { key: string; cert: string }) {
   };
 }
 
-async function startServer(directory: string): Promise<{ running: RunningControlPlane; client: RestClient; ca: string; token: string }> {
-  const tokens = join(directory, 'tokens.csv');
-  writeFileSync(tokens, 'bench-token,bench,1,"system:masters"\n');
-  const options = parseOptions([
-    '--storage=memory',
-    `--data-dir=${directory}`,
-    '--secure-port=0',
-    `--token-auth-file=${tokens}`,
-    '--max-requests-inflight=0',
-    '--max-mutating-requests-inflight=0',
-  ]);
-  const running = await startControlPlane(options);
-  const ca = readFileSync(join(directory, 'ca.crt'), 'utf8');
-  const client = new RestClient({ server: running.url, token: 'bench-token', ca });
-  for (let i = 0; i < 300; i++) {
-    const ready = await client.raw({ method: 'GET', path: '/readyz' }).catch(() => undefined);
-    if (ready?.statusCode === 200) break;
-    await sleep(100);
-  }
-  return { running, client, ca, token: 'bench-token' };
+/** A bench server and the credentials its watchers use. */
+interface Server {
+  running: RunningControlPlane;
+  client: RestClient;
+  ca: string;
+  token: string;
+}
+
+async function startServer(directory: string): Promise<Server> {
+  const { running, client, ca } = await startBenchServer(directory, ['--storage=memory']);
+  return { running, client, ca, token: benchToken };
 }
 
 const configMap = (name: string) => ({ ...sampleObject(name), metadata: { name, namespace: 'default' } });
@@ -221,7 +213,7 @@ function runResult(
 
 /** One subject run: new watchers from the current resourceVersion, then `events` sequential creates. */
 async function subjectRun(
-  server: { running: RunningControlPlane; client: RestClient; ca: string; token: string },
+  server: Server,
   run: number,
   options: { watchers: number; events: number; timeoutMs: number },
 ): Promise<RunResult & { writes: number; sample: string | undefined }> {
