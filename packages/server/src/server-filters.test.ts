@@ -93,4 +93,23 @@ describe('the configured handler chain logs every 5xx', () => {
     expect(stack[0]).toBe('Error: disk on fire');
     expect(stack[1]).toContain('server-filters.test.ts');
   });
+
+  it('logs a failing readyz with the failing check and its reason, which the client does not see', async () => {
+    const lines: string[] = [];
+    server = await startTestServer({ errorLog: (line) => lines.push(line) });
+    server.server.health.addCheck('storage-readiness', () => {
+      throw new Error('watch cache for widgets not ready');
+    });
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(500);
+    expect(await ready.text()).not.toContain('watch cache for widgets');
+    const one = await fetch(`${server.url}/readyz/storage-readiness`);
+    await one.text();
+    expect(one.status).toBe(500);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      /^E\S+ "GET \/readyz" user="" status=500 error="readyz check failed: storage-readiness: watch cache for widgets not ready"$/,
+    );
+    expect(lines[1]).toMatch(/error="readyz check storage-readiness failed: watch cache for widgets not ready"$/);
+  });
 });

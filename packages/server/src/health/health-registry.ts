@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestContext } from '@kapi/filters';
 import { requestPath, requestQuery, sendBody, type PathHandler } from '../discovery/http-response.js';
 
 /** The three health endpoints of k8s.io/apiserver. */
@@ -179,7 +180,10 @@ export class HealthRegistry<TContext extends PostStartHookContext = PostStartHoo
     const error = await evaluate(check.check);
     this.onResult?.(check.name, endpoint, error === undefined);
     if (error === undefined) sendText(request, response, 200, 'ok');
-    else sendText(request, response, 500, `internal server error: ${error}\n`);
+    else {
+      requestContext(request).error = `${endpoint} check ${check.name} failed: ${error}`;
+      sendText(request, response, 500, `internal server error: ${error}\n`);
+    }
   }
 
   private async serveRoot(request: IncomingMessage, response: ServerResponse, endpoint: HealthEndpoint) {
@@ -197,7 +201,11 @@ export class HealthRegistry<TContext extends PostStartHookContext = PostStartHoo
       const names = [...exclude].sort().map((name) => JSON.stringify(name)).join(', ');
       output += `warn: some health checks cannot be excluded: no matches for ${names}\n`;
     }
-    if (results.some((result) => !result.healthy)) {
+    const failed = results.filter((result) => !result.healthy);
+    if (failed.length > 0) {
+      // The client sees reasons withheld (as upstream); the server-side 5xx log gets them, without a stack.
+      const reasons = failed.map((result) => `${result.name}: ${result.error ?? 'failed'}`).join('; ');
+      requestContext(request).error = `${endpoint} check failed: ${reasons}`;
       sendText(request, response, 500, `${output}${endpoint} check failed\n`);
       return;
     }
