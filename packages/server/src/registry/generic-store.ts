@@ -140,7 +140,8 @@ export class GenericStore {
       const options = resourceVersion === undefined ? {} : { resourceVersion };
       const object = await this.storage.get(this.key(namespace, name), options);
       if (!object) throw StatusError.notFound(this.groupResource, name);
-      return await this.versioned(object, version);
+      // Not awaited: built-ins stay synchronous here; a converter's errors are already Statuses.
+      return this.versioned(object, version);
     } catch (error) {
       throw this.toStatusError(error, name);
     }
