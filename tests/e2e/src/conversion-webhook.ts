@@ -12,7 +12,10 @@ export interface Review {
   request: { uid: string; desiredAPIVersion: string; objects: ReviewObject[] };
 }
 
-/** A running conversion webhook over HTTPS converting `Box` objects (v1 `spec.size` <-> v2 `spec.dimensions.size`). */
+/**
+ * A running conversion webhook over HTTPS converting `Box` objects (v1 `spec.size` <-> v2 `spec.dimensions.size`,
+ * labelling v2 objects `converted: v2`).
+ */
 export interface ConversionWebhook {
   port: number;
   /** The CA of its serving certificate, base64 (a CRD's `caBundle`). */
@@ -21,13 +24,16 @@ export interface ConversionWebhook {
   reviews: Review[];
   /** Awaited before a review is answered (to hold answers). */
   hold?: ((review: Review) => Promise<void>) | undefined;
+  /** Answers instead of converting (to fail). */
+  respond?: ((review: Review) => unknown) | undefined;
   close(): Promise<void>;
 }
 
 function convert(object: ReviewObject, desired: string): Record<string, unknown> {
   const spec = object.spec ?? {};
   if (desired.endsWith('/v2')) {
-    return { ...object, apiVersion: desired, spec: { dimensions: { size: spec['size'] } } };
+    const metadata = { ...(object['metadata'] as object), labels: { converted: 'v2' } };
+    return { ...object, apiVersion: desired, spec: { dimensions: { size: spec['size'] } }, metadata };
   }
   const dimensions = (spec['dimensions'] ?? {}) as Record<string, unknown>;
   return { ...object, apiVersion: desired, spec: { size: dimensions['size'] } };
@@ -53,7 +59,8 @@ export async function startConversionWebhook(hosts: string[]): Promise<Conversio
       void (webhook.hold?.(review) ?? Promise.resolve()).then(() => {
         response.setHeader('content-type', 'application/json');
         const convertedObjects = objects.map((object) => convert(object, desiredAPIVersion));
-        response.end(JSON.stringify({ ...review, response: { uid, convertedObjects, result: { status: 'Success' } } }));
+        const answer = webhook.respond?.(review) ?? { ...review, response: { uid, convertedObjects, result: { status: 'Success' } } };
+        response.end(JSON.stringify(answer));
       });
     });
   });
