@@ -249,9 +249,9 @@ export class GenericStore {
         if (context.dryRun) {
           const existing = await this.storage.get(key, { ignoreNotFound: true });
           if (existing) throw StatusError.alreadyExists(this.groupResource, name);
-          return await this.versioned(hub, version);
+          return this.versioned(hub, version);
         }
-        return await this.versioned(await this.storage.create(key, hub), version);
+        return this.versioned(await this.storage.create(key, hub), version);
       } catch (error) {
         if (
           generate &&
