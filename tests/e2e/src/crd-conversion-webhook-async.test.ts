@@ -78,6 +78,19 @@ describe('conversion webhook calls are awaited, not waited for on the event loop
     ]);
   });
 
+  it('patches at v2: the current object is converted for the patch, the result stored at v1', async () => {
+    await createBox('default', 'patched', 1);
+    const patched = await client.request<{ apiVersion: string; spec: unknown }>({
+      method: 'PATCH',
+      path: `${boxes('v2', 'default')}/patched`,
+      contentType: 'application/merge-patch+json',
+      body: { spec: { dimensions: { size: 8 } } },
+    });
+    expect(patched).toMatchObject({ apiVersion: `${group}/v2`, spec: { dimensions: { size: 8 } } });
+    const stored = await client.request({ method: 'GET', path: `${boxes('v1', 'default')}/patched` });
+    expect(stored).toMatchObject({ apiVersion: `${group}/v1`, spec: { size: 8 } });
+  });
+
   it('converts a LIST with one ConversionReview holding every item', async () => {
     await client.request({ method: 'POST', path: '/api/v1/namespaces', body: { metadata: { name: 'listing' } } });
     for (const [index, name] of ['a', 'b', 'c'].entries()) await createBox('listing', name, index);
