@@ -22,7 +22,7 @@ export interface WebhookAnswer {
 }
 
 /** Upstream's conversion webhook timeout. */
-export const WEBHOOK_TIMEOUT_SECONDS = 30;
+const WEBHOOK_TIMEOUT_SECONDS = 30;
 
 /**
  * The HTTPS client of one CRD's conversion webhook (`clientConfig`): `url`, or `service` dialled at the
