@@ -50,6 +50,7 @@ import { withRBACEscalationChecks } from './rbac-escalation.js';
 import { authorizationResources, builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
 import { installAPIServices } from './apiservices.js';
 import { createAggregation, startAggregation } from './aggregation.js';
+import { webhookServiceResolver } from './webhook-service-resolver.js';
 import { delegationReviewKinds, delegationReviewResources } from './resources/delegation-reviews.js';
 import { createObservability } from './observability.js';
 import { addIdentityLeaseHooks } from './identity-leases.js';
@@ -189,6 +190,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     metrics: observability.metrics,
     health: observability.health,
     loopback: () => rest(),
+    resolveService: webhookServiceResolver(aggregation.layer.services),
   }, () => lookup, manager && { manager, identity, storageVersions: () => new ResourceClient<StorageVersion>(rest(), storageVersionRef) });
   const server = new GenericAPIServerConfig({
     scheme,

@@ -4,6 +4,7 @@ import { AggregatedDiscovery } from './aggregated-discovery.js';
 import { AggregatorInformers } from './aggregator-informers.js';
 import { AvailabilityController } from './availability-controller.js';
 import { BackendAgents, type ProxyClientCertificate } from './backend-transport.js';
+import type { ServiceLookup } from './endpoint-resolver.js';
 import { withAggregatorProxy, type ProxyLookup } from './with-aggregator-proxy.js';
 
 /** Options of {@link AggregationLayer}. */
@@ -27,6 +28,8 @@ export class AggregationLayer {
   readonly filter: Filter;
   /** The backends' discovery: pass it to the server's `addAggregatedDiscoverySource`. */
   readonly discovery = new AggregatedDiscovery();
+  /** Services and EndpointSlices from the caches (empty until started), e.g. to resolve webhooks' services. */
+  readonly services: ServiceLookup;
   private readonly agents: BackendAgents;
   private informers: AggregatorInformers | undefined;
   private controller: AvailabilityController | undefined;
@@ -39,6 +42,7 @@ export class AggregationLayer {
       endpointSlices: (namespace, name) => this.informers?.endpointSlices(namespace, name) ?? [],
     };
     this.filter = withAggregatorProxy({ lookup, agents: this.agents });
+    this.services = lookup;
   }
 
   /** Starts the caches and the availability controller; resolves once the caches are synced. */

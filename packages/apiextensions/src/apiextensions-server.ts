@@ -5,6 +5,7 @@ import { CustomResourceDefinitionController } from './crd/crd-controller.js';
 import { customResourceDefinitionKind, customResourceDefinitionResource } from './crd/resource.js';
 import { CustomResourceHandler, type CustomResourceHooks } from './customresource/custom-resource-handler.js';
 import { CustomResourceScheme } from './customresource/custom-resource-scheme.js';
+import type { ServiceResolver } from './conversion/webhook-client.js';
 
 /** Options of {@link createAPIExtensionsServer}. */
 export interface APIExtensionsServerOptions extends Omit<GenericAPIServerOptions, 'scheme'> {
@@ -17,6 +18,8 @@ export interface APIExtensionsServerOptions extends Omit<GenericAPIServerOptions
   loopback: () => RestClient;
   /** Hooks of the embedding server around custom resources being served and removed. */
   hooks?: CustomResourceHooks;
+  /** Resolves conversion webhooks' `clientConfig.service` (without it, only `clientConfig.url` is reachable). */
+  resolveService?: ServiceResolver;
 }
 
 /** A built apiextensions server. */
@@ -33,12 +36,12 @@ export const CRD_CONTROLLERS_HOOK = 'start-apiextensions-controllers';
  * Established, its custom resources; anything else goes to `delegate` (404 without one).
  */
 export function createAPIExtensionsServer(options: APIExtensionsServerOptions, delegate?: GenericAPIServer): APIExtensionsServer {
-  const { loopback, hooks, ...rest } = options;
+  const { loopback, hooks, resolveService, ...rest } = options;
   if (!options.scheme.recognizes(customResourceDefinitionKind)) options.scheme.addKind(customResourceDefinitionKind);
   const scheme = new CustomResourceScheme(options.scheme);
   const server = new GenericAPIServerConfig({ ...rest, scheme }).complete().new(delegate);
   server.installResource(customResourceDefinitionResource);
-  const handler = new CustomResourceHandler(server, scheme, hooks);
+  const handler = new CustomResourceHandler(server, scheme, hooks, resolveService);
   server.addPostStartHook(CRD_CONTROLLERS_HOOK, async ({ signal }) => {
     const controller = new CustomResourceDefinitionController(loopback(), handler);
     signal.addEventListener('abort', () => controller.stop(), { once: true });

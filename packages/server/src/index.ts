@@ -24,6 +24,7 @@ export type {
   DeleteResult,
 } from './registry/generic-store.js';
 export { resourcePrefix, objectKey, listKey } from './registry/storage-keys.js';
+export type { AsyncConverter } from './registry/async-converter.js';
 
 export { handleResourceRequest, resourceVerb } from './handlers/resource-handler.js';
 export type { ResourceRoute, HandlerEnvironment } from './handlers/resource-handler.js';

@@ -1,6 +1,7 @@
 import type { FieldError, KubeObject, NameValidator } from '@kapi/apimachinery';
 import type { Authorizer, UserInfo } from '@kapi/filters';
 import type { AttributesFunc } from '@kapi/storage';
+import type { AsyncConverter } from './registry/async-converter.js';
 
 /** The REST verbs a resource can serve. */
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
@@ -138,6 +139,11 @@ export interface ResourceDefinition {
    * fields): requests at that version and its discovery entry see these instead.
    */
   versionOverrides?: Record<string, VersionOverrides>;
+  /**
+   * Converts between versions asynchronously (a CRD's conversion webhook) instead of the scheme's
+   * synchronous conversions, which the server then never calls for this resource.
+   */
+  converter?: AsyncConverter;
 }
 
 /** The parts of a {@link ResourceDefinition} that may differ per version. */

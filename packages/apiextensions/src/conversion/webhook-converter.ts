@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { StatusError, type KubeObject } from '@kapi/apimachinery';
+import type { AsyncConverter } from '@kapi/server';
 import type { CustomResourceDefinition } from '../crd/types.js';
-import { postJsonSync, type PostResult } from './post-json-sync.js';
+import { WebhookClient, type ServiceResolver, type WebhookAnswer } from './webhook-client.js';
 
-/** Converts one object to `apiVersion` (`<group>/<version>`). */
-export type Converter = (object: KubeObject, apiVersion: string) => KubeObject;
-
-/** Upstream's conversion webhook timeout. */
-const TIMEOUT_SECONDS = 30;
 const knownReviewVersions = ['v1', 'v1beta1'];
 
 interface ConversionResponse {
@@ -16,24 +12,12 @@ interface ConversionResponse {
   result?: { status?: string; message?: string };
 }
 
-/** The webhook's URL: `clientConfig.url`, or the service's in-cluster name. */
-function webhookURL(crd: CustomResourceDefinition): string {
-  const config = crd.spec.conversion?.webhook?.clientConfig ?? {};
-  const base = config.url ?? (config.service
-    ? `https://${config.service.name}.${config.service.namespace}.svc:${config.service.port ?? 443}${config.service.path ?? ''}`
-    : '');
-  const url = new URL(base);
-  url.searchParams.set('timeout', `${TIMEOUT_SECONDS}s`);
-  return url.toString();
-}
-
 /** Go's schema.GroupVersionKind String(): `group/version, Kind=Kind`. */
 function gvkText(object: KubeObject): string {
   return `${object.apiVersion ?? ''}, Kind=${object.kind ?? ''}`;
 }
 
-function responseOf(result: PostResult, url: string, uid: string, reviewVersion: string): ConversionResponse {
-  if ('error' in result) throw new Error(`Post "${url}": ${result.error}`);
+function responseOf(result: WebhookAnswer, uid: string, reviewVersion: string): ConversionResponse {
   if (result.status !== 200) throw new Error(`conversion webhook returned HTTP status ${result.status}`);
   let review: { response?: ConversionResponse };
   try {
@@ -73,31 +57,37 @@ function restore(original: KubeObject, converted: KubeObject | undefined, apiVer
 }
 
 /**
- * The CRD's conversion webhook (strategy Webhook): a ConversionReview (`apiextensions.k8s.io/v1`, or the
- * first of `conversionReviewVersions` this server knows) POSTed to `clientConfig.url` (or the service)
- * trusting `caBundle`. Failures are 500s reading `conversion webhook for <gvk> failed: <reason>`.
+ * The CRD's conversion webhook (strategy Webhook) as the server's asynchronous converter: one
+ * ConversionReview (`apiextensions.k8s.io/v1`, or the first of `conversionReviewVersions` this server
+ * knows) per batch, holding the objects not already at the target, POSTed to `clientConfig.url` or its
+ * `service` (through `resolveService`) trusting `caBundle`. Failures are 500s reading
+ * `conversion webhook for <gvk> failed: <reason>`.
  */
-export function webhookConverter(crd: CustomResourceDefinition): Converter {
+export function webhookConverter(crd: CustomResourceDefinition, resolveService?: ServiceResolver): AsyncConverter {
+  const { group } = crd.spec;
   const webhook = crd.spec.conversion?.webhook;
   const reviewVersion = (webhook?.conversionReviewVersions ?? ['v1']).find((v) => knownReviewVersions.includes(v)) ?? 'v1';
-  const caBundle = webhook?.clientConfig?.caBundle;
-  const ca = caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined;
-  const url = webhookURL(crd);
-  return (object, apiVersion) => {
-    if (object.apiVersion === apiVersion) return object;
+  const client = new WebhookClient(crd, resolveService);
+  const hubVersion = crd.spec.versions.find((version) => version.storage)?.name ?? '';
+  const convert = async (objects: readonly KubeObject[], version: string): Promise<KubeObject[]> => {
+    const apiVersion = `${group}/${version}`;
+    const pending = objects.filter((object) => object.apiVersion !== apiVersion);
+    const first = pending[0];
+    if (!first) return [...objects];
     const uid = randomUUID();
     const review = {
       kind: 'ConversionReview',
       apiVersion: `apiextensions.k8s.io/${reviewVersion}`,
-      request: { uid, desiredAPIVersion: apiVersion, objects: [object] },
+      request: { uid, desiredAPIVersion: apiVersion, objects: pending },
     };
     try {
-      const result = postJsonSync(url, JSON.stringify(review), { timeoutMs: TIMEOUT_SECONDS * 1000, ...(ca ? { ca } : {}) });
-      const converted = responseOf(result, url, uid, reviewVersion).convertedObjects ?? [];
-      if (converted.length !== 1) throw new Error(`returned ${converted.length} objects, expected 1`);
-      return restore(object, converted[0], apiVersion);
+      const converted = responseOf(await client.post(JSON.stringify(review)), uid, reviewVersion).convertedObjects ?? [];
+      if (converted.length !== pending.length) throw new Error(`returned ${converted.length} objects, expected ${pending.length}`);
+      let next = 0;
+      return objects.map((object) => (object.apiVersion === apiVersion ? object : restore(object, converted[next++], apiVersion)));
     } catch (error) {
-      throw StatusError.of(500, 'InternalError', `conversion webhook for ${gvkText(object)} failed: ${(error as Error).message}`);
+      throw StatusError.of(500, 'InternalError', `conversion webhook for ${gvkText(first)} failed: ${(error as Error).message}`);
     }
   };
+  return { hubVersion, convert };
 }

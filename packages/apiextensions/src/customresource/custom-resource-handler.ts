@@ -1,10 +1,11 @@
-import { StatusError } from '@kapi/apimachinery';
+import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import type { GenericAPIServer, ResourceDefinition, ResourceStrategy } from '@kapi/server';
 import { compileSchema } from '../schema/compile-schema.js';
 import type { JSONSchemaProps } from '../schema/json-schema-props.js';
 import type { CustomResourceDefinition } from '../crd/types.js';
 import type { CustomResourceScheme } from './custom-resource-scheme.js';
 import { webhookConverter } from '../conversion/webhook-converter.js';
+import type { ServiceResolver } from '../conversion/webhook-client.js';
 import { customResourceServing } from './definition-for-crd.js';
 
 /** What the embedding server does when a custom resource is installed or its CRD is deleted. */
@@ -41,6 +42,7 @@ export class CustomResourceHandler {
     private readonly server: GenericAPIServer,
     private readonly scheme: CustomResourceScheme,
     private readonly hooks: CustomResourceHooks = {},
+    private readonly resolveService?: ServiceResolver,
   ) {}
 
   /** True when the CRD's resource is being served. */
@@ -61,25 +63,22 @@ export class CustomResourceHandler {
     await this.remove(name);
     const serving = customResourceServing(crd, this.strategyFor(name));
     const { group } = crd.spec;
-    // Conversion None: only apiVersion changes, which the scheme rewrites; Webhook: the CRD's webhook converts.
-    const webhook = crd.spec.conversion?.strategy === 'Webhook' ? webhookConverter(crd) : undefined;
+    // Conversion None: only apiVersion changes, which the scheme rewrites; Webhook: the store awaits the
+    // CRD's webhook (the scheme has no conversion for the kind, and its codec converts nothing).
+    const converter = crd.spec.conversion?.strategy === 'Webhook' ? webhookConverter(crd, this.resolveService) : undefined;
+    this.scheme.setConvertedAsync(group, serving.definition.kind, converter !== undefined);
     for (const kind of serving.kinds) {
       this.scheme.base.addKind(kind);
-      if (kind.version !== serving.storageVersion) {
-        const [hub, own] = [`${group}/${serving.storageVersion}`, `${group}/${kind.version}`];
-        this.scheme.base.addConversion({
-          group,
-          kind: kind.kind,
-          version: kind.version,
-          toHub: webhook ? (object) => webhook(object, hub) : (object) => object,
-          fromHub: webhook ? (object) => webhook(object, own) : (object) => object,
-        });
+      if (kind.version !== serving.storageVersion && !converter) {
+        const identity = (object: KubeObject) => object;
+        this.scheme.base.addConversion({ group, kind: kind.kind, version: kind.version, toHub: identity, fromHub: identity });
       }
       const schema = crd.spec.versions.find((v) => v.name === kind.version)?.schema?.openAPIV3Schema;
       if (schema) this.scheme.setSchema(kind, compileSchema(schema as JSONSchemaProps));
     }
     this.scheme.base.setHubVersion(group, serving.definition.kind, serving.storageVersion);
-    const definition = this.hooks.onServe?.(serving.definition) ?? serving.definition;
+    const served = converter ? { ...serving.definition, converter } : serving.definition;
+    const definition = this.hooks.onServe?.(served) ?? served;
     this.server.installResource(definition);
     this.served.set(name, { fingerprint, group, resource: definition.resource, kind: definition.kind });
   }

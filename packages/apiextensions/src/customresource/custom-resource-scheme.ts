@@ -1,6 +1,6 @@
 import type { FieldError, GroupVersion, GroupVersionKind, KubeObject, Scheme } from '@kapi/apimachinery';
 import type { CodecForOptions, SchemeLike } from '@kapi/server';
-import type { Codec } from '@kapi/storage';
+import { jsonCodec, type Codec } from '@kapi/storage';
 import type { CompiledSchema } from '../schema/compiled-schema.js';
 
 const gvkKey = (gvk: GroupVersionKind) => `${gvk.group}/${gvk.version}/${gvk.kind}`;
@@ -12,6 +12,8 @@ const gvkKey = (gvk: GroupVersionKind) => `${gvk.group}/${gvk.version}/${gvk.kin
  */
 export class CustomResourceScheme implements SchemeLike {
   private readonly compiled = new Map<string, CompiledSchema>();
+  /** `<group>/<kind>` of kinds converted by a webhook, which the store converts asynchronously. */
+  private readonly convertedAsync = new Set<string>();
 
   constructor(readonly base: Scheme) {}
 
@@ -20,8 +22,18 @@ export class CustomResourceScheme implements SchemeLike {
     this.compiled.set(gvkKey(gvk), schema);
   }
 
+  /**
+   * Marks a kind as converted asynchronously by its store (a conversion webhook): its storage codec then
+   * reads and writes objects at their own version, converting nothing. Set before its resource is installed.
+   */
+  setConvertedAsync(group: string, kind: string, converted: boolean): void {
+    if (converted) this.convertedAsync.add(`${group}/${kind}`);
+    else this.convertedAsync.delete(`${group}/${kind}`);
+  }
+
   /** Forgets every version of a kind. */
   removeKind(group: string, kind: string): void {
+    this.convertedAsync.delete(`${group}/${kind}`);
     for (const key of [...this.compiled.keys()]) if (key.startsWith(`${group}/`) && key.endsWith(`/${kind}`)) this.compiled.delete(key);
     this.base.removeKind(group, kind);
   }
@@ -67,6 +79,7 @@ export class CustomResourceScheme implements SchemeLike {
   }
 
   codecFor(options: CodecForOptions): Codec {
+    if (this.convertedAsync.has(`${options.group}/${options.kind}`)) return jsonCodec;
     return this.base.codecFor(options);
   }
 

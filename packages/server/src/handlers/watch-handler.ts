@@ -235,6 +235,7 @@ export async function serveWatch(
       ...(fieldSelector ? { fieldSelector } : {}),
       ...(query.sendInitialEvents !== undefined ? { sendInitialEvents: query.sendInitialEvents } : {}),
       allowWatchBookmarks: query.allowWatchBookmarks,
+      version: route.version,
       signal: controller.signal,
       deadline: Date.now() + timeoutSeconds * 1000,
     });

@@ -22,6 +22,7 @@ import type { FieldManager } from '../apply/field-manager.js';
 import { copyObject, formatTime } from './object-meta.js';
 import { listKey, objectKey } from './storage-keys.js';
 import { WritePreparation } from './write-preparation.js';
+import { convertOne, convertingWatch } from './async-converter.js';
 
 /** How many times a generateName create retries on AlreadyExists. */
 const GENERATE_NAME_ATTEMPTS = 5;
@@ -117,6 +118,12 @@ export class GenericStore {
     return this.scheme.convert(object, { group: this.definition.group, version });
   }
 
+  /** {@link toVersion}, through the definition's asynchronous converter when it has one. */
+  private versioned(object: KubeObject, version: string): KubeObject | Promise<KubeObject> {
+    const converter = this.definition.converter;
+    return converter ? convertOne(converter, object, version) : this.toVersion(object, version);
+  }
+
   /** Turns a storage failure into the API Status for this resource. */
   toStatusError(error: unknown, name?: string): unknown {
     if (StorageError.isInstance(error)) return storageErrorToStatus(error, this.groupResource, name);
@@ -133,7 +140,8 @@ export class GenericStore {
       const options = resourceVersion === undefined ? {} : { resourceVersion };
       const object = await this.storage.get(this.key(namespace, name), options);
       if (!object) throw StatusError.notFound(this.groupResource, name);
-      return this.toVersion(object, version);
+      // Not awaited: built-ins stay synchronous here; a converter's errors are already Statuses.
+      return this.versioned(object, version);
     } catch (error) {
       throw this.toStatusError(error, name);
     }
@@ -162,7 +170,9 @@ export class GenericStore {
         apiVersion: groupVersionString({ group: this.definition.group, version }),
         kind: this.definition.listKind ?? `${this.definition.kind}List`,
         metadata,
-        items: result.items.map((item) => this.toVersion(item, version)),
+        items: this.definition.converter
+          ? await this.definition.converter.convert(result.items, version)
+          : result.items.map((item) => this.toVersion(item, version)),
       };
     } catch (error) {
       throw this.toStatusError(error);
@@ -179,10 +189,14 @@ export class GenericStore {
     };
   }
 
-  /** Starts a storage watch (hub objects) over the namespace, or everything. */
+  /**
+   * Starts a storage watch over the namespace, or everything: hub objects, or objects converted to
+   * `version` when the definition converts asynchronously.
+   */
   async watch(
     namespace: string,
     parameters: ListParameters & {
+      version?: string;
       allowWatchBookmarks?: boolean;
       sendInitialEvents?: boolean;
       signal?: AbortSignal;
@@ -190,7 +204,7 @@ export class GenericStore {
     },
   ): Promise<Watch> {
     try {
-      return await this.storage.watch(listKey(this.prefix, this.definition.namespaced ? namespace : ''), {
+      const watch = await this.storage.watch(listKey(this.prefix, this.definition.namespaced ? namespace : ''), {
         ...(parameters.resourceVersion !== undefined ? { resourceVersion: parameters.resourceVersion } : {}),
         ...(parameters.resourceVersionMatch ? { resourceVersionMatch: parameters.resourceVersionMatch } : {}),
         ...(parameters.sendInitialEvents !== undefined
@@ -205,6 +219,8 @@ export class GenericStore {
         progressNotify: Boolean(parameters.allowWatchBookmarks),
         recursive: true,
       });
+      const converter = this.definition.converter;
+      return converter && parameters.version ? convertingWatch(watch, converter, parameters.version) : watch;
     } catch (error) {
       throw this.toStatusError(error);
     }
@@ -233,9 +249,9 @@ export class GenericStore {
         if (context.dryRun) {
           const existing = await this.storage.get(key, { ignoreNotFound: true });
           if (existing) throw StatusError.alreadyExists(this.groupResource, name);
-          return this.toVersion(hub, version);
+          return this.versioned(hub, version);
         }
-        return this.toVersion(await this.storage.create(key, hub), version);
+        return this.versioned(await this.storage.create(key, hub), version);
       } catch (error) {
         if (
           generate &&
@@ -281,7 +297,7 @@ export class GenericStore {
         return this.preparation.prepareCreate(await input(empty, false), namespace, context);
       }
       created = false;
-      const currentVersioned = this.toVersion(current, version);
+      const currentVersioned = await this.versioned(current, version);
       const requested =
         typeof input === 'function' ? await input(copyObject(currentVersioned), true) : copyObject(input);
       return this.preparation.prepareUpdate(requested, current, {
@@ -299,7 +315,7 @@ export class GenericStore {
         const result = await tryUpdate(current ?? { metadata: {} }, current !== undefined);
         if (current?.metadata.resourceVersion)
           result.metadata.resourceVersion = current.metadata.resourceVersion;
-        return { object: this.toVersion(result, version), created };
+        return { object: await this.versioned(result, version), created };
       }
       const stored = await this.storage.guaranteedUpdate(key, {
         ignoreNotFound: allowCreate,
@@ -310,9 +326,9 @@ export class GenericStore {
         const deleted = await this.storage.delete(key, {
           preconditions: { resourceVersion: stored.metadata.resourceVersion ?? '' },
         });
-        return { object: this.toVersion(deleted, version), created: false };
+        return { object: await this.versioned(deleted, version), created: false };
       }
-      return { object: this.toVersion(stored, version), created };
+      return { object: await this.versioned(stored, version), created };
     } catch (error) {
       throw this.toStatusError(error, name);
     }
@@ -345,7 +361,7 @@ export class GenericStore {
           const marked = copyObject(effective);
           marked.metadata.deletionTimestamp ??= formatTime(this.now());
           marked.metadata.deletionGracePeriodSeconds ??= 0;
-          return { object: this.toVersion(marked, version), deleted: false };
+          return { object: await this.versioned(marked, version), deleted: false };
         }
         const marked = await this.storage.guaranteedUpdate(key, {
           ...(Object.keys(preconditions).length > 0 ? { preconditions } : {}),
@@ -357,14 +373,14 @@ export class GenericStore {
             return next;
           },
         });
-        return { object: this.toVersion(marked, version), deleted: false };
+        return { object: await this.versioned(marked, version), deleted: false };
       }
-      if (context.dryRun) return { object: this.toVersion(current, version), deleted: true };
+      if (context.dryRun) return { object: await this.versioned(current, version), deleted: true };
       const deleted = await this.storage.delete(key, {
         ...(Object.keys(preconditions).length > 0 ? { preconditions } : {}),
         cachedExistingObject: current,
       });
-      return { object: this.toVersion(deleted, version), deleted: true };
+      return { object: await this.versioned(deleted, version), deleted: true };
     } catch (error) {
       throw this.toStatusError(error, name);
     }

@@ -15,6 +15,7 @@ import { FieldManager } from '../apply/field-manager.js';
 import type { SchemaNode } from '../apply/schema-type.js';
 import { mergeForUpdate, validateFinalizersWhileDeleting } from './merge-for-update.js';
 import { copyObject, formatTime } from './object-meta.js';
+import { convertOne } from './async-converter.js';
 
 /** What {@link WritePreparation.prepareUpdate} writes, besides the objects. */
 export interface UpdateWrite {
@@ -87,6 +88,12 @@ export class WritePreparation {
     return scope;
   }
 
+  /** The request-version object in the hub version (through the definition's converter when it has one). */
+  private toHub(object: KubeObject): KubeObject | Promise<KubeObject> {
+    const converter = this.definition.converter;
+    return converter ? convertOne(converter, object, converter.hubVersion) : this.scheme.toHub(object);
+  }
+
   private defaulted(object: KubeObject): KubeObject {
     return this.scheme.applyDefaults(object) ?? object;
   }
@@ -108,7 +115,7 @@ export class WritePreparation {
       ...this.scheme.validate(defaulted),
     ];
     if (errors.length > 0) throw this.invalid(name, errors);
-    const hub = this.scheme.toHub(defaulted);
+    const hub = await this.toHub(defaulted);
     const scope = this.scope(namespace, name, context);
     const strategy = this.definition.strategy;
     if (this.definition.subresources?.status) delete hub['status'];
@@ -176,7 +183,7 @@ export class WritePreparation {
         : this.scheme.validate(defaulted);
     errors.push(...validateObjectMeta(metadata, this.metaValidation()), ...schemaErrors);
     if (errors.length > 0) throw this.invalid(name, errors);
-    const hub = mergeForUpdate(this.scheme.toHub(defaulted), current, {
+    const hub = mergeForUpdate(await this.toHub(defaulted), current, {
       statusSubresource: Boolean(this.definition.subresources?.status),
       subresource: context.subresource,
       managedFieldsTracked: tracked,
