@@ -57,7 +57,7 @@ describe('writeList', () => {
 
   it('sends a list of several MB to a slow reader intact (64 KB chunks are reused only once written; large items go as they are)', async () => {
     const list = cachedList(6000);
-    (list['items'] as KubeObject[])[10] = { ...cachedList(1).items[0], data: { big: 'y'.repeat(200_000) } } as KubeObject;
+    (list['items'] as KubeObject[])[10] = { ...(cachedList(1).items as KubeObject[])[0], data: { big: 'y'.repeat(200_000) } } as KubeObject;
     const url = await serve(() => list);
     const text = await new Promise<string>((resolve, reject) => {
       request(url, (response) => {
