@@ -8,6 +8,8 @@ interface LoadSpec {
   url: string;
   connections: number;
   durationSeconds: number;
+  /** Stop after this many requests in all (instead of after the duration). */
+  amount?: number;
   method?: 'GET' | 'POST';
   body?: string;
   headers?: Record<string, string>;
@@ -19,6 +21,7 @@ const result = await autocannon({
   url: spec.url,
   connections: spec.connections,
   duration: spec.durationSeconds,
+  ...(spec.amount ? { amount: spec.amount } : {}),
   method: spec.method ?? 'GET',
   ...(spec.body ? { body: spec.body } : {}),
   headers: spec.headers ?? {},

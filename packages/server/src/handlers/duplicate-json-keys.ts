@@ -3,6 +3,17 @@ interface Frame {
   expectKey: boolean;
 }
 
+/** The index of the `"` that closes the JSON string opening at `start` (found with indexOf, not per character). */
+function stringEnd(text: string, start: number): number {
+  let end = text.indexOf('"', start + 1);
+  for (;;) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === 92) backslashes += 1;
+    if (backslashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+}
+
 /**
  * The keys that appear more than once in one JSON object of `text` (already valid JSON), in order of
  * their second appearance: what sigs.k8s.io/json reports as `duplicate field "<key>"` in strict decoding.
@@ -19,9 +30,10 @@ export function duplicateJsonKeys(text: string): string[] {
     else if (character === ',' && top?.keys) top.expectKey = true;
     else if (character === '"') {
       const start = index;
-      for (index += 1; text[index] !== '"'; index += 1) if (text[index] === '\\') index += 1;
+      index = stringEnd(text, index);
       if (top?.keys && top.expectKey) {
-        const key = JSON.parse(text.slice(start, index + 1)) as string;
+        const raw = text.slice(start + 1, index);
+        const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
         if (top.keys.has(key)) duplicates.push(key);
         top.keys.add(key);
         top.expectKey = false;

@@ -55,6 +55,28 @@ describe('writeList', () => {
     }
   });
 
+  it('sends a list of several MB to a slow reader intact (64 KB chunks are reused only once written; large items go as they are)', async () => {
+    const list = cachedList(6000);
+    (list['items'] as KubeObject[])[10] = { ...(cachedList(1).items as KubeObject[])[0], data: { big: 'y'.repeat(200_000) } } as KubeObject;
+    const url = await serve(() => list);
+    const text = await new Promise<string>((resolve, reject) => {
+      request(url, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          // Read slowly: the writer fills its 1 MB allowance and must wait for drains while reusing chunks.
+          response.pause();
+          setTimeout(() => response.resume(), 1);
+        });
+        response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        response.on('error', reject);
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(text).toBe(JSON.stringify(list));
+  });
+
   it('writes an empty list and a list without metadata', async () => {
     let list: KubeObject = { ...cachedList(0) };
     const url = await serve(() => list);

@@ -7,7 +7,8 @@ import { sharedSerialization } from './shared-serialization.js';
 const chunkBytes = 64 * 1024;
 /** Bytes a response may hold unsent before the writer waits for it to drain. */
 const bufferedBytes = 1024 * 1024;
-const comma = Buffer.from(',');
+/** `,` between array elements. */
+export const comma = Buffer.from(',');
 const close = Buffer.from(']}');
 
 /** An item's compact JSON, made once per object and shared with GETs and watch events of that object. */
@@ -33,11 +34,9 @@ function drained(response: ServerResponse): Promise<void> {
 /**
  * Writes a `<Kind>List` as compact JSON without building it as one string: the envelope
  * (`apiVersion`, `kind`, `metadata`) is encoded on its own and the items' cached bytes are spliced in
- * after it, sent in chunks of about 64 KB, waiting for a drain only once 1 MB is unsent (a wait per
- * chunk halved the throughput). Items served from the watch cache
- * are encoded once per object version for every LIST, GET and watch that sends them. The body has a
- * `Content-Length` and is JSON-equal to `JSON.stringify(list)` (`items` comes last). Pretty output
- * goes through {@link writeObject}.
+ * after it (see {@link writeJsonParts}). Items served from the watch cache are encoded once per object
+ * version for every LIST, GET and watch that sends them. The body is JSON-equal to
+ * `JSON.stringify(list)` (`items` comes last). Pretty output goes through {@link writeObject}.
  */
 export async function writeList(
   request: IncomingMessage,
@@ -47,10 +46,37 @@ export async function writeList(
 ): Promise<void> {
   if (response.headersSent || wantsPretty(request)) return writeObject(request, response, code, list);
   const { items, ...envelope } = list;
-  const parts = Array.isArray(items) ? items.map(objectJson) : [];
+  const parts = [openArray(envelope, 'items')];
+  if (Array.isArray(items)) {
+    items.forEach((item, index) => {
+      if (index > 0) parts.push(comma);
+      parts.push(objectJson(item));
+    });
+  }
+  parts.push(close);
+  return writeJsonParts(request, response, code, parts);
+}
+
+/** `envelope` as JSON left open at the start of its last field, the array `field`: `{...,"items":[`. */
+export function openArray(envelope: Record<string, unknown>, field: string): Buffer {
   const head = JSON.stringify(envelope);
-  const open = Buffer.from(head === '{}' ? '{"items":[' : `${head.slice(0, -1)},"items":[`);
-  let length = open.length + close.length + Math.max(parts.length - 1, 0);
+  return Buffer.from(head === '{}' ? `{"${field}":[` : `${head.slice(0, -1)},"${field}":[`);
+}
+
+/**
+ * Writes a JSON body made of `parts` (Buffers, mostly shared cached encodings) with its
+ * `Content-Length`, without joining them into one: small parts are copied into 64 KB chunks and large
+ * ones written as they are, waiting for a drain only once 1 MB is unsent (a wait per chunk halved the
+ * throughput). A chunk is reused once its write completed, so a response holds about 1 MB of copies at
+ * any time, whatever its size, and leaves no garbage of the size of the body.
+ */
+export async function writeJsonParts(
+  request: IncomingMessage,
+  response: ServerResponse,
+  code: number,
+  parts: readonly Buffer[],
+): Promise<void> {
+  let length = 0;
   for (const part of parts) length += part.length;
   applyWarnings(request, response);
   response.writeHead(code, {
@@ -62,26 +88,31 @@ export async function writeList(
     response.end();
     return;
   }
-  let batch: Buffer[] = [open];
-  let size = open.length;
-  const flush = async () => {
-    const data = batch.length === 1 ? (batch[0] as Buffer) : Buffer.concat(batch, size);
-    batch = [];
-    size = 0;
-    if (!response.write(data) && response.writableLength >= bufferedBytes && !response.destroyed) await drained(response);
+  const free: Buffer[] = [];
+  let chunk: Buffer = Buffer.allocUnsafe(Math.min(chunkBytes, length));
+  let used = 0;
+  const send = async (data: Buffer, done?: () => void) => {
+    const more = response.write(data, done);
+    if (!more && response.writableLength >= bufferedBytes && !response.destroyed) await drained(response);
   };
-  for (let index = 0; index < parts.length; index++) {
+  const flush = async () => {
+    if (used === 0) return;
+    const written = chunk;
+    const data = chunk.subarray(0, used);
+    chunk = free.pop() ?? Buffer.allocUnsafe(chunkBytes);
+    used = 0;
+    await send(data, () => free.push(written));
+  };
+  for (const part of parts) {
     if (response.destroyed) return;
-    const part = parts[index] as Buffer;
-    if (index > 0) {
-      batch.push(comma);
-      size += 1;
+    if (part.length >= chunkBytes / 2) {
+      await flush();
+      await send(part);
+      continue;
     }
-    batch.push(part);
-    size += part.length;
-    if (size >= chunkBytes) await flush();
+    if (used + part.length > chunk.length) await flush();
+    part.copy(chunk, used);
+    used += part.length;
   }
-  batch.push(close);
-  size += close.length;
-  response.end(batch.length === 1 ? batch[0] : Buffer.concat(batch, size));
+  response.end(chunk.subarray(0, used));
 }

@@ -21,7 +21,8 @@ import { decodeObjectBody, objectMediaType, readBody, type ProtobufBodyDecoder }
 import type { ResourcePath } from './resource-path.js';
 import { writeList } from './list-writer.js';
 import { addWarning, writeObject } from './response-writer.js';
-import { buildTable, negotiateResponseForm, parseIncludeObject, partialObjectMetadata } from './table.js';
+import { negotiateResponseForm, parseIncludeObject, partialObjectMetadata } from './table.js';
+import { writeTable } from './table-writer.js';
 import { serveWatch, type WatchRegistry } from './watch-handler.js';
 
 /** One served resource at one version, as the router finds it. */
@@ -130,17 +131,12 @@ function respond(
   if (form.as === 'Table') {
     const includeObject = parseIncludeObject(requestTarget(request).query.get('includeObject'));
     const listMetadata = isList ? (body.metadata as Record<string, unknown>) : {};
-    return writeObject(
-      request,
-      response,
-      code,
-      buildTable(route.definition, items, {
-        version: form.version,
-        includeObject,
-        listMetadata,
-        ...(now ? { now: now() } : {}),
-      }),
-    );
+    return writeTable(request, response, code, route.definition, items, {
+      version: form.version,
+      includeObject,
+      listMetadata,
+      ...(now ? { now: now() } : {}),
+    });
   }
   if (!isList) return writeObject(request, response, code, partialObjectMetadata(body, form.version));
   writeObject(request, response, code, {

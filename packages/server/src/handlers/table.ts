@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import type { PrinterColumn, ResourceDefinition } from '../resource-definition.js';
-import { humanDuration } from './human-duration.js';
-import { evaluateJsonPath } from './json-path.js';
+import { cachedCells, renderCells } from './table-cells.js';
 
 /** What a response is rendered as, from the Accept header. */
 export type ResponseForm =
@@ -82,36 +81,6 @@ export function partialObjectMetadata(object: KubeObject, version = 'v1'): KubeO
   return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: object.metadata };
 }
 
-function cellValue(column: PrinterColumn, object: KubeObject, now: Date): unknown {
-  if (column.cell) return column.cell(object);
-  let values: unknown[];
-  try {
-    values = evaluateJsonPath(column.jsonPath, object);
-  } catch {
-    return null;
-  }
-  if (values.length === 0) return null;
-  const first = values[0];
-  switch (column.type) {
-    case 'integer':
-    case 'number':
-      // A map or list under an integer column is shown as its size (e.g. ConfigMap DATA, ServiceAccount SECRETS).
-      if (Array.isArray(first)) return first.length;
-      if (typeof first === 'object' && first !== null) return Object.keys(first).length;
-      return typeof first === 'number' ? first : null;
-    case 'boolean':
-      return typeof first === 'boolean' ? first : null;
-    case 'date': {
-      // As apiextensions' table convertor: dates are rendered as ages on the server.
-      if (typeof first !== 'string') return null;
-      const time = Date.parse(first);
-      return Number.isNaN(time) ? '<invalid>' : humanDuration(now.getTime() - time);
-    }
-    case 'string':
-      return values.map((value) => (typeof value === 'string' ? value : JSON.stringify(value))).join(',');
-  }
-}
-
 /** How a Table row carries its object (`?includeObject=`). */
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -124,29 +93,30 @@ export function parseIncludeObject(value: string | null): IncludeObject {
   );
 }
 
-/**
- * Builds a `meta.k8s.io` Table of `objects` with Name plus the resource's printer columns (Age when
- * none are declared); kubectl adds Namespace itself. `date` cells are ages relative to `now`.
- */
-export function buildTable(
-  definition: ResourceDefinition,
-  objects: KubeObject[],
-  options: {
-    version: string;
-    includeObject: IncludeObject;
-    listMetadata?: Record<string, unknown>;
-    now?: Date;
-  },
-): KubeObject {
-  const columns = definition.printerColumns ?? [ageColumn];
-  const now = options.now ?? new Date();
+/** Options of a Table response. */
+export interface TableOptions {
+  version: string;
+  includeObject: IncludeObject;
+  listMetadata?: Record<string, unknown>;
+  now?: Date;
+}
+
+/** The printer columns of a resource (Age when none are declared), one array per definition. */
+export function tableColumns(definition: ResourceDefinition): readonly PrinterColumn[] {
+  return definition.printerColumns ?? defaultColumns;
+}
+
+const defaultColumns: readonly PrinterColumn[] = [ageColumn];
+
+/** A Table without its rows: kind, apiVersion, metadata and the column definitions (Name first). */
+export function tableEnvelope(definition: ResourceDefinition, options: TableOptions): KubeObject {
   return {
     kind: 'Table',
     apiVersion: `meta.k8s.io/${options.version}`,
     metadata: options.listMetadata ?? {},
     columnDefinitions: [
       nameColumn,
-      ...columns.map((column) => ({
+      ...tableColumns(definition).map((column) => ({
         name: column.name,
         type: column.type,
         format: column.format ?? '',
@@ -154,10 +124,25 @@ export function buildTable(
         priority: column.priority ?? 0,
       })),
     ],
+  };
+}
+
+/**
+ * Builds a `meta.k8s.io` Table of `objects` with Name plus the resource's printer columns (Age when
+ * none are declared); kubectl adds Namespace itself. `date` cells are ages relative to `now`; the other
+ * cells are computed once per object version ({@link cachedCells}).
+ */
+export function buildTable(
+  definition: ResourceDefinition,
+  objects: KubeObject[],
+  options: TableOptions,
+): KubeObject {
+  const columns = tableColumns(definition);
+  const now = options.now ?? new Date();
+  return {
+    ...tableEnvelope(definition, options),
     rows: objects.map((object) => {
-      const row: Record<string, unknown> = {
-        cells: [object.metadata.name ?? '', ...columns.map((column) => cellValue(column, object, now))],
-      };
+      const row: Record<string, unknown> = { cells: renderCells(cachedCells(columns, object), now) };
       if (options.includeObject === 'Metadata')
         row['object'] = partialObjectMetadata(object, options.version);
       if (options.includeObject === 'Object') row['object'] = object;
