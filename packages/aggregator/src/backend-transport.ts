@@ -24,10 +24,12 @@ export function escapeExtraKey(key: string): string {
 
 /**
  * The front-proxy identity headers of a user (client-go's NewAuthProxyRoundTripper): `X-Remote-User`,
+ * `X-Remote-Uid` when the user has a UID (upstream's RemoteRequestHeaderUID, on by default since 1.33),
  * one `X-Remote-Group` per group, `X-Remote-Extra-<escaped key>` per extra value.
  */
 export function identityHeaders(user: UserInfo): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = { 'X-Remote-User': user.name };
+  if (user.uid) headers['X-Remote-Uid'] = user.uid;
   if (user.groups.length > 0) headers['X-Remote-Group'] = [...user.groups];
   for (const [key, values] of Object.entries(user.extra ?? {})) {
     if (values.length > 0) headers[`X-Remote-Extra-${escapeExtraKey(key)}`] = [...values];
