@@ -158,6 +158,23 @@ describe('an aggregated server behind kube-apiserver-lite', () => {
     expect(explain).toContain('referenceType');
   });
 
+  it('merges the aggregated server into /openapi/v2: kubectl explain reads it (protobuf) and the JSON lists its paths', async () => {
+    const explain = await kubectl(main, ['explain', 'flunders.spec', '--output=plaintext-openapiv2']);
+    expect(explain).toMatch(/KIND:\s+Flunder/);
+    expect(explain).toMatch(/VERSION:\s+wardle\.example\.com\/v1beta1/);
+    expect(explain).toContain('flunderReference');
+    const alpha = await kubectl(main, ['explain', 'flunders.spec', '--output=plaintext-openapiv2', '--api-version=wardle.example.com/v1alpha1']);
+    expect(alpha).toContain('referenceType');
+    const swagger = JSON.parse(await kubectl(main, ['get', '--raw', '/openapi/v2'])) as {
+      paths: Record<string, unknown>;
+      definitions: Record<string, { 'x-kubernetes-group-version-kind'?: unknown[] }>;
+    };
+    expect(Object.keys(swagger.paths)).toContain('/apis/wardle.example.com/v1beta1/namespaces/{namespace}/flunders/{name}');
+    expect(Object.keys(swagger.paths)).toContain('/api/v1/namespaces/{namespace}/configmaps');
+    const kinds = Object.values(swagger.definitions).flatMap((definition) => definition['x-kubernetes-group-version-kind'] ?? []);
+    expect(kinds).toContainEqual({ group: 'wardle.example.com', version: 'v1alpha1', kind: 'Flunder' });
+  });
+
   it("the main server's RBAC decides: a user without a role gets 403 from the aggregated server", async () => {
     const allowed = await until(200, () => asUser('alice-token', 'GET', flunders));
     expect(allowed.code).toBe(200);
