@@ -356,3 +356,23 @@ describe('availability', () => {
     }
   });
 });
+
+describe('OpenAPI v2', () => {
+  const flunderPath = '/apis/wardle.example.com/v1alpha1/namespaces/{namespace}/flunders/{name}';
+  const swagger = async () => JSON.parse(await kubectl(server, ['get', '--raw', '/openapi/v2'])) as { paths: Record<string, unknown>; definitions: Record<string, unknown> };
+
+  it("merges the backend's paths of its group/version and its definitions, and drops them with the APIService", async () => {
+    const merged = await swagger();
+    expect(Object.keys(merged.paths)).toContain(flunderPath);
+    expect(Object.keys(merged.paths)).not.toContain('/apis/elsewhere.example.com/v1/things');
+    expect(merged.definitions['com.example.wardle.v1alpha1.Flunder']).toMatchObject({ description: 'A Flunder, served by the test backend.' });
+    expect(Object.keys(merged.paths)).toContain('/api/v1/namespaces/{namespace}/configmaps');
+    await admin.request({ method: 'DELETE', path: '/apis/apiregistration.k8s.io/v1/apiservices/v1alpha1.wardle.example.com' });
+    const deadline = Date.now() + 10_000;
+    while (Object.keys((await swagger()).paths).includes(flunderPath)) {
+      if (Date.now() > deadline) throw new Error('the flunder path is still in /openapi/v2 after its APIService was deleted');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await swagger()).definitions['com.example.wardle.v1alpha1.Flunder']).toBeUndefined();
+  });
+});
