@@ -175,6 +175,15 @@ describe('an aggregated server behind kube-apiserver-lite', () => {
     expect(kinds).toContainEqual({ group: 'wardle.example.com', version: 'v1alpha1', kind: 'Flunder' });
   });
 
+  it('kubectl apply validates wardle kinds: an unknown field is refused and nothing is stored; a valid one is applied', async () => {
+    const bogus = `${flunderYaml('validated', 'first')}  bogusField: 1\n`;
+    await expect(kubectl(main, ['apply', '-f', '-'], bogus)).rejects.toThrow(/bogusField/);
+    expect(await kubectl(main, ['get', 'flunders', '-o', 'name'])).not.toContain('validated');
+    await kubectl(main, ['apply', '-f', '-'], flunderYaml('validated', 'first'));
+    expect(await kubectl(main, ['get', 'flunder', 'validated', '-o', 'jsonpath={.spec.flunderReference}'])).toBe('first');
+    await kubectl(main, ['delete', 'flunder', 'validated']);
+  });
+
   it("the main server's RBAC decides: a user without a role gets 403 from the aggregated server", async () => {
     const allowed = await until(200, () => asUser('alice-token', 'GET', flunders));
     expect(allowed.code).toBe(200);
