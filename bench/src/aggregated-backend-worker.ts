@@ -22,6 +22,8 @@ export interface BackendWorkerData {
 const data = workerData as BackendWorkerData;
 const body = Buffer.from(data.body);
 const watches = new Set<ServerResponse>();
+/** TLS handshakes and requests served, reported on a `{ counts: true }` message. */
+const counts = { handshakes: 0, requests: 0 };
 const discovery = JSON.stringify({
   kind: 'APIResourceList',
   apiVersion: 'v1',
@@ -31,6 +33,7 @@ const discovery = JSON.stringify({
 const server = createServer(
   { key: data.key, cert: data.cert, ca: data.requestHeaderCA, requestCert: true, rejectUnauthorized: false },
   (request: IncomingMessage, response) => {
+    counts.requests++;
     const path = request.url ?? '/';
     if (path === `/apis/${data.group}/v1alpha1`) {
       response.writeHead(200, { 'Content-Type': 'application/json' });
@@ -47,7 +50,9 @@ const server = createServer(
     }
   },
 );
-parentPort?.on('message', (message: { line?: string; name?: string; close?: boolean }) => {
+server.on('secureConnection', () => counts.handshakes++);
+parentPort?.on('message', (message: { line?: string; name?: string; close?: boolean; counts?: boolean }) => {
+  if (message.counts) parentPort?.postMessage({ counts });
   if (message.line !== undefined) {
     const at = process.hrtime.bigint();
     for (const watch of watches) watch.write(message.line);

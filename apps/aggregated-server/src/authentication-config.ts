@@ -10,6 +10,8 @@ export interface RequestHeaderConfig {
   /** CNs allowed to send identity headers; empty: any certificate the CA signed. */
   allowedNames: string[];
   usernameHeaders: string[];
+  /** Headers carrying the user's UID (upstream's `--requestheader-uid-headers`); none by default. */
+  uidHeaders: string[];
   groupHeaders: string[];
   extraHeaderPrefixes: string[];
 }
@@ -70,6 +72,7 @@ export async function loadAuthenticationConfig(
       clientCA: requestHeaderCA,
       allowedNames: pick(options.requestHeaderAllowedNames, 'requestheader-allowed-names', []),
       usernameHeaders: pick(options.requestHeaderUsernameHeaders, 'requestheader-username-headers', ['X-Remote-User']),
+      uidHeaders: pick(options.requestHeaderUIDHeaders, 'requestheader-uid-headers', []),
       groupHeaders: pick(options.requestHeaderGroupHeaders, 'requestheader-group-headers', ['X-Remote-Group']),
       extraHeaderPrefixes: pick(
         options.requestHeaderExtraHeadersPrefix,

@@ -19,6 +19,7 @@ export interface AggregatedServerOptions {
   requestHeaderClientCAFile?: string;
   requestHeaderAllowedNames?: string[];
   requestHeaderUsernameHeaders?: string[];
+  requestHeaderUIDHeaders?: string[];
   requestHeaderGroupHeaders?: string[];
   requestHeaderExtraHeadersPrefix?: string[];
   /** Client CA for plain client certificates (overrides the ConfigMap's `client-ca-file`). */
@@ -46,6 +47,7 @@ const flags = {
   'requestheader-client-ca-file': { type: 'string', description: 'CA of front-proxy client certificates (default: the ConfigMap kube-system/extension-apiserver-authentication).' },
   'requestheader-allowed-names': { type: 'string', description: 'Comma-separated CNs allowed to send identity headers (empty: any).' },
   'requestheader-username-headers': { type: 'string', description: 'Comma-separated user name headers (default X-Remote-User).' },
+  'requestheader-uid-headers': { type: 'string', description: 'Comma-separated user UID headers, e.g. X-Remote-Uid (default: none).' },
   'requestheader-group-headers': { type: 'string', description: 'Comma-separated group headers (default X-Remote-Group).' },
   'requestheader-extra-headers-prefix': { type: 'string', description: 'Comma-separated extra header prefixes (default X-Remote-Extra-).' },
   'client-ca-file': { type: 'string', description: 'CA of client certificates (CN user, O groups).' },
@@ -114,6 +116,7 @@ export function parseOptions(argv: string[]): AggregatedServerOptions {
     clientCAFile: values['client-ca-file'],
     requestHeaderAllowedNames: list(values['requestheader-allowed-names']),
     requestHeaderUsernameHeaders: list(values['requestheader-username-headers']),
+    requestHeaderUIDHeaders: list(values['requestheader-uid-headers']),
     requestHeaderGroupHeaders: list(values['requestheader-group-headers']),
     requestHeaderExtraHeadersPrefix: list(values['requestheader-extra-headers-prefix']),
   };

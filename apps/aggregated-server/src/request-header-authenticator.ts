@@ -11,7 +11,8 @@ function headerValues(request: IncomingMessage, name: string): string[] {
 /**
  * Front-proxy authentication (upstream's request-header authenticator behind an x509 verifier): the
  * identity headers count only on a connection whose client certificate chains to the request-header CA
- * and whose CN is allowed. The user is the first non-empty user header, groups every group header value,
+ * and whose CN is allowed. The user is the first non-empty user header, the UID the first non-empty UID
+ * header (upstream's RemoteRequestHeaderUID), groups every group header value,
  * extras the `<prefix><key>` headers (key lower-cased and %-unescaped). The headers are removed after.
  */
 export function requestHeaderAuthenticator(config: RequestHeaderConfig): Authenticator {
@@ -27,6 +28,7 @@ export function requestHeaderAuthenticator(config: RequestHeaderConfig): Authent
     if (allowed.size > 0 && !allowed.has(cn)) {
       throw new Error(`x509: subject with cn=${cn} is not in the allowed list`);
     }
+    const uid = firstValue(request, config.uidHeaders);
     const groups = config.groupHeaders.flatMap((header) => headerValues(request, header));
     const extra: Record<string, string[]> = {};
     for (const [header, values] of Object.entries(request.headersDistinct)) {
@@ -36,8 +38,9 @@ export function requestHeaderAuthenticator(config: RequestHeaderConfig): Authent
       (extra[key] ??= []).push(...values);
       delete request.headers[header];
     }
-    for (const header of [...config.usernameHeaders, ...config.groupHeaders]) delete request.headers[header.toLowerCase()];
+    for (const header of [...config.usernameHeaders, ...config.uidHeaders, ...config.groupHeaders]) delete request.headers[header.toLowerCase()];
     const found: UserInfo = { name: user, groups };
+    if (uid !== undefined) found.uid = uid;
     if (Object.keys(extra).length > 0) found.extra = extra;
     return found;
   };

@@ -1,4 +1,4 @@
-import type { AggregatedDiscoverySource, APIResource, APIResourceList, InstalledResource, ResourceDefinition } from '@kapi/server';
+import type { AggregatedDiscoverySource, APIResource, APIResourceList, InstalledResource, OpenAPIV2Part, ResourceDefinition } from '@kapi/server';
 import type { APIService } from './apiservice-kind.js';
 
 interface Entry {
@@ -7,6 +7,8 @@ interface Entry {
   resources: APIResource[] | undefined;
   stale: boolean;
   openAPIV3URL?: string;
+  /** What the backend adds to `/openapi/v2` for this group/version. */
+  openAPIV2?: OpenAPIV2Part;
 }
 
 /** An aggregated resource as discovery shows it (the verbs as the backend lists them). */
@@ -47,10 +49,10 @@ export class AggregatedDiscovery implements AggregatedDiscoverySource {
   update(apiService: APIService, list: APIResourceList): void {
     const previous = this.entries.get(apiService.metadata.name ?? '');
     this.entries.set(apiService.metadata.name ?? '', {
+      ...previous,
       apiService,
       resources: Array.isArray(list.resources) ? list.resources : [],
       stale: false,
-      ...(previous?.openAPIV3URL ? { openAPIV3URL: previous.openAPIV3URL } : {}),
     });
   }
 
@@ -60,6 +62,19 @@ export class AggregatedDiscovery implements AggregatedDiscoverySource {
     if (!entry) return;
     if (serverRelativeURL) entry.openAPIV3URL = serverRelativeURL;
     else delete entry.openAPIV3URL;
+  }
+
+  /** The backend's part of `/openapi/v2` for an APIService, as last fetched. */
+  openAPIV2Of(name: string): OpenAPIV2Part | undefined {
+    return this.entries.get(name)?.openAPIV2;
+  }
+
+  /** Records the backend's part of `/openapi/v2` for an APIService (undefined: it serves none). */
+  setOpenAPIV2(name: string, part: OpenAPIV2Part | undefined): void {
+    const entry = this.entries.get(name);
+    if (!entry) return;
+    if (part) entry.openAPIV2 = part;
+    else delete entry.openAPIV2;
   }
 
   /** Marks an APIService's discovery stale (its backend could not be reached). */
@@ -102,6 +117,11 @@ export class AggregatedDiscovery implements AggregatedDiscoverySource {
         ...(stale ? { stale: true } : {}),
       }));
     });
+  }
+
+  /** The `/openapi/v2` parts of every fetched APIService, kept while it is stale (as upstream keeps the last spec). */
+  openAPIV2(): OpenAPIV2Part[] {
+    return [...this.entries.values()].flatMap(({ openAPIV2 }) => (openAPIV2 ? [openAPIV2] : []));
   }
 
   openAPIV3Paths(): Record<string, string> {

@@ -8,13 +8,14 @@ import type { BackendAgents } from './backend-transport.js';
 import type { AggregatedDiscovery } from './aggregated-discovery.js';
 import { backendGet } from './discovery-check.js';
 import { isEndpointFailure, resolveEndpoint, type ResolvedEndpoint } from './endpoint-resolver.js';
+import { fetchOpenAPIV2Part } from './openapi-v2-part.js';
 
 /** Options of {@link AvailabilityController}. */
 export interface AvailabilityControllerOptions {
   rest: RestClient;
   informers: AggregatorInformers;
   agents: BackendAgents;
-  /** Where the backends' discovery (and OpenAPI v3 index entry) fetched by each passing check goes. */
+  /** Where the backends' discovery (and OpenAPI v3 index entry, OpenAPI v2 part) fetched by each passing check goes. */
   discovery?: AggregatedDiscovery;
   /** How often every APIService is checked again (upstream resyncs every 30 s). */
   intervalMs?: number;
@@ -123,6 +124,7 @@ export class AvailabilityController {
       try {
         discovery.update(apiService, JSON.parse(answer.body.toString('utf8')) as APIResourceList);
         discovery.setOpenAPIV3URL(name, await openAPIV3URL(endpoint, apiService, agents, timeoutMs));
+        discovery.setOpenAPIV2(name, await fetchOpenAPIV2Part(endpoint, apiService, agents, timeoutMs, discovery.openAPIV2Of(name)));
       } catch {
         discovery.markStale(name);
       }

@@ -16,8 +16,8 @@ export interface ExtensionAPIServerAuthentication {
 
 /**
  * The `kube-system/extension-apiserver-authentication` ConfigMap as kube-apiserver publishes it: the CAs
- * as PEM, and the request-header settings as JSON string arrays (`X-Remote-User`, `X-Remote-Group`,
- * `X-Remote-Extra-`).
+ * as PEM, and the request-header settings as JSON string arrays (`X-Remote-User`, `X-Remote-Uid`,
+ * `X-Remote-Group`, `X-Remote-Extra-`).
  */
 export function extensionAPIServerAuthenticationConfigMap(settings: ExtensionAPIServerAuthentication): KubeObject {
   return {
@@ -29,7 +29,7 @@ export function extensionAPIServerAuthenticationConfigMap(settings: ExtensionAPI
       'requestheader-client-ca-file': settings.requestHeaderCA,
       'requestheader-allowed-names': JSON.stringify(settings.allowedNames ?? ['front-proxy-client']),
       'requestheader-username-headers': JSON.stringify(['X-Remote-User']),
-      'requestheader-uid-headers': JSON.stringify([]),
+      'requestheader-uid-headers': JSON.stringify(['X-Remote-Uid']),
       'requestheader-group-headers': JSON.stringify(['X-Remote-Group']),
       'requestheader-extra-headers-prefix': JSON.stringify(['X-Remote-Extra-']),
     },

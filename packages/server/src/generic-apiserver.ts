@@ -29,7 +29,7 @@ import { storageVersionInfosOf } from './storage-version-infos.js';
 import { WatchRegistry } from './handlers/watch-handler.js';
 import { HealthRegistry, type PostStartHook } from './health/index.js';
 import { ServerMetrics } from './metrics/index.js';
-import { createOpenAPIHandler, type JSONSchema } from './openapi/index.js';
+import { createOpenAPIHandler, type JSONSchema, type OpenAPIV2Part } from './openapi/index.js';
 import { GenericStore } from './registry/generic-store.js';
 import { instrumentStorage } from './registry/instrumented-storage.js';
 import { resourcePrefix } from './registry/storage-keys.js';
@@ -56,6 +56,8 @@ export interface AggregatedDiscoverySource {
   resources(): InstalledResource[];
   /** `/openapi/v3` index entries: `apis/<group>/<version>` to `serverRelativeURL`. */
   openAPIV3Paths?(): Record<string, string>;
+  /** Paths and definitions merged into `/openapi/v2`. */
+  openAPIV2?(): OpenAPIV2Part[];
 }
 
 /** What the server's own controllers use to call it. */
@@ -137,6 +139,7 @@ export class GenericAPIServer {
         },
         version: options.versionInfo.gitVersion,
         extraV3Paths: () => Object.assign({}, ...this.aggregatedSources.map((source) => source.openAPIV3Paths?.() ?? {})),
+        extraV2: () => this.aggregatedSources.flatMap((source) => source.openAPIV2?.() ?? []),
       }),
     ];
     this.routes = (request, response) => this.route(request, response);

@@ -94,7 +94,7 @@ export {
   metaNames,
   operationGroupName,
 } from './openapi/index.js';
-export type { OpenAPIOptions, DefinitionNamer, OpenAPIFlavour, JSONSchema } from './openapi/index.js';
+export type { OpenAPIOptions, OpenAPIV2Part, DefinitionNamer, OpenAPIFlavour, JSONSchema } from './openapi/index.js';
 export { HealthRegistry, withCheckTimeout } from './health/index.js';
 export type {
   HealthCheck,

@@ -71,6 +71,25 @@ const openAPIDocument = {
   },
 };
 
+/** Its Swagger 2.0 document: one path of its group/version, and one of a group it does not serve through this APIService. */
+const swaggerDocument = {
+  swagger: '2.0',
+  info: { title: 'wardle', version: 'v0' },
+  paths: {
+    [`/apis/${group}/${version}/namespaces/{namespace}/flunders/{name}`]: {
+      get: { operationId: 'readWardleV1alpha1NamespacedFlunder', responses: { '200': { description: 'OK', schema: { $ref: '#/definitions/com.example.wardle.v1alpha1.Flunder' } } } },
+    },
+    '/apis/elsewhere.example.com/v1/things': { get: { operationId: 'listElsewhereV1Thing', responses: { '200': { description: 'OK' } } } },
+  },
+  definitions: {
+    'com.example.wardle.v1alpha1.Flunder': {
+      type: 'object',
+      description: 'A Flunder, served by the test backend.',
+      'x-kubernetes-group-version-kind': [{ group, version, kind: 'Flunder' }],
+    },
+  },
+};
+
 const flunder = (name: string, resourceVersion: string) => ({
   apiVersion: `${group}/${version}`,
   kind: 'Flunder',
@@ -80,7 +99,7 @@ const flunder = (name: string, resourceVersion: string) => ({
 
 /**
  * A small aggregated server for tests (node:https, its own CA, serving certificate for
- * `api.wardle.svc`): serves discovery and OpenAPI v3 of `wardle.example.com/v1alpha1` and `flunders` (list, get, watch),
+ * `api.wardle.svc`): serves discovery, OpenAPI v2 and v3 of `wardle.example.com/v1alpha1` and `flunders` (list, get, watch),
  * asks for client certificates signed by the given request-header CA, and records every request.
  */
 export class AggregatedBackend {
@@ -152,6 +171,7 @@ export class AggregatedBackend {
     if (path === `/apis/${group}/${version}`) return json(200, resourceList);
     if (path === '/openapi/v3') return json(200, { paths: { [`apis/${group}/${version}`]: { serverRelativeURL: `${openAPIPath}?hash=0123ABCD` } } });
     if (path === openAPIPath) return json(200, openAPIDocument);
+    if (path === '/openapi/v2') return json(200, swaggerDocument);
     if (path === `/apis/${group}/${version}/namespaces/default/flunders` && url.searchParams.get('watch') === 'true') {
       response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
       response.flushHeaders();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadKubeconfig, type RestClient } from '@kapi/client';
 import { startAggregatedServer, type TestAggregatedServer } from './aggregated-server.js';
+import { auditEvents } from './audit-log.js';
 import { httpsCall } from './https-call.js';
 import { kubectl, startServer, type TestServer } from './harness.js';
 import { bindClusterRole } from './rbac-session.js';
@@ -18,6 +19,7 @@ let main: TestServer;
 let admin: RestClient;
 let wardle: TestAggregatedServer;
 let wardleDataDir: string;
+let auditLog: string;
 
 const flunders = '/apis/wardle.example.com/v1beta1/namespaces/default/flunders';
 const apiService = 'v1beta1.wardle.example.com';
@@ -79,7 +81,16 @@ beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'kapi-aggregation-'));
   const tokens = join(workDir, 'tokens.csv');
   writeFileSync(tokens, 'alice-token,alice,2001\nbob-token,bob,2002\n');
-  main = await startServer({ args: [`--token-auth-file=${tokens}`, '--apiservice-availability-interval=1s'] });
+  // The main server audits the SubjectAccessReviews the aggregated server sends (with their spec).
+  const policy = join(workDir, 'audit-policy.yaml');
+  writeFileSync(
+    policy,
+    'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Request\n    resources:\n      - group: authorization.k8s.io\n        resources: ["subjectaccessreviews"]\n  - level: None\n',
+  );
+  auditLog = join(workDir, 'audit.log');
+  main = await startServer({
+    args: [`--token-auth-file=${tokens}`, '--apiservice-availability-interval=1s', `--audit-policy-file=${policy}`, `--audit-log-path=${auditLog}`],
+  });
   admin = main.client();
   wardleDataDir = join(workDir, 'wardle');
   wardle = await startAggregatedServer(main, { dataDir: wardleDataDir });
@@ -147,6 +158,32 @@ describe('an aggregated server behind kube-apiserver-lite', () => {
     expect(explain).toContain('referenceType');
   });
 
+  it('merges the aggregated server into /openapi/v2: kubectl explain reads it (protobuf) and the JSON lists its paths', async () => {
+    const explain = await kubectl(main, ['explain', 'flunders.spec', '--output=plaintext-openapiv2']);
+    expect(explain).toMatch(/KIND:\s+Flunder/);
+    expect(explain).toMatch(/VERSION:\s+wardle\.example\.com\/v1beta1/);
+    expect(explain).toContain('flunderReference');
+    const alpha = await kubectl(main, ['explain', 'flunders.spec', '--output=plaintext-openapiv2', '--api-version=wardle.example.com/v1alpha1']);
+    expect(alpha).toContain('referenceType');
+    const swagger = JSON.parse(await kubectl(main, ['get', '--raw', '/openapi/v2'])) as {
+      paths: Record<string, unknown>;
+      definitions: Record<string, { 'x-kubernetes-group-version-kind'?: unknown[] }>;
+    };
+    expect(Object.keys(swagger.paths)).toContain('/apis/wardle.example.com/v1beta1/namespaces/{namespace}/flunders/{name}');
+    expect(Object.keys(swagger.paths)).toContain('/api/v1/namespaces/{namespace}/configmaps');
+    const kinds = Object.values(swagger.definitions).flatMap((definition) => definition['x-kubernetes-group-version-kind'] ?? []);
+    expect(kinds).toContainEqual({ group: 'wardle.example.com', version: 'v1alpha1', kind: 'Flunder' });
+  });
+
+  it('kubectl apply validates wardle kinds: an unknown field is refused and nothing is stored; a valid one is applied', async () => {
+    const bogus = `${flunderYaml('validated', 'first')}  bogusField: 1\n`;
+    await expect(kubectl(main, ['apply', '-f', '-'], bogus)).rejects.toThrow(/bogusField/);
+    expect(await kubectl(main, ['get', 'flunders', '-o', 'name'])).not.toContain('validated');
+    await kubectl(main, ['apply', '-f', '-'], flunderYaml('validated', 'first'));
+    expect(await kubectl(main, ['get', 'flunder', 'validated', '-o', 'jsonpath={.spec.flunderReference}'])).toBe('first');
+    await kubectl(main, ['delete', 'flunder', 'validated']);
+  });
+
   it("the main server's RBAC decides: a user without a role gets 403 from the aggregated server", async () => {
     const allowed = await until(200, () => asUser('alice-token', 'GET', flunders));
     expect(allowed.code).toBe(200);
@@ -165,6 +202,19 @@ describe('an aggregated server behind kube-apiserver-lite', () => {
     });
     expect(create.code).toBe(403);
     expect((await asUser('alice-token', 'GET', `${flunders}/bobs`)).code).toBe(404);
+  });
+
+  it("passes the caller's UID as X-Remote-Uid: the aggregated server's SubjectAccessReview for a token user carries it", async () => {
+    expect((await until(200, () => asUser('alice-token', 'GET', `${flunders}?limit=1`))).code).toBe(200);
+    const reviews = () =>
+      auditEvents(auditLog)
+        .map((event) => (event.requestObject as { spec?: { user?: string; uid?: string } } | undefined)?.spec)
+        .filter((spec) => spec?.user === 'alice');
+    const deadline = Date.now() + 5_000;
+    while (reviews().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(reviews().length).toBeGreaterThan(0);
+    // The token file gives alice UID 2001; the aggregated server read it from X-Remote-Uid (named in the ConfigMap).
+    expect(reviews().every((spec) => spec?.uid === '2001')).toBe(true);
   });
 
   it('goes unavailable (503 for its group only) when the aggregated server stops, and comes back', async () => {

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadKubeconfig, type RestClient } from '@kapi/client';
 import { AggregatedBackend } from './aggregated-backend.js';
@@ -9,6 +12,7 @@ import { kubectl, startServer, type TestServer } from './harness.js';
 let server: TestServer;
 let admin: RestClient;
 let backend: AggregatedBackend;
+let workDir: string;
 
 interface APIServiceStatus {
   status?: { conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> };
@@ -69,7 +73,10 @@ function apiService(name: string, service: { name: string; port?: number }, caBu
 }
 
 beforeAll(async () => {
-  server = await startServer({ args: ['--apiservice-availability-interval=1s'] });
+  workDir = mkdtempSync(join(tmpdir(), 'kapi-aggregator-proxy-'));
+  const tokens = join(workDir, 'tokens.csv');
+  writeFileSync(tokens, 'carol-token,carol,carol-uid-7,"system:masters"\n');
+  server = await startServer({ args: ['--apiservice-availability-interval=1s', `--token-auth-file=${tokens}`] });
   admin = server.client();
   const configMap = await admin.request<{ data: Record<string, string> }>({
     method: 'GET',
@@ -98,6 +105,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await backend?.stop();
   await server?.stop();
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
 
 describe('the aggregator proxy', () => {
@@ -110,6 +118,7 @@ describe('the aggregator proxy', () => {
     expect(configMap.data['client-ca-file']).toContain('BEGIN CERTIFICATE');
     expect(JSON.parse(configMap.data['requestheader-allowed-names'] ?? '')).toEqual(['front-proxy-client']);
     expect(JSON.parse(configMap.data['requestheader-username-headers'] ?? '')).toEqual(['X-Remote-User']);
+    expect(JSON.parse(configMap.data['requestheader-uid-headers'] ?? '')).toEqual(['X-Remote-Uid']);
     expect(JSON.parse(configMap.data['requestheader-group-headers'] ?? '')).toEqual(['X-Remote-Group']);
     expect(JSON.parse(configMap.data['requestheader-extra-headers-prefix'] ?? '')).toEqual(['X-Remote-Extra-']);
   });
@@ -168,6 +177,24 @@ describe('the aggregator proxy', () => {
     expect(seen?.headers['x-remote-group']).toBe('wardle-users, system:authenticated');
     expect(seen?.headers['x-remote-extra-scopes.example.com']).toBe('read');
     expect(Object.keys(seen?.headers ?? {}).filter((name) => name.startsWith('impersonate-'))).toEqual([]);
+  });
+
+  it("sends a token user's UID as X-Remote-Uid, never an incoming one", async () => {
+    const config = loadKubeconfig(server.kubeconfig);
+    const code = await new Promise<number>((resolve, reject) => {
+      const headers = { Authorization: 'Bearer carol-token', 'X-Remote-Uid': 'spoofed' };
+      const request = httpsRequest(new URL(`${flunders}/one`, server.url), { ca: config.ca, headers });
+      request.on('response', (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    expect(code).toBe(200);
+    const seen = backend.requestsTo(`${flunders}/one`).at(-1);
+    expect(seen?.headers['x-remote-user']).toBe('carol');
+    expect(seen?.headers['x-remote-uid']).toBe('carol-uid-7');
   });
 
   it('kubectl get --raw reaches the backend', async () => {
@@ -327,5 +354,25 @@ describe('availability', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       groups = (await admin.request<typeof list>({ method: 'GET', path: '/apis' })).groups;
     }
+  });
+});
+
+describe('OpenAPI v2', () => {
+  const flunderPath = '/apis/wardle.example.com/v1alpha1/namespaces/{namespace}/flunders/{name}';
+  const swagger = async () => JSON.parse(await kubectl(server, ['get', '--raw', '/openapi/v2'])) as { paths: Record<string, unknown>; definitions: Record<string, unknown> };
+
+  it("merges the backend's paths of its group/version and its definitions, and drops them with the APIService", async () => {
+    const merged = await swagger();
+    expect(Object.keys(merged.paths)).toContain(flunderPath);
+    expect(Object.keys(merged.paths)).not.toContain('/apis/elsewhere.example.com/v1/things');
+    expect(merged.definitions['com.example.wardle.v1alpha1.Flunder']).toMatchObject({ description: 'A Flunder, served by the test backend.' });
+    expect(Object.keys(merged.paths)).toContain('/api/v1/namespaces/{namespace}/configmaps');
+    await admin.request({ method: 'DELETE', path: '/apis/apiregistration.k8s.io/v1/apiservices/v1alpha1.wardle.example.com' });
+    const deadline = Date.now() + 10_000;
+    while (Object.keys((await swagger()).paths).includes(flunderPath)) {
+      if (Date.now() > deadline) throw new Error('the flunder path is still in /openapi/v2 after its APIService was deleted');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await swagger()).definitions['com.example.wardle.v1alpha1.Flunder']).toBeUndefined();
   });
 });

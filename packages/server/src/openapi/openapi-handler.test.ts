@@ -3,7 +3,7 @@ import type { GroupVersionKind } from '@kapi/apimachinery';
 import { sampleResources } from '../discovery/test-resources.js';
 import { startTestServer, type TestServer } from '../discovery/test-server.js';
 import type { JSONSchema } from './meta-definitions.js';
-import { createOpenAPIHandler, type OpenAPIOptions } from './openapi-handler.js';
+import { createOpenAPIHandler, type OpenAPIOptions, type OpenAPIV2Part } from './openapi-handler.js';
 import { defaultDefinitionName, normalizeSchema } from './openapi-schemas.js';
 import { sampleScheme } from './test-scheme.js';
 
@@ -178,6 +178,43 @@ describe('OpenAPI caching', () => {
       expect((await read()).components.schemas['com.example.v1.Gadget'].description).toBe('first');
       description = 'second';
       expect((await read()).components.schemas['com.example.v1.Gadget'].description).toBe('second');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('OpenAPI v2 with parts served elsewhere (an aggregator)', () => {
+  it('merges them, keeps its own definitions on a conflict and serves a new document when a part changes', async () => {
+    const scheme = sampleScheme();
+    let parts: OpenAPIV2Part[] = [];
+    const server = await startTestServer(
+      createOpenAPIHandler({
+        resources: () => sampleResources(),
+        schemaFor: (gvk: GroupVersionKind) => scheme.openAPISchema(gvk) as JSONSchema,
+        extraV2: () => parts,
+      }),
+    );
+    try {
+      const before = await server.get('/openapi/v2');
+      parts = [
+        {
+          key: 'wardle-1',
+          paths: { '/apis/wardle.example.com/v1alpha1/flunders': { get: { operationId: 'listWardleV1alpha1Flunder' } } },
+          definitions: {
+            'com.example.wardle.v1alpha1.Flunder': { type: 'object', 'x-kubernetes-group-version-kind': [{ group: 'wardle.example.com', version: 'v1alpha1', kind: 'Flunder' }] },
+            'io.k8s.api.core.v1.ConfigMap': { type: 'string' },
+          },
+        },
+      ];
+      const after = await server.get('/openapi/v2');
+      expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+      const doc = JSON.parse(after.text) as Doc;
+      expect(doc.paths['/apis/wardle.example.com/v1alpha1/flunders'].get.operationId).toBe('listWardleV1alpha1Flunder');
+      expect(doc.definitions['com.example.wardle.v1alpha1.Flunder'].type).toBe('object');
+      expect(doc.definitions['io.k8s.api.core.v1.ConfigMap'].type).toBe('object');
+      parts = [];
+      expect((await server.get('/openapi/v2')).text).toBe(before.text);
     } finally {
       await server.close();
     }

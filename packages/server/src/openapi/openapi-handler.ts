@@ -9,6 +9,16 @@ import { encodeOpenAPIV2Protobuf, OPENAPI_V2_PROTOBUF_CONTENT_TYPE, OPENAPI_V2_P
 import { defaultDefinitionName, refFor, resourceDefinitions, type DefinitionNamer, type OpenAPIFlavour } from './openapi-schemas.js';
 import type { ResourceDefinition } from '../resource-definition.js';
 
+/**
+ * Paths and definitions served by another server (an aggregator's backend), merged into `/openapi/v2`;
+ * `key` changes whenever they do (e.g. a hash of the backend's document).
+ */
+export interface OpenAPIV2Part {
+  key: string;
+  paths: Record<string, JSONSchema>;
+  definitions: Record<string, JSONSchema>;
+}
+
 /** Options of {@link createOpenAPIHandler} and the document builders. */
 export interface OpenAPIOptions {
   /** The resources served right now. */
@@ -27,6 +37,8 @@ export interface OpenAPIOptions {
    * to `serverRelativeURL`.
    */
   extraV3Paths?: () => Record<string, string>;
+  /** More paths and definitions of `/openapi/v2`, served elsewhere; the server's own win a conflict. */
+  extraV2?: () => OpenAPIV2Part[];
 }
 
 interface Resolved {
@@ -80,11 +92,15 @@ function sortKeys<T>(record: Record<string, T>): Record<string, T> {
 export function buildOpenAPIV2(options: OpenAPIOptions): JSONSchema {
   const resolved = resolve(options);
   const { definitions, paths } = collect(resolved, 'v2', () => true);
+  for (const part of options.extraV2?.() ?? []) {
+    for (const [path, item] of Object.entries(part.paths)) paths[path] ??= item;
+    for (const [name, definition] of Object.entries(part.definitions)) definitions[name] ??= definition;
+  }
   return {
     swagger: '2.0',
     info: resolved.info,
-    paths,
-    definitions,
+    paths: sortKeys(paths),
+    definitions: sortKeys(definitions),
     securityDefinitions: { BearerToken: { description: 'Bearer Token authentication', type: 'apiKey', name: 'authorization', in: 'header' } },
     security: [{ BearerToken: [] }],
   };
@@ -116,12 +132,13 @@ export function buildOpenAPIV3(options: OpenAPIOptions, group: string, version: 
 /** What the documents depend on: the definitions and their schemas (a changed CRD schema changes the key). */
 function contentKey(options: OpenAPIOptions): string {
   const resolved = resolve(options);
-  return JSON.stringify(
-    resolved.resources.map(({ definition }) => [
+  return JSON.stringify([
+    ...resolved.resources.map(({ definition }) => [
       definition,
       definition.versions.map((version) => resolved.schemaFor({ group: definition.group, version, kind: definition.kind }) ?? null),
     ]),
-  );
+    options.extraV2?.().map((part) => part.key) ?? [],
+  ]);
 }
 
 function hashOf(body: string): string {
