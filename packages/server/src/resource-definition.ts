@@ -138,6 +138,12 @@ export interface ResourceDefinition {
    * fields): requests at that version and its discovery entry see these instead.
    */
   versionOverrides?: Record<string, VersionOverrides>;
+  /**
+   * A CustomResourceDefinition's resource: its OpenAPI definitions are named from the reversed group
+   * (`io.k8s.networking.gateway.v1.HTTPRoute`), as upstream names custom resources, never after a
+   * built-in API package (`io.k8s.api.<group>`).
+   */
+  customResource?: boolean;
 }
 
 /** The parts of a {@link ResourceDefinition} that may differ per version. */

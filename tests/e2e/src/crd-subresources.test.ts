@@ -182,6 +182,26 @@ describe('custom resources: subresources, per-version serving, discovery, namesp
     expect(noManager.status.message).toContain('fieldManager: Required value: is required for apply patch');
   });
 
+  it('publishes /status and /scale (autoscaling/v1 Scale) in OpenAPI v2 and v3, per version', async () => {
+    type Document = { paths: Record<string, Record<string, { operationId?: string; 'x-kubernetes-group-version-kind'?: unknown }>> };
+    const item = `/apis/${group}/v1/namespaces/{namespace}/pools/{name}`;
+    const v3 = JSON.parse(await kubectl(server, ['get', '--raw', `/openapi/v3/apis/${group}/v1`])) as Document & { components: { schemas: Record<string, unknown> } };
+    expect(Object.keys(v3.paths)).toEqual(expect.arrayContaining([`${item}/status`, `${item}/scale`]));
+    expect(v3.paths[`${item}/scale`]?.['get']).toMatchObject({
+      operationId: 'readSubExampleComV1NamespacedPoolScale',
+      'x-kubernetes-group-version-kind': { group: 'autoscaling', kind: 'Scale', version: 'v1' },
+    });
+    expect(Object.keys(v3.paths[`${item}/scale`] ?? {}).sort()).toEqual(['get', 'parameters', 'patch', 'put']);
+    expect(v3.components.schemas).toHaveProperty(['io.k8s.api.autoscaling.v1.Scale']);
+    expect(v3.components.schemas).toHaveProperty(['io.k8s.api.autoscaling.v1.ScaleSpec']);
+    const v2Version = JSON.parse(await kubectl(server, ['get', '--raw', `/openapi/v3/apis/${group}/v2`])) as Document;
+    expect(Object.keys(v2Version.paths)).toContain(`/apis/${group}/v2/namespaces/{namespace}/pools/{name}/status`);
+    expect(Object.keys(v2Version.paths)).not.toContain(`/apis/${group}/v2/namespaces/{namespace}/pools/{name}/scale`);
+    const swagger = JSON.parse(await kubectl(server, ['get', '--raw', '/openapi/v2'])) as Document & { definitions: Record<string, unknown> };
+    expect(swagger.paths[`${item}/scale`]?.['put']?.operationId).toBe('replaceSubExampleComV1NamespacedPoolScale');
+    expect(swagger.definitions).toHaveProperty(['io.k8s.api.autoscaling.v1.ScaleStatus']);
+  });
+
   it('shows each version\'s printer columns', async () => {
     const v1 = await kubectl(server, ['get', `pools.v1.${group}`]);
     expect(v1.split('\n')[0]).toMatch(/^NAME\s+REPLICAS\s+AGE$/);
