@@ -154,7 +154,7 @@ export function resourcePaths(installed: InstalledResource, version: string, opt
     const scalePath = `${itemPath}/scale`;
     const scaleParameters = [nameParameter, ...scopeParameters];
     const scaleOperation = { groupVersionKind: scaleGroupVersionKind, responses: { '200': scaleDefinitionName, '201': scaleDefinitionName } };
-    add(scalePath, scaleParameters, { method: 'get', action: 'get', operationId: `read${id}${scoped}${kind}Scale`, description: `read scale of the specified ${kind}`, parameters: [], groupVersionKind: scaleGroupVersionKind, responses: { '200': scaleDefinitionName } });
+    add(scalePath, scaleParameters, { ...scaleOperation, method: 'get', action: 'get', operationId: `read${id}${scoped}${kind}Scale`, description: `read scale of the specified ${kind}`, parameters: [], responses: { '200': scaleDefinitionName } });
     add(scalePath, scaleParameters, { ...scaleOperation, method: 'put', action: 'put', operationId: `replace${id}${scoped}${kind}Scale`, description: `replace scale of the specified ${kind}`, parameters: writeParameters, body: scaleDefinitionName });
     add(scalePath, scaleParameters, { ...scaleOperation, method: 'patch', action: 'patch', operationId: `patch${id}${scoped}${kind}Scale`, description: `partially update scale of the specified ${kind}`, parameters: [...writeParameters, parameters.force], body: metaNames.patch, consumes: patchConsumes });
   }

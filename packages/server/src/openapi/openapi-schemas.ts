@@ -86,7 +86,7 @@ export function normalizeSchema(schema: unknown, flavour: OpenAPIFlavour): unkno
   return output;
 }
 
-/** A property referring to definition `name` (metadata, a Scale's spec) (v3 wraps the `$ref` in `allOf`, as upstream). */
+/** A property referring to definition `name` (metadata; a Scale's spec and status): v3 wraps the `$ref` in `allOf`, as upstream. */
 export function metadataProperty(flavour: OpenAPIFlavour, name: string, description: string): JSONSchema {
   const ref = refFor(flavour)(name);
   return flavour === 'v2' ? { $ref: ref, description } : { allOf: [{ $ref: ref }], default: {}, description };
