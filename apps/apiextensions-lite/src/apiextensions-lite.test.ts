@@ -30,6 +30,16 @@ describe('apiextensions-lite', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it('reports ready only once its watch caches are: /readyz lists poststarthook/storage-readiness', async () => {
+    let verbose = '';
+    for (let i = 0; i < 100 && !verbose.includes('readyz check passed'); i++) {
+      verbose = await kubectl(['get', '--raw', '/readyz?verbose']).catch(() => '');
+      if (!verbose.includes('readyz check passed')) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(verbose).toContain('[+]poststarthook/storage-readiness ok\n');
+    expect(await kubectl(['get', '--raw', '/readyz/poststarthook/storage-readiness'])).toBe('ok');
+  });
+
   it('serves CRDs and their custom resources, and nothing else', async () => {
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',

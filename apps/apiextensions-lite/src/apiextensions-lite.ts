@@ -12,7 +12,13 @@ import {
   unionAuthorizer,
   type Authenticator,
 } from '@kapi/filters';
-import { openStorageBackend, type ServerOptions } from '@kapi/kube-apiserver-lite';
+import {
+  DEFAULT_STORAGE_INITIALIZATION_TIMEOUT_MS,
+  STORAGE_READINESS_HOOK,
+  openStorageBackend,
+  storageReadinessHook,
+  type ServerOptions,
+} from '@kapi/kube-apiserver-lite';
 import { ensureCertificates, issueClientCertificate, writeKubeconfig, type GenericAPIServer, type StorageFactory } from '@kapi/server';
 import { Store, type Interface } from '@kapi/storage';
 import { Cacher } from '@kapi/watch-cache';
@@ -35,6 +41,7 @@ export interface RunningAPIExtensionsServer {
 export async function startAPIExtensionsLite(options: ServerOptions): Promise<RunningAPIExtensionsServer> {
   mkdirSync(options.dataDir, { recursive: true });
   const backend = await openStorageBackend(options);
+  const storages: Interface[] = [];
   const storage: StorageFactory = ({ prefix, codec, definition }) => {
     const store = new Store({ kv: backend.kv, codec });
     if (!options.watchCache) return store;
@@ -46,6 +53,7 @@ export async function startAPIExtensionsLite(options: ServerOptions): Promise<Ru
       ...(definition.strategy?.getAttributes ? { getAttributes: definition.strategy.getAttributes } : {}),
     });
     void cacher.start();
+    storages.push(cacher);
     return cacher satisfies Interface;
   };
   const loopbackToken = generateLoopbackToken();
@@ -77,6 +85,15 @@ export async function startAPIExtensionsLite(options: ServerOptions): Promise<Ru
         userAgent: 'apiextensions-lite/loopback',
       })),
   });
+  // As kube-apiserver-lite: /readyz waits for the watch caches (the CRDs' one) before reporting ready.
+  server.addPostStartHook(
+    STORAGE_READINESS_HOOK,
+    storageReadinessHook(
+      () => storages,
+      options.storageInitializationTimeoutMs ?? DEFAULT_STORAGE_INITIALIZATION_TIMEOUT_MS,
+      (message) => process.stderr.write(`${message}\n`),
+    ),
+  );
   const clientCA = options.clientCAFile ? readFileSync(options.clientCAFile, 'utf8') : certificates.ca.certificatePem;
   const { url, port } = await server.listen({
     host: options.bindAddress,

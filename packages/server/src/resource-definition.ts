@@ -144,6 +144,12 @@ export interface ResourceDefinition {
    * synchronous conversions, which the server then never calls for this resource.
    */
   converter?: AsyncConverter;
+  /**
+   * A CustomResourceDefinition's resource: its OpenAPI definitions are named from the reversed group
+   * (`io.k8s.networking.gateway.v1.HTTPRoute`), as upstream names custom resources, never after a
+   * built-in API package (`io.k8s.api.<group>`).
+   */
+  customResource?: boolean;
 }
 
 /** The parts of a {@link ResourceDefinition} that may differ per version. */

@@ -144,6 +144,13 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
     const out = await kubectl(server, ['explain', 'httproute.spec.hostnames']);
     expect(out).toContain('KIND:       HTTPRoute');
     expect(out).toContain('Hostnames defines a set of hostnames');
+    // Upstream names a custom resource's definitions from the reversed group, for *.k8s.io groups too.
+    const v3 = JSON.parse(await kubectl(server, ['get', '--raw', '/openapi/v3/apis/gateway.networking.k8s.io/v1'])) as { components: { schemas: Record<string, unknown> } };
+    expect(Object.keys(v3.components.schemas)).toEqual(expect.arrayContaining(['io.k8s.networking.gateway.v1.HTTPRoute', 'io.k8s.networking.gateway.v1.HTTPRouteList']));
+    expect(Object.keys(v3.components.schemas).filter((name) => name.startsWith('io.k8s.api.'))).toEqual([]);
+    const v2 = JSON.parse(await kubectl(server, ['get', '--raw', '/openapi/v2'])) as { definitions: Record<string, unknown> };
+    expect(v2.definitions).toHaveProperty(['io.k8s.networking.gateway.v1.GatewayClass']);
+    expect(v2.definitions).toHaveProperty(['io.k8s.api.rbac.v1.Role']);
   });
 
   it('refuses an invalid CRD with upstream messages', async () => {

@@ -142,6 +142,66 @@ describe('custom resources: subresources, per-version serving, discovery, namesp
     expect(missing.status).toMatchObject({ code: 404, message: `pools.${group} "nothing" not found` });
   });
 
+  it('server-side applies a Scale: replicas at specReplicasPath, managedFields on the pool, conflicts unless forced', async () => {
+    await kubectl(server, ['apply', '--server-side', '--field-manager=owner', '-f', '-'], pool('api', { replicas: 1, tier: 'mid' }));
+    const applyScale = (manager: string, replicas: number, force?: boolean) =>
+      client.request<Scale>({
+        method: 'PATCH',
+        path: `${poolsPath}/api/scale`,
+        query: { fieldManager: manager, ...(force ? { force: 'true' } : {}) },
+        contentType: 'application/apply-patch+yaml',
+        body: { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'api' }, spec: { replicas } },
+      });
+    const conflict = await refusal(applyScale('autoscaler', 3));
+    expect(conflict.status).toMatchObject({ code: 409, reason: 'Conflict', message: 'Apply failed with 1 conflict: conflict with "owner": .spec.replicas' });
+    expect(await kubectl(server, ['get', `pools.v1.${group}`, 'api', '-o', 'jsonpath={.spec.replicas}'])).toBe('1');
+
+    const forced = await applyScale('autoscaler', 3, true);
+    expect(forced).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 3 } });
+    const scaled = await client.request<{ spec: Record<string, unknown>; metadata: { managedFields: Array<Record<string, unknown>> } }>({
+      method: 'GET',
+      path: `${poolsPath}/api`,
+    });
+    expect(scaled.spec).toEqual({ replicas: 3, tier: 'mid' });
+    expect(scaled.metadata.managedFields).toHaveLength(2);
+    expect(scaled.metadata.managedFields).toEqual(expect.arrayContaining([
+      expect.objectContaining({ manager: 'owner', operation: 'Apply', fieldsV1: { 'f:spec': { 'f:tier': {} } } }),
+      expect.objectContaining({ manager: 'autoscaler', operation: 'Apply', subresource: 'scale', apiVersion: `${group}/v1`, fieldsV1: { 'f:spec': { 'f:replicas': {} } } }),
+    ]));
+    // The owner of the replicas now is the autoscaler: its next apply needs no force.
+    expect((await applyScale('autoscaler', 4)).spec.replicas).toBe(4);
+
+    const wrongKind = await refusal(
+      client.request({ method: 'PATCH', path: `${poolsPath}/api/scale`, query: { fieldManager: 'x' }, contentType: 'application/apply-patch+yaml', body: { apiVersion: `${group}/v1`, kind: 'Pool', metadata: { name: 'api' } } }),
+    );
+    expect(wrongKind.status).toMatchObject({ code: 400, message: `invalid object type: ${group}/v1, Kind=Pool` });
+    const noManager = await refusal(
+      client.request({ method: 'PATCH', path: `${poolsPath}/api/scale`, contentType: 'application/apply-patch+yaml', body: { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'api' } } }),
+    );
+    expect(noManager.status).toMatchObject({ code: 422, reason: 'Invalid' });
+    expect(noManager.status.message).toContain('fieldManager: Required value: is required for apply patch');
+  });
+
+  it('publishes /status and /scale (autoscaling/v1 Scale) in OpenAPI v2 and v3, per version', async () => {
+    type Document = { paths: Record<string, Record<string, { operationId?: string; 'x-kubernetes-group-version-kind'?: unknown }>> };
+    const item = `/apis/${group}/v1/namespaces/{namespace}/pools/{name}`;
+    const v3 = JSON.parse(await kubectl(server, ['get', '--raw', `/openapi/v3/apis/${group}/v1`])) as Document & { components: { schemas: Record<string, unknown> } };
+    expect(Object.keys(v3.paths)).toEqual(expect.arrayContaining([`${item}/status`, `${item}/scale`]));
+    expect(v3.paths[`${item}/scale`]?.['get']).toMatchObject({
+      operationId: 'readSubExampleComV1NamespacedPoolScale',
+      'x-kubernetes-group-version-kind': { group: 'autoscaling', kind: 'Scale', version: 'v1' },
+    });
+    expect(Object.keys(v3.paths[`${item}/scale`] ?? {}).sort()).toEqual(['get', 'parameters', 'patch', 'put']);
+    expect(v3.components.schemas).toHaveProperty(['io.k8s.api.autoscaling.v1.Scale']);
+    expect(v3.components.schemas).toHaveProperty(['io.k8s.api.autoscaling.v1.ScaleSpec']);
+    const v2Version = JSON.parse(await kubectl(server, ['get', '--raw', `/openapi/v3/apis/${group}/v2`])) as Document;
+    expect(Object.keys(v2Version.paths)).toContain(`/apis/${group}/v2/namespaces/{namespace}/pools/{name}/status`);
+    expect(Object.keys(v2Version.paths)).not.toContain(`/apis/${group}/v2/namespaces/{namespace}/pools/{name}/scale`);
+    const swagger = JSON.parse(await kubectl(server, ['get', '--raw', '/openapi/v2'])) as Document & { definitions: Record<string, unknown> };
+    expect(swagger.paths[`${item}/scale`]?.['put']?.operationId).toBe('replaceSubExampleComV1NamespacedPoolScale');
+    expect(swagger.definitions).toHaveProperty(['io.k8s.api.autoscaling.v1.ScaleStatus']);
+  });
+
   it('shows each version\'s printer columns', async () => {
     const v1 = await kubectl(server, ['get', `pools.v1.${group}`]);
     expect(v1.split('\n')[0]).toMatch(/^NAME\s+REPLICAS\s+AGE$/);

@@ -5,6 +5,19 @@ import type { CompiledSchema } from '../schema/compiled-schema.js';
 
 const gvkKey = (gvk: GroupVersionKind) => `${gvk.group}/${gvk.version}/${gvk.kind}`;
 
+/** `apiVersion === "<group>/<version>"`, without building that string. */
+function isAtGroupVersion(apiVersion: unknown, target: GroupVersion): boolean {
+  if (typeof apiVersion !== 'string') return false;
+  if (target.group === '') return apiVersion === target.version;
+  const slash = target.group.length;
+  return (
+    apiVersion.length === slash + 1 + target.version.length &&
+    apiVersion.charCodeAt(slash) === 47 &&
+    apiVersion.startsWith(target.group) &&
+    apiVersion.endsWith(target.version)
+  );
+}
+
 /**
  * The scheme the CR handler serves with: a shared {@link Scheme} (which holds every kind, custom ones
  * included, for conversion, codecs and OpenAPI) whose validation, defaulting and pruning of custom
@@ -44,6 +57,9 @@ export class CustomResourceScheme implements SchemeLike {
   }
 
   convert(object: KubeObject, target: GroupVersion): KubeObject {
+    // Stored objects read at their own version (every GET, LIST item and watch event of the storage
+    // version) are returned as they are, so the bytes cached for that object are reused.
+    if (isAtGroupVersion(object.apiVersion, target)) return object;
     return this.base.convert(object, target);
   }
 
@@ -78,9 +94,26 @@ export class CustomResourceScheme implements SchemeLike {
     return schema ? schema.prune(object) : this.base.prune(object);
   }
 
+  /**
+   * The base codec, plus what upstream's storage decoder does for a custom resource: pruning of fields
+   * the schema no longer declares, then the schema's defaults. It runs once per stored object version
+   * (the watch cache decodes each event once), never per request.
+   */
   codecFor(options: CodecForOptions): Codec {
-    if (this.convertedAsync.has(`${options.group}/${options.kind}`)) return jsonCodec;
-    return this.base.codecFor(options);
+    // Webhook-converted kinds are stored and read at their own version: the store awaits the webhook.
+    const codec = this.convertedAsync.has(`${options.group}/${options.kind}`) ? jsonCodec : this.base.codecFor(options);
+    return {
+      encode: (object) => codec.encode(object),
+      decode: (data) => {
+        const object = codec.decode(data);
+        const schema = this.schemaOf(object);
+        if (schema) {
+          schema.prune(object);
+          schema.applyDefaults(object);
+        }
+        return object;
+      },
+    };
   }
 
   kindFor(gvk: GroupVersionKind): { schema: unknown } | undefined {

@@ -98,6 +98,7 @@ export function customResourceServing(crd: CustomResourceDefinition, strategy: R
     ...versionOverrides[preferred],
     versionOverrides,
     storagePrefix: `/${crd.spec.group}/${names.plural}`,
+    customResource: true,
     strategy: { ...strategy, ...(scale ? scaleValidation(scale) : {}), getAttributes: attributesFor(selectable) },
   };
   return { kinds, definition, storageVersion };

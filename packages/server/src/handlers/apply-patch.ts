@@ -12,7 +12,7 @@ import { addWarning } from './response-writer.js';
 import type { ResourceRoute } from './resource-handler.js';
 
 /** Go's `schema.GroupVersionKind.String()`: `apps/v1, Kind=Deployment`, `/v1, Kind=ConfigMap`. */
-function gvkText(apiVersion: unknown, kind: unknown): string {
+export function gvkText(apiVersion: unknown, kind: unknown): string {
   const text = typeof apiVersion === 'string' ? apiVersion : '';
   const slash = text.indexOf('/');
   const groupVersion = slash < 0 ? `/${text}` : text;
@@ -23,7 +23,7 @@ function gvkText(apiVersion: unknown, kind: unknown): string {
  * Parses an apply body (JSON or YAML, with YAML 1.1 scalars as sigs.k8s.io/yaml). Duplicate keys: the
  * last wins, except that `fieldValidation=Strict` fails (400) and `Warn` warns, as upstream.
  */
-function parseApplyBody(request: IncomingMessage, text: string, fieldValidation: WriteQuery['fieldValidation']): unknown {
+export function parseApplyBody(request: IncomingMessage, text: string, fieldValidation: WriteQuery['fieldValidation']): unknown {
   let parsed: unknown;
   try {
     parsed = parseYaml(text, yamlToJsonValue, { version: '1.1', uniqueKeys: false }) as unknown;

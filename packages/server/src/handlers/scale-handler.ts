@@ -6,11 +6,13 @@ import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge-patch.js';
 import type { ScaleSubresource } from '../resource-definition.js';
 import type { WriteContext } from '../registry/generic-store.js';
+import { isApplyPatch } from './patch-handler.js';
 import { managerOrUserAgent, parseReadQuery, parseWriteQuery } from './query-options.js';
 import { decodeObjectBody, mediaType, readBody } from './request-body.js';
 import type { HandlerEnvironment, ResourceRoute } from './resource-handler.js';
 import type { ResourcePath } from './resource-path.js';
 import { writeObject } from './response-writer.js';
+import { applyScale } from './scale-apply.js';
 
 /** autoscaling/v1 Scale. */
 interface Scale extends KubeObject {
@@ -98,7 +100,7 @@ async function requestedScale(request: IncomingMessage, verb: 'update' | 'patch'
   if (type === 'application/merge-patch+json') return (current) => applyMergePatch(current, patch);
   if (type === 'application/strategic-merge-patch+json') return (current) => applyStrategicMergePatch(current, patch, undefined);
   throw StatusError.unsupportedMediaType(
-    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json',
+    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
   );
 }
 
@@ -134,12 +136,17 @@ export async function handleScaleRequest(
   if (method !== 'PUT' && method !== 'PATCH') {
     throw StatusError.methodNotAllowed(method, { group: definition.group, resource: definition.resource });
   }
-  const write = parseWriteQuery(query, method === 'PUT' ? 'UpdateOptions' : 'PatchOptions');
-  const toScale = await requestedScale(request, method === 'PUT' ? 'update' : 'patch');
+  const apply = method === 'PATCH' && isApplyPatch(request);
+  const write = parseWriteQuery(query, method === 'PUT' ? 'UpdateOptions' : 'PatchOptions', apply);
   const context: WriteContext = { dryRun: write.dryRun, subresource: '' };
   const user = requestContext(request).user;
   if (user) context.user = user;
   if (environment.authorizer) context.authorizer = environment.authorizer;
+  if (apply) {
+    const applied = await applyScale(request, route, path, scale, await readBody(request), write, context);
+    return writeObject(request, response, 200, scaleOf(applied, scale).scale);
+  }
+  const toScale = await requestedScale(request, method === 'PUT' ? 'update' : 'patch');
   context.manager = managerOrUserAgent(write.fieldManager, request.headers['user-agent']);
   const result = await store.update(
     path.namespace,

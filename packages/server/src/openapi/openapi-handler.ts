@@ -6,7 +6,7 @@ import { failureStatus, rejectNonGet, requestPath, requestQuery, sendBody, sendJ
 import { metaDefinitions, type JSONSchema } from './meta-definitions.js';
 import { resourcePaths } from './openapi-paths.js';
 import { encodeOpenAPIV2Protobuf, OPENAPI_V2_PROTOBUF_CONTENT_TYPE, OPENAPI_V2_PROTOBUF_MEDIA_TYPES } from './openapi-v2-protobuf.js';
-import { defaultDefinitionName, refFor, resourceDefinitions, type DefinitionNamer, type OpenAPIFlavour } from './openapi-schemas.js';
+import { customResourceDefinitionName, defaultDefinitionName, refFor, resourceDefinitions, type DefinitionNamer, type OpenAPIFlavour } from './openapi-schemas.js';
 import type { ResourceDefinition } from '../resource-definition.js';
 
 /**
@@ -45,6 +45,8 @@ interface Resolved {
   resources: InstalledResource[];
   schemaFor: OpenAPIOptions['schemaFor'];
   definitionName: (gvk: GroupVersionKind) => string;
+  /** Names of custom resources' definitions (the reversed group for every group, `*.k8s.io` too). */
+  customDefinitionName: (gvk: GroupVersionKind) => string;
   smp: (definition: ResourceDefinition) => boolean;
   info: { title: string; version: string };
 }
@@ -62,6 +64,7 @@ function resolve(options: OpenAPIOptions): Resolved {
       }
     },
     definitionName: (gvk) => custom?.(gvk) ?? defaultDefinitionName(gvk),
+    customDefinitionName: (gvk) => custom?.(gvk) ?? customResourceDefinitionName(gvk),
     smp: typeof smp === 'function' ? smp : () => smp,
     info: { title: options.title ?? 'Kubernetes', version: options.version ?? 'v1.34.0' },
   };
@@ -73,10 +76,11 @@ function collect(resolved: Resolved, flavour: OpenAPIFlavour, filter: (definitio
   for (const installed of resolved.resources) {
     for (const version of installed.definition.versions) {
       if (!filter(installed.definition, version)) continue;
-      Object.assign(definitions, resourceDefinitions(installed, version, { schemaFor: resolved.schemaFor, definitionName: resolved.definitionName, flavour }));
+      const definitionName = installed.definition.customResource ? resolved.customDefinitionName : resolved.definitionName;
+      Object.assign(definitions, resourceDefinitions(installed, version, { schemaFor: resolved.schemaFor, definitionName, flavour }));
       Object.assign(
         paths,
-        resourcePaths(installed, version, { flavour, definitionName: resolved.definitionName, strategicMergePatch: resolved.smp(installed.definition) }),
+        resourcePaths(installed, version, { flavour, definitionName, strategicMergePatch: resolved.smp(installed.definition) }),
       );
     }
   }

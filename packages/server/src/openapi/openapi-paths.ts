@@ -1,7 +1,9 @@
 import type { InstalledResource } from '../discovery/discovery-documents.js';
 import { servedVerbs } from '../discovery/discovery-documents.js';
 import { metaNames, type JSONSchema } from './meta-definitions.js';
+import { definitionAt } from '../resource-definition.js';
 import { refFor, type OpenAPIFlavour } from './openapi-schemas.js';
+import { scaleDefinitionName, scaleGroupVersionKind } from './scale-definitions.js';
 
 interface Parameter {
   name: string;
@@ -21,6 +23,8 @@ interface Operation {
   body?: string;
   consumes?: string[];
   responses: Record<string, string | undefined>;
+  /** `x-kubernetes-group-version-kind` when it is not the resource's (autoscaling/v1 Scale). */
+  groupVersionKind?: JSONSchema;
 }
 
 const query = (name: string, type: Parameter['type'], description: string): Parameter => ({ name, in: 'query', description, type });
@@ -138,12 +142,21 @@ export function resourcePaths(installed: InstalledResource, version: string, opt
   if (verbs.has('delete')) {
     add(itemPath, [nameParameter, ...scopeParameters], { method: 'delete', action: 'delete', operationId: `delete${id}${scoped}${kind}`, description: `delete a ${kind}`, parameters: [parameters.dryRun, parameters.gracePeriodSeconds, parameters.propagationPolicy], body: metaNames.deleteOptions, responses: { '200': kindName, '202': kindName } });
   }
-  if (definition.subresources?.status) {
+  const subresources = definitionAt(definition, version).subresources;
+  if (subresources?.status) {
     const statusPath = `${itemPath}/status`;
     const statusParameters = [nameParameter, ...scopeParameters];
     add(statusPath, statusParameters, { method: 'get', action: 'get', operationId: `read${id}${scoped}${kind}Status`, description: `read status of the specified ${kind}`, parameters: [], responses: { '200': kindName } });
     add(statusPath, statusParameters, { method: 'put', action: 'put', operationId: `replace${id}${scoped}${kind}Status`, description: `replace status of the specified ${kind}`, parameters: writeParameters, body: kindName, responses: { '200': kindName, '201': kindName } });
     add(statusPath, statusParameters, { method: 'patch', action: 'patch', operationId: `patch${id}${scoped}${kind}Status`, description: `partially update status of the specified ${kind}`, parameters: [...writeParameters, parameters.force], body: metaNames.patch, consumes: patchConsumes, responses: { '200': kindName, '201': kindName } });
+  }
+  if (subresources?.scale) {
+    const scalePath = `${itemPath}/scale`;
+    const scaleParameters = [nameParameter, ...scopeParameters];
+    const scaleOperation = { groupVersionKind: scaleGroupVersionKind, responses: { '200': scaleDefinitionName, '201': scaleDefinitionName } };
+    add(scalePath, scaleParameters, { ...scaleOperation, method: 'get', action: 'get', operationId: `read${id}${scoped}${kind}Scale`, description: `read scale of the specified ${kind}`, parameters: [], responses: { '200': scaleDefinitionName } });
+    add(scalePath, scaleParameters, { ...scaleOperation, method: 'put', action: 'put', operationId: `replace${id}${scoped}${kind}Scale`, description: `replace scale of the specified ${kind}`, parameters: writeParameters, body: scaleDefinitionName });
+    add(scalePath, scaleParameters, { ...scaleOperation, method: 'patch', action: 'patch', operationId: `patch${id}${scoped}${kind}Scale`, description: `partially update scale of the specified ${kind}`, parameters: [...writeParameters, parameters.force], body: metaNames.patch, consumes: patchConsumes });
   }
   if (definition.namespaced && verbs.has('list')) {
     add(`${prefix}/${definition.resource}`, [], { method: 'get', action: 'list', operationId: `list${id}${kind}ForAllNamespaces`, description: `list or watch objects of kind ${kind}`, parameters: parameters.list, responses: { '200': listName } });
@@ -160,7 +173,7 @@ export function resourcePaths(installed: InstalledResource, version: string, opt
   const rendered: Record<string, JSONSchema> = {};
   for (const [path, item] of Object.entries(paths)) {
     const pathItem: JSONSchema = {};
-    for (const operation of item.operations) pathItem[operation.method] = renderOperation(operation, tag, gvk, options.flavour);
+    for (const operation of item.operations) pathItem[operation.method] = renderOperation(operation, tag, operation.groupVersionKind ?? gvk, options.flavour);
     pathItem['parameters'] = item.parameters.map((parameter) => renderParameter(parameter, options.flavour));
     rendered[path] = pathItem;
   }

@@ -1,6 +1,8 @@
 import type { GroupVersionKind } from '@kapi/apimachinery';
 import type { InstalledResource } from '../discovery/discovery-documents.js';
+import { definitionAt } from '../resource-definition.js';
 import { commonDescriptions, metaNames, type JSONSchema } from './meta-definitions.js';
+import { scaleDefinitions } from './scale-definitions.js';
 
 /** Names the OpenAPI definition of a kind; undefined falls back to {@link defaultDefinitionName}. */
 export type DefinitionNamer = (gvk: GroupVersionKind) => string | undefined;
@@ -33,6 +35,11 @@ export function defaultDefinitionName(gvk: GroupVersionKind): string {
   if (legacyBuiltInGroups.has(gvk.group) || gvk.group.endsWith('.k8s.io')) {
     return `io.k8s.api.${gvk.group.split('.')[0]}.${gvk.version}.${gvk.kind}`;
   }
+  return customResourceDefinitionName(gvk);
+}
+
+/** How upstream names a custom resource's definitions: the reversed group, `io.k8s.networking.gateway.v1.HTTPRoute`. */
+export function customResourceDefinitionName(gvk: GroupVersionKind): string {
   return `${gvk.group.split('.').reverse().join('.')}.${gvk.version}.${gvk.kind}`;
 }
 
@@ -79,7 +86,8 @@ export function normalizeSchema(schema: unknown, flavour: OpenAPIFlavour): unkno
   return output;
 }
 
-function metadataProperty(flavour: OpenAPIFlavour, name: string, description: string): JSONSchema {
+/** A property referring to definition `name` (metadata; a Scale's spec and status): v3 wraps the `$ref` in `allOf`, as upstream. */
+export function metadataProperty(flavour: OpenAPIFlavour, name: string, description: string): JSONSchema {
   const ref = refFor(flavour)(name);
   return flavour === 'v2' ? { $ref: ref, description } : { allOf: [{ $ref: ref }], default: {}, description };
 }
@@ -127,5 +135,6 @@ export function resourceDefinitions(
     },
     'x-kubernetes-group-version-kind': [listGvk],
   };
-  return { [options.definitionName(gvk)]: kindSchema, [options.definitionName(listGvk)]: listSchema };
+  const scale = definitionAt(definition, version).subresources?.scale ? scaleDefinitions(options.flavour) : {};
+  return { [options.definitionName(gvk)]: kindSchema, [options.definitionName(listGvk)]: listSchema, ...scale };
 }
