@@ -137,6 +137,23 @@ describe('Cacher filling', () => {
     });
   });
 
+  it('replays an unchanged object into the history as the listed object itself (one copy held, not two)', async () => {
+    const { store } = newMemoryStore(0);
+    const written = await history(store, 2);
+    const other = await store.create(keyOf('b'), configMap('b'));
+    await store.create('/registry/secrets/default/s', configMap('s'));
+    const cacher = newCacher(new InstrumentedStorage(store), new FakeClock());
+    await cacher.start();
+    const listed = (await cacher.getList(prefix, { recursive: true, resourceVersion: '0' })).items;
+    const watch = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(written[0]!) - 1) }));
+    await vi.waitFor(() => expect(watch.events).toHaveLength(3));
+    const [created, updated, createdOther] = watch.events.map((event) => event.object);
+    expect(created).toEqual(written[0]);
+    expect(updated).toBe(listed[0]);
+    expect(createdOther).toBe(listed[1]);
+    expect(createdOther).toEqual(other);
+  });
+
   it('lets a client resume on a restarted cache from the final bookmark of the stopped one, while only other resources changed', async () => {
     const { store } = newMemoryStore(0);
     const clock = new FakeClock();
