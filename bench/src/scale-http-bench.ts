@@ -151,7 +151,7 @@ export async function scaleHttpRows(options: { count: number; idleWatches: numbe
       const openWatchers = async (wanted: number): Promise<WatcherProcess> => {
         const process = new WatcherProcess({ url: `${server.running.url}${watchPath}`, ca: server.ca, headers: { authorization: `Bearer ${benchToken}` }, watchers: wanted });
         watchers.push(process);
-        await process.ready(120_000, wanted);
+        await process.ready(120_000 + 30 * wanted, wanted);
         return process;
       };
       await openWatchers(1000);
@@ -189,7 +189,7 @@ export async function scaleHttpRows(options: { count: number; idleWatches: numbe
       const rawClients = new WatcherProcess({ url: raw.url, ca: server.ca, headers: {}, watchers: idleWatches });
       try {
         const rawBefore = await usedMemory();
-        await rawClients.ready(120_000, idleWatches);
+        await rawClients.ready(120_000 + 30 * idleWatches, idleWatches);
         const rawPerConnection = ((await usedMemory()) - rawBefore) / idleWatches;
         rows.push({
           ...row(`server heap per idle HTTPS watch (${idleWatches} watches, 1,000 more open)`, 'kube-apiserver-lite', perWatch, 'raw node:https, one held response per socket', rawPerConnection, 'bytes (lower is better)', '<= 4 KB'),
