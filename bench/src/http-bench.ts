@@ -100,7 +100,7 @@ function collectGarbage(): void {
 }
 
 /** A bare node:https server answering every request with the same bytes (the control). */
-async function bareServer(body: Buffer, tls: { key: string; cert: string }): Promise<{ url: string; close(): Promise<void> }> {
+export async function bareServer(body: Buffer, tls: { key: string; cert: string }): Promise<{ url: string; close(): Promise<void> }> {
   const server = createHttpsServer({ key: tls.key, cert: tls.cert }, (_request, response) => {
     response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
     response.end(body);

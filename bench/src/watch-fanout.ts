@@ -22,7 +22,7 @@ interface ClientStats {
 }
 
 /** The forked watcher process (watch-fanout-clients.ts) and a typed view of its messages. */
-class WatcherProcess {
+export class WatcherProcess {
   private readonly child: ChildProcess;
   private readonly waiters = new Map<string, Array<(message: Record<string, unknown>) => void>>();
   private exited = false;
@@ -130,7 +130,7 @@ class EncodeCounter {
 }
 
 /** A raw node:https "watch" server: holds every request open and writes given lines to all of them. */
-async function rawWatchServer(tls: { key: string; cert: string }) {
+export async function rawWatchServer(tls: { key: string; cert: string }) {
   const responses: ServerResponse[] = [];
   const server = createHttpsServer({ key: tls.key, cert: tls.cert }, (_request, response) => {
     response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });

@@ -75,7 +75,7 @@ export class SqliteStatements {
   readonly upsertCurrent: Database.Statement<[Buffer, number]>;
   readonly deleteCurrent: Database.Statement<[Buffer]>;
   readonly rowsAfter: Database.Statement<[number, number, number], LogRow>;
-  readonly matchingRowsAfter: Database.Statement<[number, number, Buffer, Buffer, number], LogRow>;
+  readonly matchingRevisionsAfter: Database.Statement<[Buffer, Buffer, number, number], number>;
   readonly expired: Database.Statement<[number, number], { key: Buffer; revision: number }>;
   readonly compact: Database.Statement<[number, number, number]>;
 
@@ -123,10 +123,13 @@ export class SqliteStatements {
     this.rowsAfter = db.prepare(
       `SELECT ${rowColumns} FROM log l WHERE l.revision > ? AND l.revision <= ? ORDER BY l.revision LIMIT ?`,
     );
-    this.matchingRowsAfter = db.prepare(
-      `SELECT ${rowColumns} FROM log l WHERE l.revision > ? AND l.revision <= ? AND l.key >= ? AND l.key < ?
-       ORDER BY l.revision LIMIT ?`,
-    );
+    // From the (key, revision) index alone: a watch's replay reads only its own rows, not every row of
+    // the log in its revision range (which, for each of many resources, is the whole log after a bulk load).
+    this.matchingRevisionsAfter = db
+      .prepare<[Buffer, Buffer, number, number], number>(
+        `SELECT revision FROM log INDEXED BY log_key_revision WHERE key >= ? AND key < ? AND revision > ? AND revision <= ?`,
+      )
+      .pluck();
     this.expired = db.prepare(
       `SELECT l.key, l.revision FROM log l
        WHERE l.expires_at IS NOT NULL AND l.expires_at <= ?

@@ -146,21 +146,16 @@ export class WatchHub {
         return;
       }
       const range = rangeOf(key, prefix);
-      let after = startRevision - 1;
-      while (watcher.active && after < this.deliveredRevision) {
-        const rows = this.statements.matchingRowsAfter.all(
-          after,
-          this.deliveredRevision,
-          range.start,
-          range.end,
-          chunkSize,
-        );
-        const last = rows[rows.length - 1];
-        if (!last) break;
+      const revisions = this.statements.matchingRevisionsAfter.all(range.start, range.end, startRevision - 1, this.deliveredRevision);
+      revisions.sort((left, right) => left - right);
+      for (let offset = 0; watcher.active && offset < revisions.length; offset += chunkSize) {
         const now = this.now();
-        const events = rows.map((row) => eventOfRow(row, this.statements, now));
-        this.call(watcher, () => watcher.listener.onEvents(events));
-        after = last.revision;
+        const events: KVEvent[] = [];
+        for (const revision of revisions.slice(offset, offset + chunkSize)) {
+          const row = this.statements.rowAt.get(revision);
+          if (row) events.push(eventOfRow(row, this.statements, now));
+        }
+        if (events.length > 0) this.call(watcher, () => watcher.listener.onEvents(events));
       }
       watcher.nextRevision = Math.max(startRevision, this.deliveredRevision + 1);
     }

@@ -4,6 +4,7 @@ import {
   isCompactor,
   isProgressRequester,
   type Interface,
+  type ListResult,
   type StorageWatchEvent,
   type Watch,
 } from '@kapi/storage';
@@ -26,6 +27,8 @@ export interface CacheReflectorOptions {
   retryDelayMs: number;
   /** How long a history replay may take before it is abandoned (the cache then starts with an empty history). */
   replayTimeoutMs: number;
+  /** Objects per page of the list (0: one call). */
+  listPageSize: number;
   /** The cache holds a complete list (and, with history loading, the replayed history). */
   onReady: () => void;
   /** The cache must be rebuilt from a new list (its history no longer connects to the backend's). */
@@ -110,7 +113,7 @@ export class CacheReflector {
   /** Lists the prefix and resets the cache to it; decides where the watch starts. */
   private async initialize(): Promise<void> {
     const { storage, cache } = this.options;
-    const list = await storage.getList(this.options.prefix, { recursive: true, resourceVersion: '' });
+    const list = await this.list();
     const listRevision = Number(list.resourceVersion) || 0;
     let historyBase = listRevision;
     // A replay is known to be complete from a progress notification, so history loading needs them.
@@ -123,6 +126,30 @@ export class CacheReflector {
     cache.replace(list.items, listRevision, historyBase);
     this.lastRevision = historyBase;
     if (!cache.replaying) this.options.onReady();
+  }
+
+  /**
+   * The whole prefix at one revision, read in pages of `listPageSize` (upstream's reflector pager); when a
+   * page's revision was compacted meanwhile, read again in one call, as that pager falls back.
+   */
+  private async list(): Promise<ListResult> {
+    const { storage, prefix, listPageSize } = this.options;
+    const whole = () => storage.getList(prefix, { recursive: true, resourceVersion: '' });
+    if (listPageSize <= 0) return whole();
+    const first = await storage.getList(prefix, { recursive: true, resourceVersion: '', predicate: { limit: listPageSize } });
+    const items = [...first.items];
+    let token = first.continue;
+    try {
+      while (token && !this.stopped) {
+        const page = await storage.getList(prefix, { recursive: true, predicate: { limit: listPageSize, continue: token } });
+        for (const item of page.items) items.push(item);
+        token = page.continue;
+      }
+    } catch (error) {
+      if (!isExpired(error)) throw error;
+      return whole();
+    }
+    return { items, resourceVersion: first.resourceVersion };
   }
 
   /** Runs one backend watch until it ends; says whether it ended because its revision was compacted. */

@@ -37,6 +37,27 @@ describe('CacheStore', () => {
     expect(names(store.list({ key: '/p/', recursive: true }))).toEqual(['a2', 'b2', 'e']);
   });
 
+  it('keeps key order whether few or many keys changed since the last list', () => {
+    const store = new CacheStore();
+    const expected = new Set<string>();
+    const key = (index: number) => `/p/${String((index * 7919) % 1000).padStart(4, '0')}`;
+    for (let index = 0; index < 200; index++) expected.add(key(index));
+    store.replace([...expected].map((name) => [name, pod('', name)] as const));
+    for (const changes of [1, 5, 31, 32, 33, 100, 300]) {
+      for (let step = 0; step < changes; step++) {
+        const name = key(changes * 13 + step * 3);
+        if (expected.has(name)) {
+          store.delete(name);
+          expected.delete(name);
+        } else {
+          store.set(name, pod('', name));
+          expected.add(name);
+        }
+      }
+      expect(names(store.list({ key: '/p', recursive: true }))).toEqual([...expected].sort());
+    }
+  });
+
   it('answers from an index, kept current across updates and deletes', () => {
     const store = new CacheStore({ 'spec.nodeName': (object) => [String((object.spec as { nodeName: string }).nodeName)] });
     store.replace([

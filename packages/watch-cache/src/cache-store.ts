@@ -38,6 +38,9 @@ export function scopeMatcher(scope: KeyScope): (candidate: string) => boolean {
   return (candidate) => candidate.startsWith(directory);
 }
 
+/** Keys added or removed since the last list up to which they are spliced into the key order one by one. */
+const spliceLimit = 32;
+
 /**
  * The current state of the cache: the latest object per key, listed in key order (the backend's order),
  * with optional secondary indexes. The key order is maintained lazily: keys added or removed since the
@@ -126,9 +129,23 @@ export class CacheStore {
     return result;
   }
 
-  /** Brings `sortedKeys` up to date with the keys added and removed since the last merge. */
+  /**
+   * Brings `sortedKeys` up to date with the keys added and removed since the last merge: a few are put in
+   * place one by one (a binary search and a splice each), more in one merge pass over every key.
+   */
   private mergeKeys(): void {
-    if (this.addedKeys.size === 0 && this.removedKeys.size === 0) return;
+    const changes = this.addedKeys.size + this.removedKeys.size;
+    if (changes === 0) return;
+    if (changes <= spliceLimit) {
+      for (const key of this.removedKeys) {
+        const position = this.insertionPoint(key);
+        if (this.sortedKeys[position] === key) this.sortedKeys.splice(position, 1);
+      }
+      for (const key of this.addedKeys) this.sortedKeys.splice(this.insertionPoint(key), 0, key);
+      this.addedKeys.clear();
+      this.removedKeys.clear();
+      return;
+    }
     const kept = this.removedKeys.size === 0 ? this.sortedKeys : this.sortedKeys.filter((key) => !this.removedKeys.has(key));
     const added = [...this.addedKeys].sort(compareKeys);
     const merged: string[] = new Array<string>(kept.length + added.length);

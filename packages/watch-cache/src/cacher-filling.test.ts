@@ -1,5 +1,5 @@
 import type { KubeObject } from '@kapi/apimachinery';
-import type { StorageWatchEvent, Watch } from '@kapi/storage';
+import type { ListOptions, StorageWatchEvent, Watch } from '@kapi/storage';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Cacher } from './cacher.js';
 import type { CacherOptions } from './cacher-options.js';
@@ -135,6 +135,66 @@ describe('Cacher filling', () => {
       code: 410,
       message: `too old resource version: ${revisionOf(written[0]!)} (${revisionOf(written[2]!)})`,
     });
+  });
+
+  it('lists the storage in pages of listPageSize at the first page\'s revision; later writes arrive as events', async () => {
+    const { store } = newMemoryStore(0);
+    for (const name of ['a', 'b', 'c', 'd', 'e']) await store.create(keyOf(name), configMap(name));
+    const pages: ListOptions[] = [];
+    const storage = new InstrumentedStorage(store);
+    const getList = storage.getList.bind(storage);
+    storage.getList = async (key, options) => {
+      const page = await getList(key, options);
+      if (options?.predicate?.limit) pages.push(options);
+      if (pages.length === 1) await store.create(keyOf('f'), configMap('f'));
+      return page;
+    };
+    const cacher = newCacher(storage, new FakeClock(), { listPageSize: 2, loadHistory: false });
+    await cacher.start();
+    expect(pages.map((page) => page.predicate?.continue !== undefined)).toEqual([false, true, true]);
+    await vi.waitFor(async () => {
+      const list = await cacher.getList(prefix, { recursive: true, resourceVersion: '0' });
+      expect(list.items.map((item) => item.metadata.name)).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    });
+  });
+
+  it('lists again in one call when a page\'s revision is compacted between pages', async () => {
+    const { kv, store } = newMemoryStore(0);
+    for (const name of ['a', 'b', 'c']) await store.create(keyOf(name), configMap(name));
+    const storage = new InstrumentedStorage(store);
+    const getList = storage.getList.bind(storage);
+    const limits: Array<number | undefined> = [];
+    storage.getList = async (key, options) => {
+      limits.push(options?.predicate?.limit);
+      const page = await getList(key, options);
+      if (limits.length === 1) {
+        await store.create(keyOf('d'), configMap('d'));
+        await kv.compact(await kv.currentRevision());
+      }
+      return page;
+    };
+    const cacher = newCacher(storage, new FakeClock(), { listPageSize: 2, loadHistory: false });
+    await cacher.start();
+    expect(limits).toEqual([2, 2, undefined]);
+    const list = await cacher.getList(prefix, { recursive: true, resourceVersion: '0' });
+    expect(list.items.map((item) => item.metadata.name)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('replays an unchanged object into the history as the listed object itself (one copy held, not two)', async () => {
+    const { store } = newMemoryStore(0);
+    const written = await history(store, 2);
+    const other = await store.create(keyOf('b'), configMap('b'));
+    await store.create('/registry/secrets/default/s', configMap('s'));
+    const cacher = newCacher(new InstrumentedStorage(store), new FakeClock());
+    await cacher.start();
+    const listed = (await cacher.getList(prefix, { recursive: true, resourceVersion: '0' })).items;
+    const watch = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(written[0]!) - 1) }));
+    await vi.waitFor(() => expect(watch.events).toHaveLength(3));
+    const [created, updated, createdOther] = watch.events.map((event) => event.object);
+    expect(created).toEqual(written[0]);
+    expect(updated).toBe(listed[0]);
+    expect(createdOther).toBe(listed[1]);
+    expect(createdOther).toEqual(other);
   });
 
   it('lets a client resume on a restarted cache from the final bookmark of the stopped one, while only other resources changed', async () => {

@@ -6,6 +6,9 @@ import { realClock, type Clock } from './clock.js';
 import { defaultKeyFunc } from './selection.js';
 import { DEFAULT_EVENT_FRESH_DURATION_MS, DEFAULT_MAX_HISTORY, DEFAULT_MIN_HISTORY } from './watch-cache-history.js';
 
+/** Upstream's storageWatchListPageSize: objects per page of the cache's list of the storage. */
+export const STORAGE_WATCH_LIST_PAGE_SIZE = 10_000;
+
 /** Options of a {@link Cacher}. */
 export interface CacherOptions {
   /** The storage the cache reads from and writes through to. */
@@ -38,6 +41,13 @@ export interface CacherOptions {
   followCompaction?: boolean;
   /** How long replaying the backend's history on start may take before it is given up. Default 10 s. */
   historyLoadTimeoutMs?: number;
+  /**
+   * Objects per page of the cache's (re)list of the storage, all pages at the first one's revision
+   * (upstream's storageWatchListPageSize): no single response holds the whole resource. When a page's
+   * revision has been compacted meanwhile, the cache lists again in one call. Default 10,000; 0 lists in
+   * one call.
+   */
+  listPageSize?: number;
   /** Watch the backend with progress notifications (they advance the cache revision). Default true. */
   progressNotify?: boolean;
   /** Events a watcher may have queued before it is closed. Default from the history capacity (see `watcherQueueCapacity`). */
@@ -78,6 +88,7 @@ export interface ResolvedCacherOptions {
   maxHistory: number;
   loadHistory: boolean;
   historyLoadTimeoutMs: number;
+  listPageSize: number;
   followCompaction: boolean;
   progressNotify: boolean;
   watcherQueueCapacity: number | undefined;
@@ -109,6 +120,7 @@ export function resolveCacherOptions(options: CacherOptions): ResolvedCacherOpti
     maxHistory: options.maxHistory ?? DEFAULT_MAX_HISTORY * scale,
     loadHistory: options.loadHistory ?? true,
     historyLoadTimeoutMs: options.historyLoadTimeoutMs ?? 10_000,
+    listPageSize: options.listPageSize ?? STORAGE_WATCH_LIST_PAGE_SIZE,
     followCompaction: options.followCompaction ?? true,
     progressNotify: options.progressNotify ?? true,
     watcherQueueCapacity: options.watcherQueueCapacity,

@@ -105,6 +105,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
       loadHistory: this.options.loadHistory,
       retryDelayMs: this.options.retryDelayMs,
       replayTimeoutMs: this.options.historyLoadTimeoutMs,
+      listPageSize: this.options.listPageSize,
       onReady: becameReady,
       onReinitialize: (reason) => this.reinitialize(reason),
       onError: (error) => this.recordError(error),

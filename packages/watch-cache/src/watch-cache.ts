@@ -82,7 +82,7 @@ export class WatchCache {
     const now = this.options.clock.now();
     if (this.replayUntil > 0) {
       if (revision <= this.replayUntil) {
-        this.history.add(new WatchCacheEvent(event.type, key, object, event.previousObject, revision, now));
+        this.history.add(new WatchCacheEvent(event.type, key, this.shared(key, object), event.previousObject, revision, now));
         if (revision === this.replayUntil) this.finishReplay();
         return;
       }
@@ -150,6 +150,15 @@ export class WatchCache {
     if (this.replayUntil === 0) return;
     this.history.reset(this.revision);
     this.finishReplay();
+  }
+
+  /**
+   * The listed object at `key` when it is the same version as `object` (a replayed event that is still
+   * the current state), else `object`: the history then holds one copy of each unchanged object, not two.
+   */
+  private shared(key: string, object: KubeObject): KubeObject {
+    const current = this.store.get(key);
+    return current && objectRevision(current) === objectRevision(object) ? current : object;
   }
 
   private finishReplay(): void {
