@@ -227,9 +227,13 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
   }
 }
 
-/** Migrator scenario: N objects (KAPI_BENCH_MIGRATOR_OBJECTS, default 10k; 2k with --quick) on SQLite and etcd. */
+/**
+ * Migrator scenario: N objects (KAPI_BENCH_MIGRATOR_OBJECTS, default 10k; 2k with --quick) on SQLite and
+ * etcd (KAPI_BENCH_MIGRATOR_BACKENDS=sqlite or =etcd runs one of them).
+ */
 export async function migratorBench(options: { quick: boolean }): Promise<BenchRow[]> {
   const total = Number(process.env.KAPI_BENCH_MIGRATOR_OBJECTS ?? (options.quick ? 2000 : 10_000));
+  const backends = (process.env.KAPI_BENCH_MIGRATOR_BACKENDS ?? 'sqlite,etcd').split(',');
   const rows: BenchRow[] = [];
   const rawDirectory = mkdtempSync(join(tmpdir(), 'kapi-migrator-bench-raw-'));
   try {
@@ -241,7 +245,8 @@ export async function migratorBench(options: { quick: boolean }): Promise<BenchR
         await kv.close();
       }
     };
-    rows.push(...(await benchBackend('SQLite', ['--storage=sqlite'], sqliteControl, total, options.quick)));
+    if (backends.includes('sqlite')) rows.push(...(await benchBackend('SQLite', ['--storage=sqlite'], sqliteControl, total, options.quick)));
+    if (!backends.includes('etcd')) return rows;
     const etcd = await startEtcd({ progressNotifyIntervalMs: 1000 });
     try {
       rows.push(...(await benchBackend('etcd', ['--storage=etcd', `--etcd-servers=${etcd.endpoint}`], () => rawEtcdTxnPutRate(etcd.endpoint, total), total, options.quick)));
