@@ -2,6 +2,7 @@ import { StatusError, setCondition, type KubeList, type KubeObject } from '@kapi
 import { ResourceClient, type RestClient } from '@kapi/client';
 import { finishCustomResourceMigration, startCustomResourceMigration } from './crd-stored-versions.js';
 import { discoverResource, type DiscoveredResource } from './discovery.js';
+import { effectivePageSize } from './page-size.js';
 import { withRetry, type BackoffOptions } from './retry.js';
 import {
   MIGRATION_FAILED,
@@ -27,7 +28,7 @@ export interface MigrationRunContext {
   rest: RestClient;
   limiter: TokenBucket;
   backoff: BackoffOptions;
-  /** Objects listed per page (default 500). */
+  /** Objects listed per page (default 500; when throttled, see {@link effectivePageSize}). */
   pageSize: number;
   /** Object writes of a page in flight at once (default 1; the rate limit still applies). */
   writesInFlight?: number | undefined;
@@ -152,6 +153,7 @@ async function migratePages(
   const checkpoint = Number(migration.status?.resourceVersion ?? '0');
   const progress: MigrationProgress = { migratedObjects: 0, skippedObjects: 0, ...migration.status?.progress };
   const apiVersion = target.group === '' ? target.version : `${target.group}/${target.version}`;
+  const limit = effectivePageSize(context.pageSize, context.limiter.qps);
   const retry = <T>(action: () => Promise<T>) =>
     withRetry(action, context.backoff, context.signal, (error, delay) => context.observer?.onRetry?.(migration, error, delay));
   for (;;) {
@@ -159,7 +161,7 @@ async function migratePages(
     let page: KubeList<KubeObject>;
     try {
       page = await retry(() =>
-        objects.list(undefined, { limit: context.pageSize, ...(progress.continueToken ? { continue: progress.continueToken } : {}) }),
+        objects.list(undefined, { limit, ...(progress.continueToken ? { continue: progress.continueToken } : {}) }),
       );
     } catch (error) {
       // The saved token expired (compaction): start over; rewritten objects are now no-ops.

@@ -114,12 +114,17 @@ export async function storeGuaranteedUpdate(store: StoreContext, key: string, op
     const { object, ttlSeconds } = normalizeResult(outcome);
     const encoded = store.codec.encode(key, object);
     if (state.exists && !state.stale && bytesEqual(encoded.data, state.data)) {
-      // Only trust a no-op against the stored bytes when they were just read.
+      // Only trust a no-op against the stored bytes when they were just read. When the fresh read is
+      // the same revision with the same bytes (and no TTL, which the cached copy did not show tryUpdate),
+      // the update computed from the cache stands: return if the stored bytes are current, else write it
+      // (stale encoding or key) without running tryUpdate again.
       if (!current) {
+        const cachedRevision = state.revision;
         await refetch();
-        continue;
+        const same = state.revision === cachedRevision && state.ttlSeconds === undefined && bytesEqual(encoded.data, state.data);
+        if (!same) continue;
       }
-      return state.object;
+      if (!state.stale) return state.object;
     }
     const writeOptions: KVWriteOptions | undefined = ttlSeconds !== undefined && ttlSeconds > 0 ? { ttlSeconds } : undefined;
     const result = state.exists

@@ -56,7 +56,8 @@ describe('the standalone migrator under least privilege', () => {
 
     // Leader election and the trigger on (the defaults): the trigger migrates every resource of this new server.
     const kubeconfig = tokenKubeconfig(server, 'sa-token', join(directory, 'sa.kubeconfig'));
-    const migrator = await startMigrator([`--kubeconfig=${kubeconfig}`, '--qps=20', '--burst=1', '--page-size=20']);
+    // No --page-size (500): throttled to 20 writes/s, the migrator lists pages of about one second of writes (20).
+    const migrator = await startMigrator([`--kubeconfig=${kubeconfig}`, '--qps=20', '--burst=1']);
     try {
       // Every ConfigMap of the server is migrated: the test's and those the server made itself
       // (kube-system/extension-apiserver-authentication, published before readyz).

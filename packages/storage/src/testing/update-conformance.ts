@@ -178,6 +178,26 @@ export function describeUpdateConformance(context: SuiteContext): void {
       expect(await store.get(key)).toEqual(rewritten);
     });
 
+    it('rewrites a stale stored value from a current cachedExistingObject with one tryUpdate call', async () => {
+      const { store, kv } = context.target;
+      const key = `${context.prefix()}a`;
+      const created = await store.create(key, testObject('a'));
+      const staleStore = new Store({ kv, transformer: alwaysStale });
+      let calls = 0;
+      const rewritten = await staleStore.guaranteedUpdate(key, {
+        cachedExistingObject: created,
+        tryUpdate: (current) => {
+          calls++;
+          return current;
+        },
+      });
+      // The cached copy was re-read (same revision, same bytes) and the update computed from it written.
+      expect(calls).toBe(1);
+      expect(revisionOf(rewritten)).toBeGreaterThan(revisionOf(created));
+      expect(rewritten.data).toEqual(created.data);
+      expect(await store.get(key)).toEqual(rewritten);
+    });
+
     it('fails with KeyNotFound for a missing key, or creates it with ignoreNotFound', async () => {
       const { store } = context.target;
       const key = `${context.prefix()}a`;

@@ -1,0 +1,22 @@
+/**
+ * Preloaded (`--import`) into a child process whose heap a bench measures; the child runs with
+ * `--expose-gc`. On SIGUSR2 (sent when the measured work starts) it records the live heap as the
+ * baseline, then every second collects garbage and samples `process.memoryUsage().heapUsed`, so the
+ * figures are live heap, not garbage the young generation has not collected yet (a forced GC costs
+ * CPU the measured process then lacks: once a second keeps that small). When the process
+ * exits it prints one line `[heap-sampler] {"baseline":..., "peak":...}` (bytes).
+ */
+const collect = (globalThis as { gc?: () => void }).gc;
+if (!collect) throw new Error('heap-sampler needs node --expose-gc');
+const live = () => {
+  collect();
+  return process.memoryUsage().heapUsed;
+};
+let baseline: number | undefined;
+let peak = 0;
+process.on('SIGUSR2', () => {
+  baseline = live();
+  peak = baseline;
+  setInterval(() => (peak = Math.max(peak, live())), 1000).unref();
+});
+process.on('exit', () => process.stdout.write(`[heap-sampler] ${JSON.stringify({ baseline, peak })}\n`));

@@ -1,0 +1,51 @@
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sleep } from '@kapi/client';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const migratorMain = resolve(here, '../../apps/storage-version-migrator/src/main.ts');
+
+/** The standalone storage-version-migrator, started from source with the heap sampler (heap-sampler.ts) preloaded. */
+export interface MigratorProcess {
+  /** Starts the heap sampling (the live heap now is the baseline). */
+  startSampling(): void;
+  /** SIGTERM (it stops after its current page's writes), then its heap figures in bytes. */
+  stop(): Promise<{ baseline: number; peak: number }>;
+}
+
+/**
+ * Starts apps/storage-version-migrator with `flags` and waits until it runs. With
+ * KAPI_BENCH_CPU_PROF_DIR set, the process writes a CPU profile there when it exits.
+ */
+export async function startMigratorProcess(flags: string[]): Promise<MigratorProcess> {
+  const profile = process.env.KAPI_BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.KAPI_BENCH_CPU_PROF_DIR}`] : [];
+  const child = spawn(
+    process.execPath,
+    [...profile, '--expose-gc', '--conditions=@kapi/source', '--import', 'tsx', '--import', join(here, 'heap-sampler.ts'), migratorMain, ...flags],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_NO_WARNINGS: '1' } },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  const deadline = Date.now() + 60_000;
+  while (!output.includes('running (qps')) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the storage-version-migrator did not start:\n${output}`);
+    }
+    await sleep(50);
+  }
+  return {
+    startSampling: () => child.kill('SIGUSR2'),
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      const line = /\[heap-sampler\] (\{.*\})/.exec(output)?.[1];
+      const heap = line ? (JSON.parse(line) as { baseline?: number; peak: number }) : undefined;
+      if (heap?.baseline === undefined) throw new Error(`the storage-version-migrator printed no heap figures:\n${output}`);
+      return { baseline: heap.baseline, peak: heap.peak };
+    },
+  };
+}
