@@ -128,11 +128,11 @@ export class SqliteStatements {
     this.rowsAfter = db.prepare(
       `SELECT ${rowColumns} FROM log l WHERE l.revision > ? AND l.revision <= ? ORDER BY l.revision LIMIT ?`,
     );
-    // From the (key, revision) index alone: a watch's replay reads only its own rows, not every row of
+    // From the (key, revision, type) index alone: a watch's replay reads only its own rows, not every row of
     // the log in its revision range (which, for each of many resources, is the whole log after a bulk load).
     this.matchingRevisionsAfter = db
       .prepare<[Buffer, Buffer, number, number], number>(
-        `SELECT revision FROM log INDEXED BY log_key_revision WHERE key >= ? AND key < ? AND revision > ? AND revision <= ?`,
+        `SELECT revision FROM log INDEXED BY log_key_revision_type WHERE key >= ? AND key < ? AND revision > ? AND revision <= ?`,
       )
       .pluck();
     this.expired = db.prepare(
