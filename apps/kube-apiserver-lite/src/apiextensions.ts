@@ -9,6 +9,11 @@ export interface CustomResourceStorageVersions {
   manager: StorageVersionManager;
   identity: string;
   storageVersions: () => ResourceClient<StorageVersion>;
+  /**
+   * The version this server encodes a custom resource in, once known: in voting mode the selected version
+   * after this server's vote (writes wait behind the barrier meanwhile); default the CRD's storage version.
+   */
+  encodingVersion?: (definition: ResourceDefinition) => Promise<string>;
 }
 
 const apiVersionOf = (group: string, version: string) => (group === '' ? version : `${group}/${version}`);
@@ -28,6 +33,15 @@ function publishStorageVersion(target: CustomResourceStorageVersions, definition
     servedVersions: versions,
   });
   const publish = async (): Promise<void> => {
+    if (target.encodingVersion) {
+      const version = await target.encodingVersion(definition).catch(() => undefined);
+      if (version === undefined) {
+        setTimeout(() => void publish(), 1000).unref();
+        return;
+      }
+      // Still pending: the barrier opens once this version is published.
+      target.manager.replaceResourceInfo({ groupResource, encodingVersion: apiVersionOf(definition.group, version), decodableVersions: versions, servedVersions: versions });
+    }
     // Only this resource's StorageVersion: the others are not rewritten on every CRD install.
     const done = await target.manager
       .updateStorageVersion(target.identity, { storageVersions: target.storageVersions() }, groupResource)

@@ -41,6 +41,7 @@ import {
 } from '@kapi/storageversion';
 import { Cacher } from '@kapi/watch-cache';
 import { apiExtensionsDelegate } from './apiextensions.js';
+import { customResourceVoting } from './custom-resource-voting.js';
 import { createBootstrapRbac, createSystemNamespaces } from './bootstrap.js';
 import { NamespaceController, NamespaceLookup, namespaceLifecycleAdmission, namespaceStrategy } from './namespace-lifecycle.js';
 import type { ServerOptions } from './options.js';
@@ -183,6 +184,8 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   innermostFilters.unshift(aggregation.layer.filter);
   if (options.console) innermostFilters.push(withConsole());
 
+  // Assigned with the voter's start hook below; custom resources vote once it has run.
+  let voterStarted: () => Promise<void> = () => Promise.reject(new Error('storage version voting is not set up'));
   const apiextensions = apiExtensionsDelegate({
     scheme,
     storage: storageFactory,
@@ -191,7 +194,12 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     health: observability.health,
     loopback: () => rest(),
     resolveService: webhookServiceResolver(aggregation.layer.services),
-  }, () => lookup, manager && { manager, identity, storageVersions: () => new ResourceClient<StorageVersion>(rest(), storageVersionRef) });
+  }, () => lookup, manager && {
+    manager,
+    identity,
+    storageVersions: () => new ResourceClient<StorageVersion>(rest(), storageVersionRef),
+    ...(voting && { encodingVersion: customResourceVoting({ voting, manager, identity, storageVersions: () => new ResourceClient<StorageVersion>(rest(), storageVersionRef), voterStarted: () => voterStarted() }) }),
+  });
   const server = new GenericAPIServerConfig({
     scheme,
     storage: storageFactory,
@@ -305,6 +313,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       voted ??= startVoting(voting, manager, { leases, storageVersions, identity, installed, controllers, server, log }).ready;
       return voted;
     };
+    voterStarted = vote;
     if (voting) server.addPostStartHook('start-storage-version-voter', vote);
     server.addPostStartHook(STORAGE_VERSION_UPDATER_HOOK, async ({ signal }) => {
       await vote();

@@ -68,6 +68,13 @@ export function setUpVoting(options: {
     voter,
     applies,
     storageFor(definition, prefix) {
+      // Registered (again) here too: a custom resource is installed after setup, and its codec needs this
+      // server's preference until its vote selects a version (built-ins re-register the same).
+      voter.register({
+        groupResource: grOf(definition),
+        preferredVersion: definition.storageVersion ?? definition.versions[0] ?? '',
+        decodableVersions: definition.versions,
+      });
       const selection = voter.selectionFor(grOf(definition));
       const codec = scheme.codecFor({
         group: definition.group,
