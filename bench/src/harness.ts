@@ -1,6 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 /** One measured row: a subject beside its control, both in the same run. */
 export interface BenchRow {
@@ -97,4 +99,26 @@ export function writeResults(name: string, rows: BenchRow[]): string {
 /** A row from a subject and a control rate. */
 export function row(scenario: string, subject: string, subjectValue: number, control: string, controlValue: number, unit: string, target?: string): BenchRow {
   return { scenario, subject, control, unit, subjectValue, controlValue, ratio: subjectValue / controlValue, ...(target ? { target } : {}) };
+}
+
+/** The p-th percentile (nearest rank) of `values`; NaN when empty. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+let collect: (() => void) | undefined;
+
+/** heapUsed + external (Buffers) after full collections (exposes `gc` on first use, no flag needed). */
+export async function usedMemory(): Promise<number> {
+  if (!collect) {
+    setFlagsFromString('--expose-gc');
+    collect = runInNewContext('gc') as () => void;
+  }
+  for (let i = 0; i < 3; i++) {
+    collect();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.external;
 }

@@ -1,37 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { KubeObject } from '@kapi/apimachinery';
 import { Store, type KVBackend, type Watch } from '@kapi/storage';
 import { Etcd3Backend } from '@kapi/storage-etcd3';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { SqliteBackend } from '@kapi/storage-sqlite';
 import { Cacher } from '@kapi/watch-cache';
-import { measureMs, measureRate, row, sampleObject, type BenchRow } from './harness.js';
+import { measureMs, measureRate, percentile, row, sampleObject, usedMemory, type BenchRow } from './harness.js';
 import { scaleHttpRows } from './scale-http-bench.js';
 
 const prefix = '/registry/configmaps';
 const namespaces = 100;
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-/** heapUsed + external (Buffers) after full collections. */
-async function usedMemory(): Promise<number> {
-  for (let i = 0; i < 3; i++) {
-    gc();
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.external;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
 
 const objectKey = (i: number) => `${prefix}/ns-${i % namespaces}/o${String(i).padStart(6, '0')}`;
 

@@ -2,32 +2,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { row, type BenchRow } from './harness.js';
+import { percentile, row, usedMemory, type BenchRow } from './harness.js';
 import { bareServer, benchToken, startServer } from './http-bench.js';
 import { coldStart, compactScaleDirectory, scaleObject, seedScaleDirectories } from './scale-seed.js';
 import { WatcherProcess, rawWatchServer } from './watch-fanout.js';
 
 const namespaces = 100;
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-/** heapUsed + external (Buffers) after full collections. */
-async function usedMemory(): Promise<number> {
-  for (let i = 0; i < 3; i++) {
-    gc();
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.external;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
 
 interface Endpoint {
   url: string;

@@ -11,7 +11,7 @@ import { SqliteBackend } from '@kapi/storage-sqlite';
 import { Etcd3Backend } from '@kapi/storage-etcd3';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { Cacher } from '@kapi/watch-cache';
-import { measureMs, measureRate, row, sampleObject, type BenchRow } from './harness.js';
+import { measureMs, measureRate, percentile, row, sampleObject, type BenchRow } from './harness.js';
 import { watchFanOutRows } from './watch-fanout.js';
 
 const execFileAsync = promisify(execFile);
@@ -81,11 +81,6 @@ async function listFromCacheRow(label: string, kv: KVBackend, count: number, rep
   } finally {
     await cacher.stop();
   }
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
 /**
