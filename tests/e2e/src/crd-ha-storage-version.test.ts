@@ -2,6 +2,7 @@ import { RestClient, loadKubeconfig, sleep } from '@kapi/client';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { Etcd3 } from 'etcd3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { customResourceDefinition } from './crd-fixtures.js';
 import { kubectl, startReplicas, type TestServer } from './harness.js';
 
 const group = 'ha.example.com';
@@ -14,23 +15,7 @@ interface StorageVersionObject {
 }
 
 /** A two-version CRD storing `storage`. */
-const crd = (storage: string) =>
-  JSON.stringify({
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `gadgets.${group}` },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-      versions: ['v1', 'v2'].map((name) => ({
-        name,
-        served: true,
-        storage: name === storage,
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
-      })),
-    },
-  });
+const crd = (storage: string) => JSON.stringify(customResourceDefinition({ group, kind: 'Gadget', versions: ['v1', 'v2'], storage }));
 
 /** Polls the StorageVersion until both replicas report `encoding` and the common encoding version follows. */
 async function agreed(client: RestClient, encoding: string): Promise<StorageVersionObject> {

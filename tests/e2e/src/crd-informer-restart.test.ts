@@ -1,27 +1,11 @@
 import * as k8s from '@kubernetes/client-node';
 import { ResourceClient, RestClient, loadKubeconfig, sleep } from '@kapi/client';
 import { afterAll, describe, expect, it } from 'vitest';
+import { customResourceDefinition } from './crd-fixtures.js';
 import { freePort, kubectl, startServer, waitReady, type TestServer } from './harness.js';
 
 const group = 'restart.example.com';
-const crd = JSON.stringify({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `widgets.${group}` },
-  spec: {
-    group,
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
-      },
-    ],
-  },
-});
+const crd = JSON.stringify(customResourceDefinition({ group, kind: 'Widget' }));
 
 describe('a @kubernetes/client-node informer on a custom resource across a server restart (KEP-1904)', () => {
   let server: TestServer | undefined;

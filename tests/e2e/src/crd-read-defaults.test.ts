@@ -1,5 +1,6 @@
 import type { RestClient } from '@kapi/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { customResourceDefinition } from './crd-fixtures.js';
 import { kubectl, startServer, type TestServer } from './harness.js';
 
 const group = 'reads.example.com';
@@ -11,19 +12,7 @@ interface Widget {
   spec: Record<string, unknown>;
 }
 
-function widgetsCrd(spec: Record<string, unknown>): Record<string, unknown> {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `widgets.${group}` },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
-    },
-  };
-}
+const widgetsCrd = (spec: Record<string, unknown>) => customResourceDefinition({ group, kind: 'Widget', spec });
 
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
   const deadline = Date.now() + 15_000;

@@ -2,28 +2,13 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sleep, type RestClient } from '@kapi/client';
 import { afterAll, describe, expect, it } from 'vitest';
+import { customResourceDefinition } from './crd-fixtures.js';
 import { kubectl, startServer, type TestServer } from './harness.js';
 
 const group = 'vote.example.com';
 
 /** A two-version CRD storing `storage`. */
-const crd = (storage: string) =>
-  JSON.stringify({
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `widgets.${group}` },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-      versions: ['v1', 'v2'].map((name) => ({
-        name,
-        served: true,
-        storage: name === storage,
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
-      })),
-    },
-  });
+const crd = (storage: string) => JSON.stringify(customResourceDefinition({ group, kind: 'Widget', versions: ['v1', 'v2'], storage }));
 
 const widget = (name: string, version: string) =>
   JSON.stringify({ apiVersion: `${group}/${version}`, kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { size: 3 } });

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Condition, KubeObject } from '@kapi/apimachinery';
 import { sleep, type RestClient } from '@kapi/client';
+import { customResourceDefinition } from './crd-fixtures.js';
 import { kubectl, startServer, type TestServer } from './harness.js';
 import { startMigrator, type StandaloneMigrator } from './standalone-migrator.js';
 
@@ -19,22 +20,7 @@ let server: TestServer;
 let admin: RestClient;
 let migrator: StandaloneMigrator;
 
-const crd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `widgets.${group}` },
-  spec: {
-    group,
-    scope: 'Namespaced',
-    names: { plural: 'widgets', kind: 'Widget' },
-    versions: ['v1', 'v2'].map((name) => ({
-      name,
-      served: true,
-      storage: name === 'v1',
-      schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
-    })),
-  },
-};
+const crd = customResourceDefinition({ group, kind: 'Widget', versions: ['v1', 'v2'] });
 
 const migration = (name: string) =>
   JSON.stringify({ apiVersion: 'storagemigration.k8s.io/v1beta1', kind: 'StorageVersionMigration', metadata: { name }, spec: { resource: { group, resource: 'widgets' } } });

@@ -1,0 +1,43 @@
+/** CustomResourceDefinitions the CRD e2e tests apply. */
+
+/** What {@link customResourceDefinition} builds. */
+export interface CustomResourceDefinitionOptions {
+  group: string;
+  kind: string;
+  /** Default: the kind in lower case plus `s`. */
+  plural?: string;
+  /** Served versions; default `['v1']`. */
+  versions?: string[];
+  /** The storage version; default the first version. */
+  storage?: string;
+  /** The schema of `spec` in every version; default an object with an integer `size`. */
+  spec?: Record<string, unknown>;
+}
+
+/** The schema of `spec` when none is given: `{ size: integer }`. */
+export const sizeSpec = { type: 'object', properties: { size: { type: 'integer' } } };
+
+/** A namespaced `apiextensions.k8s.io/v1` CRD whose versions share one schema (conversion None). */
+export function customResourceDefinition(options: CustomResourceDefinitionOptions): Record<string, unknown> {
+  const { group, kind } = options;
+  const plural = options.plural ?? `${kind.toLowerCase()}s`;
+  const versions = options.versions ?? ['v1'];
+  const storage = options.storage ?? versions[0];
+  const spec = options.spec ?? sizeSpec;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural, singular: kind.toLowerCase(), kind },
+      versions: versions.map((name) => ({
+        name,
+        served: true,
+        storage: name === storage,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec } } },
+      })),
+    },
+  };
+}
