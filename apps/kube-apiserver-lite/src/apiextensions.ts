@@ -14,6 +14,8 @@ export interface CustomResourceStorageVersions {
    * after this server's vote (writes wait behind the barrier meanwhile); default the CRD's storage version.
    */
   encodingVersion?: (definition: ResourceDefinition) => Promise<string>;
+  /** The definition installed for a served custom resource (in voting mode: its converter writes in the selection). */
+  servedDefinition?: (definition: ResourceDefinition) => ResourceDefinition;
 }
 
 const apiVersionOf = (group: string, version: string) => (group === '' ? version : `${group}/${version}`);
@@ -63,7 +65,8 @@ export function apiExtensionsDelegate(
   namespaces: () => NamespaceLookup,
   storageVersions?: CustomResourceStorageVersions,
 ): GenericAPIServer {
-  const onServe = (definition: ResourceDefinition): ResourceDefinition => {
+  const onServe = (served: ResourceDefinition): ResourceDefinition => {
+    const definition = storageVersions?.servedDefinition?.(served) ?? served;
     if (storageVersions) publishStorageVersion(storageVersions, definition);
     if (!definition.namespaced) return definition;
     // Custom resources are created only in existing, non-terminating namespaces, as built-ins.

@@ -129,7 +129,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   const caches = new Map<string, Cacher>();
   observeWatchCacheHealth(observability.metrics, caches);
   const storageFactory: StorageFactory = ({ groupResource, prefix, codec, definition }) => {
-    const store = voting?.applies(definition) ? new Store(voting.storageFor(definition, prefix)) : new Store({ kv: backend.kv, codec, transformer: encryption?.transformers.transformerFor(groupResource) });
+    const store = voting?.applies(definition) ? new Store(voting.storageFor(definition, prefix, codec)) : new Store({ kv: backend.kv, codec, transformer: encryption?.transformers.transformerFor(groupResource) });
     let storage: Interface = store;
     if (options.watchCache) {
       const cacher = new Cacher({
@@ -198,7 +198,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     manager,
     identity,
     storageVersions: () => new ResourceClient<StorageVersion>(rest(), storageVersionRef),
-    ...(voting && { encodingVersion: customResourceVoting({ voting, manager, identity, storageVersions: () => new ResourceClient<StorageVersion>(rest(), storageVersionRef), voterStarted: () => voterStarted() }) }),
+    ...(voting && customResourceVoting({ voting, manager, identity, storageVersions: () => new ResourceClient<StorageVersion>(rest(), storageVersionRef), voterStarted: () => voterStarted() })),
   });
   const server = new GenericAPIServerConfig({
     scheme,

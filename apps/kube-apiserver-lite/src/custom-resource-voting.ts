@@ -1,5 +1,5 @@
 import type { ResourceClient } from '@kapi/client';
-import type { ResourceDefinition } from '@kapi/server';
+import type { AsyncConverter, ResourceDefinition } from '@kapi/server';
 import type { StorageVersion, StorageVersionManager } from '@kapi/storageversion';
 import type { VotingSetup } from './storage-version-voting.js';
 
@@ -14,6 +14,9 @@ const keyOf = (group: string, resource: string) => `${group}/${resource}`;
  * StorageVersion then publishes (writes wait behind the barrier until then). A later switch of the
  * selection republishes it, as for built-ins. The resource's storage (the voting setup's `storageFor`)
  * already encodes in the selection and conditions every write on it.
+ *
+ * A resource converted by its CRD's conversion webhook is brought to the selected version by that webhook,
+ * as every other conversion of it: `servedDefinition` gives its converter the selection as hub version.
  */
 export function customResourceVoting(options: {
   voting: VotingSetup;
@@ -22,7 +25,10 @@ export function customResourceVoting(options: {
   storageVersions: () => ResourceClient<StorageVersion>;
   /** Resolves once the voter has voted on the built-ins and follows the selection keys. */
   voterStarted: () => Promise<void>;
-}): (definition: ResourceDefinition) => Promise<string> {
+}): {
+  encodingVersion: (definition: ResourceDefinition) => Promise<string>;
+  servedDefinition: (definition: ResourceDefinition) => ResourceDefinition;
+} {
   const { voting, manager } = options;
   const tracked = new Map<string, ResourceDefinition>();
   let listening = false;
@@ -49,7 +55,7 @@ export function customResourceVoting(options: {
       void manager.updateStorageVersions(options.identity, { storageVersions: options.storageVersions() });
     });
   };
-  return async (definition) => {
+  const encodingVersion = async (definition: ResourceDefinition): Promise<string> => {
     const preferred = definition.storageVersion ?? definition.versions[0] ?? '';
     if (!voting.applies(definition)) return preferred;
     const groupResource = { group: definition.group, resource: definition.resource };
@@ -59,4 +65,17 @@ export function customResourceVoting(options: {
     tracked.set(keyOf(definition.group, definition.resource), definition);
     return voting.voter.vote(groupResource);
   };
+  const servedDefinition = (definition: ResourceDefinition): ResourceDefinition => {
+    const converter = definition.converter;
+    if (!converter || !voting.applies(definition)) return definition;
+    const { currentSelection } = voting.voter.selectionFor({ group: definition.group, resource: definition.resource });
+    const selecting: AsyncConverter = {
+      get hubVersion() {
+        return currentSelection();
+      },
+      convert: (objects, version) => converter.convert(objects, version),
+    };
+    return { ...definition, converter: selecting };
+  };
+  return { encodingVersion, servedDefinition };
 }

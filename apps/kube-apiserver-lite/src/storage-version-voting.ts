@@ -1,4 +1,4 @@
-import type { GroupResource, Scheme } from '@kapi/apimachinery';
+import { StatusError, type GroupResource, type Scheme } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 import { Store, type Codec, type Interface, type KVBackend } from '@kapi/storage';
 import {
@@ -15,8 +15,12 @@ export interface VotingSetup {
   voter: StorageVersionVoter;
   /** True for the resources whose storage version is voted on (those served in more than one version). */
   applies(definition: ResourceDefinition): boolean;
-  /** The storage of a voted resource: codec follows the selection; every write is conditioned on it. */
-  storageFor(definition: ResourceDefinition, prefix: string): { kv: KVBackend; codec: Codec };
+  /**
+   * The storage of a voted resource: codec follows the selection; every write is conditioned on it.
+   * `resourceCodec` is the server's codec of the resource, which a resource converted by its
+   * `converter` (a CRD's conversion webhook) keeps: its objects arrive already at the selection.
+   */
+  storageFor(definition: ResourceDefinition, prefix: string, resourceCodec: Codec): { kv: KVBackend; codec: Codec };
 }
 
 const grOf = (definition: ResourceDefinition): GroupResource => ({ group: definition.group, resource: definition.resource });
@@ -67,7 +71,7 @@ export function setUpVoting(options: {
   return {
     voter,
     applies,
-    storageFor(definition, prefix) {
+    storageFor(definition, prefix, resourceCodec) {
       // Registered (again) here too: a custom resource is installed after setup, and its codec needs this
       // server's preference until its vote selects a version (built-ins re-register the same).
       voter.register({
@@ -76,16 +80,42 @@ export function setUpVoting(options: {
         decodableVersions: definition.versions,
       });
       const selection = voter.selectionFor(grOf(definition));
-      const codec = scheme.codecFor({
-        group: definition.group,
-        kind: definition.kind,
-        encodingVersion: selection.currentSelection,
-        decodableVersions: definition.versions,
-      });
+      const codec = definition.converter
+        ? selectionCheckingCodec(resourceCodec, definition, selection.currentSelection)
+        : scheme.codecFor({
+            group: definition.group,
+            kind: definition.kind,
+            encodingVersion: selection.currentSelection,
+            decodableVersions: definition.versions,
+          });
       return {
         codec,
         kv: conditionedBackend(kv, { ...selection, prefix, reencode: (stored) => codec.encode(codec.decode(stored)) }),
       };
+    },
+  };
+}
+
+/**
+ * The codec of a resource whose objects its asynchronous converter brings to the selected version before
+ * they are written (the selection is its `hubVersion`): it encodes them as they are, and refuses one whose
+ * version is no longer the selection (the selection switched during the conversion) with a 409 Conflict,
+ * which clients retry, rather than store it in a version the selection key does not name.
+ */
+function selectionCheckingCodec(codec: Codec, definition: ResourceDefinition, currentSelection: () => string): Codec {
+  return {
+    decode: (data) => codec.decode(data),
+    encode(object) {
+      const selected = currentSelection();
+      const expected = definition.group === '' ? selected : `${definition.group}/${selected}`;
+      if (object.apiVersion !== expected) {
+        throw StatusError.conflict(
+          grOf(definition),
+          object.metadata.name ?? '',
+          `the storage version selection changed to ${expected} while the object was converted to ${object.apiVersion ?? ''}; please retry`,
+        );
+      }
+      return codec.encode(object);
     },
   };
 }

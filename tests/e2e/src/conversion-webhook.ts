@@ -1,6 +1,8 @@
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { RestClient } from '@kapi/client';
 import { generateCertificateAuthority, issueServingCertificate } from '@kapi/server';
+import { kubectl, startServer, type TestServer } from './harness.js';
 
 /** One object of a ConversionReview. */
 export type ReviewObject = Record<string, unknown> & { apiVersion: string; spec?: Record<string, unknown> };
@@ -69,8 +71,13 @@ export async function startConversionWebhook(hosts: string[]): Promise<Conversio
   return webhook;
 }
 
-/** A two-version CRD (`v1` stored, `v2` served) of kind `kind` converted by the webhook at `clientConfig`. */
-export function webhookConvertedCRD(group: string, kind: string, clientConfig: Record<string, unknown>): Record<string, unknown> {
+/** A two-version CRD (`v1` and `v2`, `storage` stored: default `v1`) of kind `kind` converted by the webhook at `clientConfig`. */
+export function webhookConvertedCRD(
+  group: string,
+  kind: string,
+  clientConfig: Record<string, unknown>,
+  storage = 'v1',
+): Record<string, unknown> {
   const plural = `${kind.toLowerCase()}es`;
   const schema = (spec: Record<string, unknown>) => ({
     openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: spec } } },
@@ -84,15 +91,45 @@ export function webhookConvertedCRD(group: string, kind: string, clientConfig: R
       scope: 'Namespaced',
       names: { plural, singular: kind.toLowerCase(), kind },
       versions: [
-        { name: 'v1', served: true, storage: true, schema: schema({ size: { type: 'integer' } }) },
+        { name: 'v1', served: true, storage: storage === 'v1', schema: schema({ size: { type: 'integer' } }) },
         {
           name: 'v2',
           served: true,
-          storage: false,
+          storage: storage === 'v2',
           schema: schema({ dimensions: { type: 'object', properties: { size: { type: 'integer' } } } }),
         },
       ],
       conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig } },
     },
   };
+}
+
+/** A server serving the `Box` CRD of `group`, converted by a webhook on loopback. */
+export interface WebhookConvertedServer {
+  server: TestServer;
+  client: RestClient;
+  webhook: ConversionWebhook;
+  /** The webhook's clientConfig (a URL on loopback). */
+  clientConfig: Record<string, unknown>;
+  /** Stops the server, then the webhook. */
+  stop(): Promise<void>;
+}
+
+/** Starts the webhook and a server (with `args`) and applies the `Box` CRD of `group` (`v1` stored), Established. */
+export async function startWebhookConvertedServer(group: string, args: string[] = []): Promise<WebhookConvertedServer> {
+  const webhook = await startConversionWebhook(['127.0.0.1']);
+  const server = await startServer({ args });
+  const clientConfig = { url: `https://127.0.0.1:${webhook.port}/convert`, caBundle: webhook.caBundle };
+  const stop = async () => {
+    await server.stop();
+    await webhook.close();
+  };
+  try {
+    await kubectl(server, ['apply', '-f', '-'], JSON.stringify(webhookConvertedCRD(group, 'Box', clientConfig)));
+    await kubectl(server, ['wait', '--for=condition=Established', `crd/boxes.${group}`, '--timeout=30s']);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { server, client: server.client(), webhook, clientConfig, stop };
 }

@@ -1,8 +1,8 @@
 import type { KubeObject, WatchEvent } from '@kapi/apimachinery';
 import type { RestClient } from '@kapi/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConversionWebhook, webhookConvertedCRD, type ConversionWebhook } from './conversion-webhook.js';
-import { kubectl, startServer, type TestServer } from './harness.js';
+import { startWebhookConvertedServer, type ConversionWebhook, type WebhookConvertedServer } from './conversion-webhook.js';
+import type { TestServer } from './harness.js';
 
 const group = 'async.convert.example.com';
 const boxes = (version: string, namespace: string) => `/apis/${group}/${version}/namespaces/${namespace}/boxes`;
@@ -19,18 +19,15 @@ describe('conversion webhook calls are awaited, not waited for on the event loop
   let client: RestClient;
   let webhook: ConversionWebhook;
 
+  let started: WebhookConvertedServer | undefined;
+
   beforeAll(async () => {
-    webhook = await startConversionWebhook(['127.0.0.1']);
-    server = await startServer();
-    client = server.client();
-    const clientConfig = { url: `https://127.0.0.1:${webhook.port}/convert`, caBundle: webhook.caBundle };
-    await kubectl(server, ['apply', '-f', '-'], JSON.stringify(webhookConvertedCRD(group, 'Box', clientConfig)));
-    await kubectl(server, ['wait', '--for=condition=Established', `crd/boxes.${group}`, '--timeout=30s']);
+    started = await startWebhookConvertedServer(group);
+    ({ server, client, webhook } = started);
   });
 
   afterAll(async () => {
-    await server?.stop();
-    await webhook?.close();
+    await started?.stop();
   });
 
   const createBox = (namespace: string, name: string, size: number) =>

@@ -1,8 +1,8 @@
 import { StatusError } from '@kapi/apimachinery';
 import type { RestClient } from '@kapi/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConversionWebhook, webhookConvertedCRD, type ConversionWebhook, type Review } from './conversion-webhook.js';
-import { kubectl, startServer, type TestServer } from './harness.js';
+import { startWebhookConvertedServer, type ConversionWebhook, type WebhookConvertedServer, type Review } from './conversion-webhook.js';
+import { kubectl, type TestServer } from './harness.js';
 
 const group = 'convert.example.com';
 
@@ -18,18 +18,15 @@ describe('custom resources converted by a conversion webhook over HTTPS', () => 
   let webhook: ConversionWebhook;
   const reviews = () => webhook.reviews;
 
+  let started: WebhookConvertedServer | undefined;
+
   beforeAll(async () => {
-    webhook = await startConversionWebhook(['127.0.0.1']);
-    server = await startServer();
-    client = server.client();
-    const clientConfig = { url: `https://127.0.0.1:${webhook.port}/convert`, caBundle: webhook.caBundle };
-    await kubectl(server, ['apply', '-f', '-'], JSON.stringify(webhookConvertedCRD(group, 'Box', clientConfig)));
-    await kubectl(server, ['wait', '--for=condition=Established', `crd/boxes.${group}`, '--timeout=30s']);
+    started = await startWebhookConvertedServer(group);
+    ({ server, client, webhook } = started);
   });
 
   afterAll(async () => {
-    await server?.stop();
-    await webhook?.close();
+    await started?.stop();
   });
 
   it('reads a stored v1 object at v2 through the webhook, with a v1 ConversionReview', async () => {
@@ -75,4 +72,5 @@ describe('custom resources converted by a conversion webhook over HTTPS', () => 
     webhook.respond = undefined;
     await expect(read()).resolves.toMatchObject({ spec: { dimensions: { size: 2 } } });
   });
+
 });
