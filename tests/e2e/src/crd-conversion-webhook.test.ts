@@ -1,5 +1,5 @@
 import { StatusError } from '@kapi/apimachinery';
-import type { RestClient } from '@kapi/client';
+import { sleep, type RestClient } from '@kapi/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookConvertedServer, type ConversionWebhook, type WebhookConvertedServer, type Review } from './conversion-webhook.js';
 import { kubectl, type TestServer } from './harness.js';
@@ -73,4 +73,25 @@ describe('custom resources converted by a conversion webhook over HTTPS', () => 
     await expect(read()).resolves.toMatchObject({ spec: { dimensions: { size: 2 } } });
   });
 
+  it('closes a watch whose event the webhook cannot convert, with no ERROR event (as upstream\'s watch server)', async () => {
+    const boxes = `/apis/${group}/v2/namespaces/default/boxes`;
+    const list = await client.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `/apis/${group}/v1/namespaces/default/boxes` });
+    const stream = await client.watch({ path: boxes, query: { resourceVersion: list.metadata.resourceVersion, timeoutSeconds: 120 } });
+    const events: unknown[] = [];
+    const reading = (async () => {
+      for await (const event of stream) events.push(event);
+      return 'closed';
+    })().catch((error: unknown) => `failed: ${String(error)}`);
+    webhook.respond = failures.fail;
+    try {
+      await kubectl(server, ['create', '-f', '-'], JSON.stringify({ apiVersion: `${group}/v1`, kind: 'Box', metadata: { name: 'unconverted', namespace: 'default' }, spec: { size: 1 } }));
+      // Far below the watch's own timeout: the stream must have been closed because of the failure.
+      const outcome = await Promise.race([reading, sleep(30_000).then(() => 'still open')]);
+      expect(outcome).toBe('closed');
+      expect(events).toEqual([]);
+    } finally {
+      webhook.respond = undefined;
+      stream.stop();
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { toStatus, type KubeObject } from '@kapi/apimachinery';
+import type { KubeObject } from '@kapi/apimachinery';
 import type { StorageWatchEvent, Watch } from '@kapi/storage';
 
 /**
@@ -27,7 +27,10 @@ export async function convertOne(converter: AsyncConverter, object: KubeObject, 
 
 /**
  * A watch whose ADDED/MODIFIED/DELETED objects arrive converted to `version`, one conversion per event
- * in event order. A failed conversion ends the watch with an ERROR event carrying its Status.
+ * in event order. A failed conversion ends the watch without an event, as upstream's watch server does
+ * when it cannot encode an event ("unable to encode watch object"): the client sees its stream close, and
+ * client-go's reflector watches again from the last resourceVersion it saw, where an ERROR event (a 500)
+ * would have made it relist. (The same conversion failing on a GET or LIST answers the webhook's 500.)
  */
 export function convertingWatch(watch: Watch, converter: AsyncConverter, version: string): Watch {
   async function* events(): AsyncGenerator<StorageWatchEvent> {
@@ -39,8 +42,7 @@ export function convertingWatch(watch: Watch, converter: AsyncConverter, version
       let object: KubeObject;
       try {
         object = await convertOne(converter, event.object as KubeObject, version);
-      } catch (error) {
-        yield { type: 'ERROR', object: toStatus(error) };
+      } catch {
         watch.stop();
         return;
       }
