@@ -42,6 +42,7 @@ import {
 import { Cacher } from '@kapi/watch-cache';
 import { apiExtensionsDelegate } from './apiextensions.js';
 import { customResourceVoting } from './custom-resource-voting.js';
+import { LoopbackClient } from './loopback-client.js';
 import { createBootstrapRbac, createSystemNamespaces } from './bootstrap.js';
 import { NamespaceController, NamespaceLookup, namespaceLifecycleAdmission, namespaceStrategy } from './namespace-lifecycle.js';
 import type { ServerOptions } from './options.js';
@@ -270,12 +271,12 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   const loopback: { current?: RestClient } = {};
   const rest = () => {
     if (!loopback.current) {
-      loopback.current = new RestClient({
+      loopback.current = new LoopbackClient({
         server: server.loopbackClient.url.replace('0.0.0.0', '127.0.0.1'),
         token: loopbackToken,
         ca: certificates.ca.certificatePem,
         userAgent: 'kube-apiserver-lite/loopback',
-      });
+      }, manager);
     }
     return loopback.current;
   };
