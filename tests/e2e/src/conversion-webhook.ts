@@ -2,6 +2,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { RestClient } from '@kapi/client';
 import { generateCertificateAuthority, issueServingCertificate } from '@kapi/server';
+import { customResourceDefinition } from './crd-fixtures.js';
 import { kubectl, startServer, type TestServer } from './harness.js';
 
 /** One object of a ConversionReview. */
@@ -78,30 +79,19 @@ export function webhookConvertedCRD(
   clientConfig: Record<string, unknown>,
   storage = 'v1',
 ): Record<string, unknown> {
-  const plural = `${kind.toLowerCase()}es`;
-  const schema = (spec: Record<string, unknown>) => ({
-    openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: spec } } },
-  });
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${group}` },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural, singular: kind.toLowerCase(), kind },
-      versions: [
-        { name: 'v1', served: true, storage: storage === 'v1', schema: schema({ size: { type: 'integer' } }) },
-        {
-          name: 'v2',
-          served: true,
-          storage: storage === 'v2',
-          schema: schema({ dimensions: { type: 'object', properties: { size: { type: 'integer' } } } }),
-        },
-      ],
-      conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig } },
+  const integer = { type: 'integer' };
+  return customResourceDefinition({
+    group,
+    kind,
+    plural: `${kind.toLowerCase()}es`,
+    versions: ['v1', 'v2'],
+    storage,
+    specs: {
+      v1: { type: 'object', properties: { size: integer } },
+      v2: { type: 'object', properties: { dimensions: { type: 'object', properties: { size: integer } } } },
     },
-  };
+    conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig } },
+  });
 }
 
 /** A server serving the `Box` CRD of `group`, converted by a webhook on loopback. */

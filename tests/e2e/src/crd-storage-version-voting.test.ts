@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { sleep, type RestClient } from '@kapi/client';
+import type { RestClient } from '@kapi/client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { customResourceDefinition } from './crd-fixtures.js';
+import { customResourceDefinition, until } from './crd-fixtures.js';
 import { kubectl, startServer, type TestServer } from './harness.js';
 
 const group = 'vote.example.com';
@@ -24,16 +24,6 @@ function rawValue(dataDir: string, key: string): string | undefined {
   } finally {
     database.close();
   }
-}
-
-async function until<T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean): Promise<T> {
-  let last: T | undefined;
-  for (let attempt = 0; attempt < 300; attempt++) {
-    last = await read();
-    if (done(last)) return last;
-    await sleep(100);
-  }
-  throw new Error(`${what}: still ${JSON.stringify(last)}`);
 }
 
 async function commonEncodingVersion(client: RestClient): Promise<string | undefined> {

@@ -1,8 +1,8 @@
-import { sleep } from '@kapi/client';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { Etcd3 } from 'etcd3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startWebhookConvertedServer, webhookConvertedCRD, type WebhookConvertedServer } from './conversion-webhook.js';
+import { until } from './crd-fixtures.js';
 import { kubectl } from './harness.js';
 
 const group = 'vote.convert.example.com';
@@ -12,16 +12,6 @@ const selectionKey = `/registry/storage-version-selection/${group}.boxes`;
 interface Vote {
   selectedVersion: string;
   candidateVersions: Array<{ apiServerID: string; preferredVersion: string }>;
-}
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let last: T | undefined;
-  for (let attempt = 0; attempt < 300; attempt++) {
-    last = await read();
-    if (done(last)) return last;
-    await sleep(100);
-  }
-  throw new Error(`${what}: still ${JSON.stringify(last)}`);
 }
 
 /**
