@@ -1,4 +1,4 @@
-import { StatusError, type GroupResource, type Scheme } from '@kapi/apimachinery';
+import type { GroupResource, Scheme } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 import { Store, type Codec, type Interface, type KVBackend } from '@kapi/storage';
 import {
@@ -80,8 +80,13 @@ export function setUpVoting(options: {
         decodableVersions: definition.versions,
       });
       const selection = voter.selectionFor(grOf(definition));
+      // A resource with an asynchronous converter (a CRD's conversion webhook) is brought to the selection
+      // by it before the write (the selection is its hubVersion), and keeps its own codec. An object stored
+      // at a version its cached copy or a concurrent switch left behind is encoded as it is: a write that
+      // straddles a selection switch (during the webhook call) stores the previous selection, which every
+      // server still decodes and the migration after the switch rewrites.
       const codec = definition.converter
-        ? selectionCheckingCodec(resourceCodec, definition, selection.currentSelection)
+        ? resourceCodec
         : scheme.codecFor({
             group: definition.group,
             kind: definition.kind,
@@ -92,30 +97,6 @@ export function setUpVoting(options: {
         codec,
         kv: conditionedBackend(kv, { ...selection, prefix, reencode: (stored) => codec.encode(codec.decode(stored)) }),
       };
-    },
-  };
-}
-
-/**
- * The codec of a resource whose objects its asynchronous converter brings to the selected version before
- * they are written (the selection is its `hubVersion`): it encodes them as they are, and refuses one whose
- * version is no longer the selection (the selection switched during the conversion) with a 409 Conflict,
- * which clients retry, rather than store it in a version the selection key does not name.
- */
-function selectionCheckingCodec(codec: Codec, definition: ResourceDefinition, currentSelection: () => string): Codec {
-  return {
-    decode: (data) => codec.decode(data),
-    encode(object) {
-      const selected = currentSelection();
-      const expected = definition.group === '' ? selected : `${definition.group}/${selected}`;
-      if (object.apiVersion !== expected) {
-        throw StatusError.conflict(
-          grOf(definition),
-          object.metadata.name ?? '',
-          `the storage version selection changed to ${expected} while the object was converted to ${object.apiVersion ?? ''}; please retry`,
-        );
-      }
-      return codec.encode(object);
     },
   };
 }

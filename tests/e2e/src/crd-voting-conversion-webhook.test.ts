@@ -34,7 +34,7 @@ describe('voting mode and a conversion webhook', () => {
     etcd = await startEtcd();
     kv = new Etcd3({ hosts: etcd.endpoint });
     const etcdKV = kv;
-    started = await startWebhookConvertedServer(group, ['--storage=etcd', `--etcd-servers=${etcd.endpoint}`, '--storage-version-mode=vote']);
+    started = await startWebhookConvertedServer(group, ['--storage=etcd', `--etcd-servers=${etcd.endpoint}`, '--storage-version-mode=vote', '--storage-version-migrator=false']);
     const { server, webhook, clientConfig } = started;
     const box = (name: string, version: string) =>
       JSON.stringify(
@@ -88,5 +88,24 @@ describe('voting mode and a conversion webhook', () => {
     // Read back in both versions.
     const atV2 = JSON.parse(await kubectl(server, ['get', `boxes.v2.${group}`, 'second', '-o', 'json'])) as Record<string, unknown>;
     expect(atV2).toMatchObject({ apiVersion: `${group}/v2`, spec: { dimensions: { size: 4 } } });
+
+    // The other apiserver now prefers v2 too: this server's next vote (on a CRD change) moves the selection,
+    // and an object stored at v1 (its cached copy at v1) is updated into v2.
+    const agreeing = JSON.parse((await etcdKV.get(voteKey).string()) ?? '{}') as Vote;
+    for (const candidate of agreeing.candidateVersions) candidate.preferredVersion = 'v2';
+    await etcdKV.put(voteKey).value(JSON.stringify(agreeing));
+    const changed = JSON.stringify(webhookConvertedCRD(group, 'Box', clientConfig, 'v2')).replace('"conversionReviewVersions":["v1"]', '"conversionReviewVersions":["v1","v1beta1"]');
+    await kubectl(server, ['apply', '-f', '-'], changed);
+    await until('selection', () => etcdKV.get(selectionKey).string(), (value) => value === 'v2');
+    await until(
+      'patch at v2',
+      () => kubectl(server, ['patch', `boxes.v2.${group}`, 'first', '-n', 'default', '--type=merge', '-p', '{"spec":{"dimensions":{"size":5}}}']).then(() => true, (error: Error) => {
+        if (!error.message.includes('ServiceUnavailable')) throw error;
+        return false;
+      }),
+      Boolean,
+    );
+    const updated = JSON.parse((await etcdKV.get(`/registry/${group}/boxes/default/first`).string()) ?? '{}') as Record<string, unknown>;
+    expect(updated).toMatchObject({ apiVersion: `${group}/v2`, spec: { dimensions: { size: 5 } } });
   });
 });
