@@ -19,7 +19,7 @@ export interface CustomResourceDefinitionOptions {
 }
 
 /** The schema of `spec` when none is given: `{ size: integer }`. */
-export const sizeSpec = { type: 'object', properties: { size: { type: 'integer' } } };
+const sizeSpec = { type: 'object', properties: { size: { type: 'integer' } } };
 
 /** A namespaced `apiextensions.k8s.io/v1` CRD. */
 export function customResourceDefinition(options: CustomResourceDefinitionOptions): Record<string, unknown> {
