@@ -11,7 +11,7 @@ export interface MigratorProcess {
   /** Starts the heap sampling (the live heap now is the baseline). */
   startSampling(): void;
   /** SIGTERM (it stops after its current page's writes), then its heap figures in bytes and its CPU time (µs) since sampling started. */
-  stop(): Promise<{ baseline: number; peak: number; cpuMicros: number }>;
+  stop(): Promise<{ baseline: number; peak: number; baselineBuffers: number; peakBuffers: number; cpuMicros: number }>;
 }
 
 /**
@@ -43,9 +43,9 @@ export async function startMigratorProcess(flags: string[]): Promise<MigratorPro
       child.kill('SIGTERM');
       await exited;
       const line = /\[heap-sampler\] (\{.*\})/.exec(output)?.[1];
-      const heap = line ? (JSON.parse(line) as { baseline?: number; peak: number; cpuMicros: number }) : undefined;
+      const heap = line ? (JSON.parse(line) as { baseline?: number; peak: number; baselineBuffers: number; peakBuffers: number; cpuMicros: number }) : undefined;
       if (heap?.baseline === undefined) throw new Error(`the storage-version-migrator printed no heap figures:\n${output}`);
-      return { baseline: heap.baseline, peak: heap.peak, cpuMicros: heap.cpuMicros };
+      return { baseline: heap.baseline, peak: heap.peak, baselineBuffers: heap.baselineBuffers, peakBuffers: heap.peakBuffers, cpuMicros: heap.cpuMicros };
     },
   };
 }
