@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scanList } from './page-reader.js';
+import { pageItem, scanList } from './page-reader.js';
 
 const slices = (text: string) => {
   const bytes = Buffer.from(text);
@@ -35,5 +35,25 @@ describe('scanList', () => {
 
   it('finds no items in an empty list', () => {
     expect(slices('{"kind":"ConfigMapList","metadata":{"resourceVersion":"1"},"items":[]}').items).toEqual([]);
+  });
+});
+
+describe('pageItem', () => {
+  const typeMeta = { apiVersion: 'v1', kind: 'ConfigMap' };
+  it('reads the identity of an item and keeps its bytes as the body', () => {
+    const text = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns', resourceVersion: '12', uid: 'u' }, data: { k: 'v' } });
+    const bytes = Buffer.from(`[${text}]`);
+    const item = pageItem(bytes, 1, bytes.length - 1, typeMeta);
+    expect({ ...item, body: item.body.toString() }).toEqual({ name: 'a', namespace: 'ns', resourceVersion: '12', body: text });
+  });
+
+  it('adds the apiVersion and kind an item lacks, keeping everything else as listed', () => {
+    const untyped = { metadata: { name: 'b', resourceVersion: '3', uid: 'u' }, data: { k: 'v' } };
+    const bytes = Buffer.from(JSON.stringify(untyped));
+    const item = pageItem(bytes, 0, bytes.length, typeMeta);
+    expect(item.namespace).toBeUndefined();
+    expect(JSON.parse(item.body.toString()) as unknown).toEqual({ ...typeMeta, ...untyped });
+    const kindOnly = Buffer.from(JSON.stringify({ kind: 'ConfigMap', metadata: { name: 'c' } }));
+    expect(JSON.parse(pageItem(kindOnly, 0, kindOnly.length, typeMeta).body.toString()) as unknown).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } });
   });
 });

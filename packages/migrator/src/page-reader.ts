@@ -17,7 +17,6 @@ export interface Page {
   item(index: number): PageItem;
   continue: string | undefined;
   remainingItemCount: number | undefined;
-  resourceVersion: string | undefined;
 }
 
 const QUOTE = 0x22;
@@ -80,8 +79,8 @@ interface ItemHead {
   metadata?: { name?: string; namespace?: string; resourceVersion?: string };
 }
 
-/** An item of the page: its identity read from its own bytes, which become the body written back. */
-function pageItem(bytes: Buffer, start: number, end: number, typeMeta: { apiVersion: string; kind: string }): PageItem {
+/** An item of the page: its identity read from its own bytes, which become the body written back (typed when they are not). */
+export function pageItem(bytes: Buffer, start: number, end: number, typeMeta: { apiVersion: string; kind: string }): PageItem {
   const head = JSON.parse(bytes.toString('utf8', start, end)) as ItemHead;
   const missing = [
     ...(head.apiVersion === undefined ? [`"apiVersion":${JSON.stringify(typeMeta.apiVersion)}`] : []),
@@ -114,7 +113,7 @@ export async function readPage(
   const bytes = response.body;
   const layout = scanList(bytes);
   const metadata = layout.metadata
-    ? (JSON.parse(bytes.toString('utf8', layout.metadata[0], layout.metadata[1])) as { continue?: string; remainingItemCount?: number; resourceVersion?: string })
+    ? (JSON.parse(bytes.toString('utf8', layout.metadata[0], layout.metadata[1])) as { continue?: string; remainingItemCount?: number })
     : {};
   const offsets = Uint32Array.from(layout.items);
   return {
@@ -122,6 +121,5 @@ export async function readPage(
     item: (index) => pageItem(bytes, offsets[2 * index] ?? 0, offsets[2 * index + 1] ?? 0, typeMeta),
     continue: metadata.continue || undefined,
     remainingItemCount: metadata.remainingItemCount,
-    resourceVersion: metadata.resourceVersion,
   };
 }
