@@ -4,19 +4,31 @@
  * baseline, then every second collects garbage and samples `process.memoryUsage().heapUsed`, so the
  * figures are live heap, not garbage the young generation has not collected yet (a forced GC costs
  * CPU the measured process then lacks: once a second keeps that small). When the process
- * exits it prints one line `[heap-sampler] {"baseline":..., "peak":...}` (bytes).
+ * exits it prints one line `[heap-sampler] {"baseline":..., "peak":..., "baselineBuffers":..., "peakBuffers":..., "cpuMicros":...}`
+ * (bytes; the Buffers figures are the memory held by Buffers/ArrayBuffers outside the heap; the
+ * process's CPU time, user + system, since the baseline).
  */
 const collect = (globalThis as { gc?: () => void }).gc;
 if (!collect) throw new Error('heap-sampler needs node --expose-gc');
+let peakBuffers = 0;
+let baselineBuffers: number | undefined;
 const live = () => {
   collect();
-  return process.memoryUsage().heapUsed;
+  const usage = process.memoryUsage();
+  peakBuffers = Math.max(peakBuffers, usage.arrayBuffers);
+  return usage.heapUsed;
 };
 let baseline: number | undefined;
 let peak = 0;
+let cpuAtBaseline: NodeJS.CpuUsage | undefined;
 process.on('SIGUSR2', () => {
+  cpuAtBaseline = process.cpuUsage();
   baseline = live();
   peak = baseline;
+  baselineBuffers = peakBuffers = process.memoryUsage().arrayBuffers;
   setInterval(() => (peak = Math.max(peak, live())), 1000).unref();
 });
-process.on('exit', () => process.stdout.write(`[heap-sampler] ${JSON.stringify({ baseline, peak })}\n`));
+process.on('exit', () => {
+  const cpu = process.cpuUsage(cpuAtBaseline);
+  process.stdout.write(`[heap-sampler] ${JSON.stringify({ baseline, peak, baselineBuffers, peakBuffers, cpuMicros: cpu.user + cpu.system })}\n`);
+});

@@ -10,16 +10,16 @@ const migratorMain = resolve(here, '../../apps/storage-version-migrator/src/main
 export interface MigratorProcess {
   /** Starts the heap sampling (the live heap now is the baseline). */
   startSampling(): void;
-  /** SIGTERM (it stops after its current page's writes), then its heap figures in bytes. */
-  stop(): Promise<{ baseline: number; peak: number }>;
+  /** SIGTERM (it stops after its current page's writes), then its heap figures in bytes and its CPU time (µs) since sampling started. */
+  stop(): Promise<{ baseline: number; peak: number; baselineBuffers: number; peakBuffers: number; cpuMicros: number }>;
 }
 
 /**
  * Starts apps/storage-version-migrator with `flags` and waits until it runs. With
- * KAPI_BENCH_CPU_PROF_DIR set, the process writes a CPU profile there when it exits.
+ * KAPI_BENCH_PROFILE set (a directory), the process writes a CPU profile there when it exits.
  */
 export async function startMigratorProcess(flags: string[]): Promise<MigratorProcess> {
-  const profile = process.env.KAPI_BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.KAPI_BENCH_CPU_PROF_DIR}`] : [];
+  const profile = process.env.KAPI_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.KAPI_BENCH_PROFILE}`] : [];
   const child = spawn(
     process.execPath,
     [...profile, '--expose-gc', '--conditions=@kapi/source', '--import', 'tsx', '--import', join(here, 'heap-sampler.ts'), migratorMain, ...flags],
@@ -43,9 +43,9 @@ export async function startMigratorProcess(flags: string[]): Promise<MigratorPro
       child.kill('SIGTERM');
       await exited;
       const line = /\[heap-sampler\] (\{.*\})/.exec(output)?.[1];
-      const heap = line ? (JSON.parse(line) as { baseline?: number; peak: number }) : undefined;
+      const heap = line ? (JSON.parse(line) as { baseline?: number; peak: number; baselineBuffers: number; peakBuffers: number; cpuMicros: number }) : undefined;
       if (heap?.baseline === undefined) throw new Error(`the storage-version-migrator printed no heap figures:\n${output}`);
-      return { baseline: heap.baseline, peak: heap.peak };
+      return { baseline: heap.baseline, peak: heap.peak, baselineBuffers: heap.baselineBuffers, peakBuffers: heap.peakBuffers, cpuMicros: heap.cpuMicros };
     },
   };
 }

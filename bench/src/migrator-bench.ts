@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { KubeObject } from '@kapi/apimachinery';
 import { RestClient, sleep } from '@kapi/client';
 import { parseOptions, startControlPlane } from '@kapi/kube-apiserver-lite';
@@ -10,6 +11,7 @@ import { Store, parseEncryptionConfiguration, providersTransformer, type KVBacke
 import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { SqliteBackend } from '@kapi/storage-sqlite';
 import { Etcd3 } from 'etcd3';
+import { profiled } from './cpu-profile.js';
 import { measureRate, row, sampleObject, type BenchRow } from './harness.js';
 import { startMigratorProcess } from './migrator-bench-process.js';
 
@@ -63,9 +65,9 @@ async function startServer(directory: string, storageArgs: string[], keys: Array
   };
 }
 
-/** Creates a StorageVersionMigration of configmaps; resolves when it has Succeeded. */
-async function runToEnd(client: RestClient, name: string): Promise<void> {
-  await client.request({ method: 'POST', path: migrationsPath, body: { metadata: { name }, spec: { resource: { group: '', resource: 'configmaps' } } } });
+/** Creates a StorageVersionMigration of `resource` (default configmaps); resolves when it has Succeeded. */
+async function runToEnd(client: RestClient, name: string, resource = 'configmaps'): Promise<void> {
+  await client.request({ method: 'POST', path: migrationsPath, body: { metadata: { name }, spec: { resource: { group: '', resource } } } });
   for (;;) {
     const migration = await client.request<StorageVersionMigration>({ method: 'GET', path: `${migrationsPath}/${name}` });
     const conditions = migration.status?.conditions ?? [];
@@ -75,9 +77,14 @@ async function runToEnd(client: RestClient, name: string): Promise<void> {
   }
 }
 
+/** Secrets migrated first, so that the migrator's heap baseline is taken with its code and connections warm. */
+const warmUpSecrets = 64;
+
 /**
  * One unthrottled migration by the standalone storage-version-migrator (its own process, as an operator
- * runs it): objects/s, and that process's live heap (MB) at the start and at its peak meanwhile.
+ * runs it): objects/s, and that process's live heap (MB) at the start and at its peak meanwhile. The
+ * process first migrates the few warm-up secrets, so that the heap growth measured is what the
+ * migration's size costs, not the code compiled and the connections opened by its first page.
  */
 async function migrateStandalone(server: { client: RestClient; kubeconfig: string }, name: string, total: number) {
   const migrator = await startMigratorProcess([
@@ -87,12 +94,26 @@ async function migrateStandalone(server: { client: RestClient; kubeconfig: strin
     '--trigger=false',
     '--leader-elect=false',
   ]);
+  await runToEnd(server.client, `${name}-warm-up`, 'secrets');
   migrator.startSampling();
   const started = process.hrtime.bigint();
-  const seconds = await runToEnd(server.client, name).then(() => Number(process.hrtime.bigint() - started) / 1e9, (error: unknown) => error);
+  const cpuAtStart = process.cpuUsage();
+  const seconds = await profiled(`migrator-apiserver-${name}`, () => runToEnd(server.client, name)).then(
+    () => Number(process.hrtime.bigint() - started) / 1e9,
+    (error: unknown) => error,
+  );
+  const serverCpu = process.cpuUsage(cpuAtStart);
   const heap = await migrator.stop();
   if (typeof seconds !== 'number') throw seconds;
-  return { rate: total / seconds, baselineMb: heap.baseline / 2 ** 20, peakMb: heap.peak / 2 ** 20 };
+  return {
+    rate: total / seconds,
+    baselineMb: heap.baseline / 2 ** 20,
+    peakMb: heap.peak / 2 ** 20,
+    baselineBuffersMb: heap.baselineBuffers / 2 ** 20,
+    peakBuffersMb: heap.peakBuffers / 2 ** 20,
+    serverMicrosPerObject: (serverCpu.user + serverCpu.system) / total,
+    migratorMicrosPerObject: heap.cpuMicros / total,
+  };
 }
 
 /** The SQLite control: the same rotation done by reading pages of 500 from a Store and rewriting each object (stale key: forced write), as many at a time as the migration. */
@@ -164,18 +185,26 @@ const p99 = (latencies: number[]) => [...latencies].sort((left, right) => left -
  * migrator, as kube-apiserver-lite runs it by default), in alternating phases so that load drifts on a
  * shared machine hit both sides alike.
  */
-async function foregroundP99(client: RestClient, phases: number, seconds: number): Promise<{ idle: number; during: number; samples: number }> {
+async function foregroundP99(client: RestClient, phases: number, seconds: number) {
   const idle: number[] = [];
   const during: number[] = [];
+  // The server's event-loop delay (it runs in this process) in each kind of phase.
+  const idleLoop = monitorEventLoopDelay({ resolution: 5 });
+  const duringLoop = monitorEventLoopDelay({ resolution: 5 });
   await client.request({ method: 'POST', path: migrationsPath, body: { metadata: { name: 'rotate-40qps' }, spec: { resource: { group: '', resource: 'configmaps' } } } });
   for (let phase = 0; phase < phases; phase++) {
+    idleLoop.enable();
     idle.push(...(await foregroundLatencies(client, seconds)));
+    idleLoop.disable();
     const controller = new MigrationController({ rest: client, qps: throttledQps, burst: 1 });
     controller.start();
+    duringLoop.enable();
     during.push(...(await foregroundLatencies(client, seconds)));
+    duringLoop.disable();
     await controller.stop();
   }
-  return { idle: p99(idle), during: p99(during), samples: Math.min(idle.length, during.length) };
+  const loop = (histogram: IntervalHistogram) => `p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms, max ${(histogram.max / 1e6).toFixed(1)} ms`;
+  return { idle: p99(idle), during: p99(during), samples: Math.min(idle.length, during.length), loop: `event-loop delay idle ${loop(idleLoop)}; migrating ${loop(duringLoop)}` };
 }
 
 /** One backend: seed, rotate the key, migrate unthrottled beside the raw control, then the throttled migration's effect on foreground latency. */
@@ -189,6 +218,9 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
     for (let worker = 0; worker < 4; worker++) {
       await server.client.request({ method: 'POST', path, body: { metadata: { name: `foreground-${worker}` }, data: { at: '0' } } });
     }
+    await measureRate(warmUpSecrets, 16, (index) =>
+      server.client.request({ method: 'POST', path: `/api/v1/namespaces/${namespace}/secrets`, body: { metadata: { name: `warm-up-${index}` }, data: { key: 'dmFsdWU=' } } }),
+    );
     await server.stop();
     server = await startServer(directory, storageArgs, [key2, key1]);
     console.log(`[bench] migrator (${backend}): migrating (key1 -> key2), standalone migrator, unthrottled`);
@@ -198,28 +230,31 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
     // Back to key1 at 40 qps, the foreground measured in alternating phases without and with it.
     server = await startServer(directory, storageArgs, [key1, key2]);
     console.log(`[bench] migrator (${backend}): foreground writes with and without a ${throttledQps} qps migration`);
-    const foreground = await foregroundP99(server.client, quick ? 3 : 5, quick ? 4 : 8);
+    const foreground = await profiled(`migrator-foreground-${backend}`, () => foregroundP99(server.client, quick ? 3 : 5, quick ? 4 : 8));
     await server.stop();
 
     const controlRate = await control();
     const pageMb = (500 * 2048) / 2 ** 20;
     return [
-      row(
-        `migrate ${total} x 2 KB, key rotation, unthrottled (${backend})`,
-        `standalone migrator over HTTPS, ${unthrottledWritesInFlight} writes in flight`,
-        unthrottled.rate,
-        backend === 'SQLite' ? `raw Store read + rewrite, pages of 500, ${unthrottledWritesInFlight} in flight` : `raw etcd3 txn put, ${unthrottledWritesInFlight} in flight`,
-        controlRate,
-        'objects/s',
-        backend === 'SQLite' ? '>= 2000/s' : '>= 25%',
-      ),
+      {
+        ...row(
+          `migrate ${total} x 2 KB, key rotation, unthrottled (${backend})`,
+          `standalone migrator over HTTPS, ${unthrottledWritesInFlight} writes in flight`,
+          unthrottled.rate,
+          backend === 'SQLite' ? `raw Store read + rewrite, pages of 500, ${unthrottledWritesInFlight} in flight` : `raw etcd3 txn put, ${unthrottledWritesInFlight} in flight`,
+          controlRate,
+          'objects/s',
+          backend === 'SQLite' ? '>= 2000/s' : '>= 25%',
+        ),
+        notes: `CPU per object: apiserver ${unthrottled.serverMicrosPerObject.toFixed(0)} µs, migrator ${unthrottled.migratorMicrosPerObject.toFixed(0)} µs`,
+      },
       {
         ...row(`migrator heap growth while migrating (${backend})`, 'standalone migrator: live heap, peak - start', unthrottled.peakMb - unthrottled.baselineMb, 'one page of 500 x 2 KB', pageMb, 'MB (lower is better)', '<= 100%'),
-        notes: `live heap after a forced GC every second: ${unthrottled.baselineMb.toFixed(1)} MB at the start, peak ${unthrottled.peakMb.toFixed(1)} MB`,
+        notes: `live heap after a forced GC every second: ${unthrottled.baselineMb.toFixed(1)} MB at the start, peak ${unthrottled.peakMb.toFixed(1)} MB; Buffers outside the heap (the page's bytes, sockets) ${unthrottled.baselineBuffersMb.toFixed(1)} MB at the start, peak ${unthrottled.peakBuffersMb.toFixed(1)} MB`,
       },
       {
         ...row(`foreground PUT p99, ${throttledQps} qps migration (${backend})`, 'while migrating', foreground.during, 'no migration (alternating phases)', foreground.idle, 'ms (lower is better)', '<= 110%'),
-        notes: `open loop, a PUT every ${foregroundIntervalMs} ms; ${foreground.samples} samples a side`,
+        notes: `open loop, a PUT every ${foregroundIntervalMs} ms; ${foreground.samples} samples a side; ${foreground.loop}`,
       },
     ];
   } finally {

@@ -17,7 +17,7 @@ Flags:
   --burst string             writes allowed at once after a pause (default "10")
   --workers string           migrations of different resources run at once (default "1")
   --page-size string         objects listed (and progress saved) per page (default "500"; with --qps,
-                             at most about one second of writes, at least 10)
+                             at most about a quarter second of writes, at least 10)
   --writes-in-flight string  object writes of a page at once, within --qps (default "1")
   --trigger string           start migrations when StorageVersions change (default "true")
   --leader-elect string      hold the kube-system/storage-version-migrator lease while running (default "true")

@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHandlerChain, requestContext } from './handler.js';
 import { withAuthentication } from './with-authentication.js';
@@ -35,6 +36,40 @@ describe('clientCertAuthenticator', () => {
       name: 'system:kube-controller-manager',
       groups: ['system:masters', 'system:authenticated'],
     });
+  });
+
+  it('authenticates every request of a keep-alive connection as its own certificate says, connections apart', async () => {
+    const agents = [
+      new Agent({ keepAlive: true, maxSockets: 1, ca: certificates.ca, ...certificates.client('/CN=alice/O=dev') }),
+      new Agent({ keepAlive: true, maxSockets: 1, ca: certificates.ca, ...certificates.client('/CN=bob/O=ops') }),
+      new Agent({ keepAlive: true, maxSockets: 1, ca: certificates.ca }),
+    ];
+    const get = (agent: Agent) =>
+      new Promise<{ user: unknown; reused: boolean }>((resolve, reject) => {
+        const outgoing = request(`${server.url}/api/v1/pods`, { agent }, (incoming) => {
+          const chunks: Buffer[] = [];
+          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+          incoming.on('end', () =>
+            resolve({ user: (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { user: unknown }).user, reused: outgoing.reusedSocket }),
+          );
+        });
+        outgoing.on('error', reject);
+        outgoing.end();
+      });
+    try {
+      const answers = [];
+      for (let round = 0; round < 3; round++) for (const agent of agents) answers.push(await get(agent));
+      expect(answers.slice(3).every((answer) => answer.reused)).toBe(true);
+      expect(answers.map((answer) => answer.user)).toEqual(
+        Array.from({ length: 3 }, () => [
+          { name: 'alice', groups: ['dev', 'system:authenticated'] },
+          { name: 'bob', groups: ['ops', 'system:authenticated'] },
+          { name: 'system:anonymous', groups: ['system:unauthenticated'] },
+        ]).flat(),
+      );
+    } finally {
+      for (const agent of agents) agent.destroy();
+    }
   });
 
   it('refuses a certificate from another CA (no anonymous fallback)', async () => {

@@ -13,7 +13,7 @@ export interface MigrationControllerOptions {
   burst?: number;
   /** Migrations of different resources run at once (default 1). */
   workers?: number;
-  /** Objects per list page (default 500); when throttled, at most about one second of writes (at least 10). */
+  /** Objects per list page (default 500); when throttled, at most about a quarter second of writes (at least 10). */
   pageSize?: number;
   /** Object writes of a page in flight at once (default 1), within the qps limit. */
   writesInFlight?: number;

@@ -1,7 +1,8 @@
-import { StatusError, setCondition, type KubeList, type KubeObject } from '@kapi/apimachinery';
-import { ResourceClient, type RestClient } from '@kapi/client';
+import { StatusError, setCondition } from '@kapi/apimachinery';
+import { ResourceClient, errorFromResponse, type RestClient } from '@kapi/client';
 import { finishCustomResourceMigration, startCustomResourceMigration } from './crd-stored-versions.js';
 import { discoverResource, type DiscoveredResource } from './discovery.js';
+import { readPage, type Page, type PageItem } from './page-reader.js';
 import { effectivePageSize } from './page-size.js';
 import { withRetry, type BackoffOptions } from './retry.js';
 import {
@@ -142,6 +143,12 @@ function percentDone(progress: MigrationProgress): number | undefined {
   return total === 0 ? 100 : Math.floor((done * 100) / total);
 }
 
+/** A no-op PUT of `body` (the object as listed); its answer's body is not parsed. Non-2xx is thrown as a StatusError. */
+async function writeBack(rest: RestClient, path: string, body: Buffer): Promise<void> {
+  const response = await rest.raw({ method: 'PUT', path, body });
+  if (response.statusCode < 200 || response.statusCode >= 300) throw errorFromResponse(response.statusCode, response.body);
+}
+
 /** Walks the pages from the saved continue token; false when aborted before the end. */
 async function migratePages(
   migration: StorageVersionMigration,
@@ -156,13 +163,16 @@ async function migratePages(
   const limit = effectivePageSize(context.pageSize, context.limiter.qps);
   const retry = <T>(action: () => Promise<T>) =>
     withRetry(action, context.backoff, context.signal, (error, delay) => context.observer?.onRetry?.(migration, error, delay));
+  const collection = objects.collectionPath(undefined);
+  const itemPath = (item: PageItem) => `${objects.collectionPath(item.namespace)}/${encodeURIComponent(item.name)}`;
+  const typeMeta = { apiVersion, kind: target.kind };
   for (;;) {
     if (context.signal.aborted) return false;
-    let page: KubeList<KubeObject>;
+    // Only this page is held, as the response's bytes (the previous one is out of scope while this one is read).
+    let page: Page;
     try {
-      page = await retry(() =>
-        objects.list(undefined, { limit, ...(progress.continueToken ? { continue: progress.continueToken } : {}) }),
-      );
+      const token = progress.continueToken;
+      page = await retry(() => readPage(context.rest, collection, { limit, ...(token ? { continue: token } : {}) }, typeMeta));
     } catch (error) {
       // The saved token expired (compaction): start over; rewritten objects are now no-ops.
       if (!(StatusError.isInstance(error) && error.code === 410) || !progress.continueToken) throw error;
@@ -170,18 +180,19 @@ async function migratePages(
       continue;
     }
     // The page's writes, `writesInFlight` at a time; the first error that is not a skip stops the others.
+    // Each object goes back as the bytes it was listed with (UID and resourceVersion preconditions included).
     let cursor = 0;
     let failure: { error: unknown } | undefined;
     const writer = async () => {
-      while (cursor < page.items.length && !failure && !context.signal.aborted) {
-        const item = page.items[cursor++] as KubeObject;
-        if (Number(item.metadata.resourceVersion ?? '0') > checkpoint) {
+      while (cursor < page.size && !failure && !context.signal.aborted) {
+        const item = page.item(cursor++);
+        if (Number(item.resourceVersion) > checkpoint) {
           progress.skippedObjects++;
           continue;
         }
         await context.limiter.take(context.signal);
         try {
-          await retry(() => objects.update(item.metadata.namespace, { ...item, apiVersion, kind: target.kind }));
+          await retry(() => writeBack(context.rest, itemPath(item), item.body));
           progress.migratedObjects++;
           context.observer?.onObjectMigrated?.(migration);
         } catch (error) {
@@ -193,8 +204,8 @@ async function migratePages(
     await Promise.all(Array.from({ length: Math.max(1, context.writesInFlight ?? 1) }, writer));
     if (failure) throw failure.error;
     if (context.signal.aborted) return false;
-    const next = page.metadata?.continue;
-    const remaining = page.metadata?.remainingItemCount;
+    const next = page.continue;
+    const remaining = page.remainingItemCount;
     if (next) progress.continueToken = next;
     else delete progress.continueToken;
     if (remaining !== undefined) progress.remainingObjects = remaining;

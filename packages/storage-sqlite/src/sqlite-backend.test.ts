@@ -131,6 +131,35 @@ describe('SqliteBackend KV semantics', () => {
     });
   });
 
+
+  it('counts the keys left after each page of a paged read at one revision, whatever is written meanwhile', async () => {
+    const keys = ['/p/a', '/p/b', '/p/\u00e9', '/p/\u{1f600}', '/p/c', '/p/d', '/p/e'];
+    for (const key of keys) await kv.create(key, bytes(key));
+    const { revision } = await kv.range({ key: '/p/', prefix: true, limit: 2 });
+    const sorted = [...keys].sort((left, right) => Buffer.compare(Buffer.from(left), Buffer.from(right)));
+    const pages: Array<{ keys: string[]; count: number; more: boolean }> = [];
+    let startKey: string | undefined;
+    for (;;) {
+      const page = await kv.range({ key: '/p/', prefix: true, limit: 2, revision, ...(startKey ? { startKey } : {}) });
+      pages.push({ keys: page.entries.map((entry) => entry.key), count: page.count, more: page.more });
+      // Writes after the paged revision change nothing the pages report.
+      await kv.create(`/p/${pages.length}-new`, bytes('x'));
+      const head = await kv.get('/p/a');
+      if (head.entry) await kv.delete('/p/a', head.entry.modRevision);
+      if (!page.more) break;
+      startKey = `${page.entries[page.entries.length - 1]?.key ?? ''}\u0000`;
+    }
+    expect(pages).toEqual([
+      { keys: sorted.slice(0, 2), count: 7, more: true },
+      { keys: sorted.slice(2, 4), count: 5, more: true },
+      { keys: sorted.slice(4, 6), count: 3, more: true },
+      { keys: sorted.slice(6), count: 1, more: false },
+    ]);
+    // The same continue read again gives the same answer; a count-only read of a later start agrees.
+    const again = await kv.range({ key: '/p/', prefix: true, limit: 2, revision, startKey: `${sorted[1] ?? ''}\u0000` });
+    expect({ keys: again.entries.map((entry) => entry.key), count: again.count }).toEqual({ keys: sorted.slice(2, 4), count: 5 });
+    expect((await kv.range({ key: '/p/', prefix: true, revision, startKey: `${sorted[3] ?? ''}\u0000`, countOnly: true })).count).toBe(3);
+  });
   it('reads past revisions and fails on compacted and future ones', async () => {
     await kv.create('/p/a', bytes('a1')); // 2
     await kv.create('/p/b', bytes('b1')); // 3

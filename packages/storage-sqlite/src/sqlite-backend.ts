@@ -18,6 +18,7 @@ import {
   type KVWriteResult,
 } from '@kapi/storage';
 import { isEmptyRange, keyBytes, rangeOf } from './key-range.js';
+import { RangeCountMemo } from './range-count-memo.js';
 import { entryOfRow } from './log-row.js';
 import { initializeDatabase, PUT, SqliteStatements, type HeadAndRow } from './sqlite-schema.js';
 import { WalIndexHeaderProbe } from './wal-index-header.js';
@@ -101,6 +102,8 @@ export class SqliteBackend implements KVBackend {
   private head: { header: Buffer; revision: number } | undefined;
   private readonly readAt: (key: string, revision: number) => KVGetResult;
   private readonly readRange: (options: KVRangeOptions) => KVRangeResult;
+  /** Keys left after a page, for its continue page at the same revision. */
+  private readonly rangeCounts = new RangeCountMemo();
 
   private constructor(
     private readonly db: Database.Database,
@@ -202,15 +205,22 @@ export class SqliteBackend implements KVBackend {
     if (isEmptyRange(range)) return { entries: [], more: false, count: 0, revision: revision.value };
     const limit = options.limit !== undefined && options.limit > 0 ? options.limit : -1;
     const { start, end } = range;
-    const count = revision.latest
-      ? (this.statements.currentCount.get(start, end)?.count ?? 0)
-      : (this.statements.pastCount.get(start, end, revision.value)?.count ?? 0);
+    const count =
+      this.rangeCounts.get(start, end, revision.value) ??
+      (revision.latest
+        ? (this.statements.currentCount.get(start, end)?.count ?? 0)
+        : (this.statements.pastCount.get(start, end, revision.value)?.count ?? 0));
     if (options.countOnly) return { entries: [], more: false, count, revision: revision.value };
     const rows = revision.latest
       ? this.statements.currentRange.all(start, end, limit)
       : this.statements.pastRange.all(start, end, revision.value, limit);
     const now = this.now();
     const entries = rows.map((row) => entryOfRow(row, now));
+    const last = rows[rows.length - 1];
+    if (last && limit > 0 && count > rows.length) {
+      // The next page starts right after the last key: remember what it will find left, so it counts nothing.
+      this.rangeCounts.remember(Buffer.concat([last.key, Buffer.from([0])]), end, revision.value, count - rows.length);
+    }
     return { entries, more: limit > 0 && count > entries.length, count, revision: revision.value };
   }
 

@@ -56,7 +56,7 @@ describe('the standalone migrator under least privilege', () => {
 
     // Leader election and the trigger on (the defaults): the trigger migrates every resource of this new server.
     const kubeconfig = tokenKubeconfig(server, 'sa-token', join(directory, 'sa.kubeconfig'));
-    // No --page-size (500): throttled to 20 writes/s, the migrator lists pages of about one second of writes (20).
+    // No --page-size (500): throttled to 20 writes/s, the migrator lists pages of about a quarter second of writes (at least 10).
     const migrator = await startMigrator([`--kubeconfig=${kubeconfig}`, '--qps=20', '--burst=1']);
     try {
       // Every ConfigMap of the server is migrated: the test's and those the server made itself
@@ -71,7 +71,7 @@ describe('the standalone migrator under least privilege', () => {
         if (shown.has('100%')) break;
         await sleep(150);
       }
-      // Pages of 20 at 20 writes/s: kubectl sees the progress move between 0 % and 100 %.
+      // Pages of 10 at 20 writes/s: kubectl sees the progress move between 0 % and 100 %.
       expect(shown).toContain('100%');
       expect([...shown].some((cell) => /^([1-9]|[1-9]\d)%$/.test(cell))).toBe(true);
       await kubectl(server, ['wait', '--for=condition=Succeeded', 'storageversionmigration/configmaps-progress', '--timeout=30s']);
