@@ -95,7 +95,13 @@ export class WatchStream implements Expiring {
   /** Serves `watch` once it is established: the headers, then its events until the stream ends. */
   serve(watch: Promise<Watch>): Promise<void> {
     watch.then(
-      (established) => this.begin(established),
+      (established) => {
+        try {
+          this.begin(established);
+        } catch (error) {
+          this.finish(error);
+        }
+      },
       (error: unknown) => this.finish(error),
     );
     return this.done;
