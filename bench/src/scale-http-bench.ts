@@ -165,6 +165,10 @@ export async function scaleHttpRows(options: { count: number; idleWatches: numbe
       const delivered = await updated;
       if (!delivered.complete) throw new Error(`the update reached ${delivered.lines} of ${idleWatches} watches`);
       const subjectRate = idleWatches / (Math.max(delivered.lastAt - fanOutStart, 1) / 1000);
+      // The raw control's sockets live in this process too: the idle watches go first (with both, 20k+ TLS
+      // sockets pass the descriptor limit).
+      await idle.close();
+      await new Promise((resolve) => setTimeout(resolve, 5000));
       const raw = await rawWatchServer(tls);
       const rawClients = new WatcherProcess({ url: raw.url, ca: server.ca, headers: {}, watchers: idleWatches });
       try {
