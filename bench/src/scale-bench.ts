@@ -142,6 +142,12 @@ export async function scaleBench(options: { quick: boolean }): Promise<BenchRow[
   } finally {
     await etcd.stop();
   }
-  rows.push(...(await scaleHttpRows({ count, idleWatches: options.quick ? 2000 : 10_000, samples: options.quick ? 300 : 1000 })));
+  try {
+    rows.push(...(await scaleHttpRows({ count, idleWatches: options.quick ? 2000 : 10_000, samples: options.quick ? 300 : 1000 })));
+  } catch (error) {
+    // The storage rows stay in the table; the FAILED row makes the run exit non-zero.
+    console.error('[bench] scale over HTTP failed:', error);
+    rows.push({ scenario: 'scale point over HTTP', subject: 'FAILED', control: '', unit: '', subjectValue: Number.NaN, controlValue: Number.NaN, ratio: Number.NaN, notes: String(error instanceof Error ? error.message : error) });
+  }
   return rows;
 }

@@ -79,6 +79,7 @@ export class SqliteStatements {
   readonly deleteCurrent: Database.Statement<[Buffer]>;
   readonly rowsAfter: Database.Statement<[number, number, number], LogRow>;
   readonly matchingRevisionsAfter: Database.Statement<[Buffer, Buffer, number, number], number>;
+  readonly matchingRowsBetween: Database.Statement<[number, number, Buffer, Buffer], LogRow>;
   readonly expired: Database.Statement<[number, number], { key: Buffer; revision: number }>;
   readonly compact: Database.Statement<[number, number, number]>;
 
@@ -135,6 +136,11 @@ export class SqliteStatements {
         `SELECT revision FROM log INDEXED BY log_key_revision_type WHERE key >= ? AND key < ? AND revision > ? AND revision <= ?`,
       )
       .pluck();
+    // The rows of a key range in a revision span, in one statement walking the span by revision (the
+    // replay uses it for spans its rows fill densely, as after a bulk load).
+    this.matchingRowsBetween = db.prepare(
+      `SELECT ${rowColumns} FROM log l WHERE l.revision >= ? AND l.revision <= ? AND l.key >= ? AND l.key < ? ORDER BY l.revision`,
+    );
     this.expired = db.prepare(
       `SELECT l.key, l.revision FROM log l
        WHERE l.expires_at IS NOT NULL AND l.expires_at <= ?

@@ -40,6 +40,31 @@ describe('SqliteBackend watch', () => {
     expect(recorder.errors).toEqual([]);
   });
 
+  it('replays a prefix whose rows fill their revision span and one whose rows are scattered alike', async () => {
+    // /d/ rows fill their span but for one /x/ row (read by one statement over the span, which must skip
+    // it); /s/ rows sit one in ten among /t/ rows (read one by one).
+    for (let i = 0; i < 15; i++) await kv.create(`/d/${i}`, bytes(`d${i}`)); // 2..16
+    await kv.create('/x/mid', bytes('x')); // 17
+    for (let i = 15; i < 30; i++) await kv.create(`/d/${i}`, bytes(`d${i}`)); // 18..32
+    await kv.update('/d/3', bytes('d3b'), 5); // 33
+    for (let i = 0; i < 30; i++) {
+      await kv.create(`/s/${i}`, bytes(`s${i}`)); // 34 + 10i
+      for (let j = 0; j < 9; j++) await kv.create(`/t/${i}-${j}`, bytes('t'));
+    }
+    const dense = new EventRecorder();
+    const scattered = new EventRecorder();
+    kv.watch({ key: '/d/', prefix: true, startRevision: 2 }, dense);
+    kv.watch({ key: '/s/', prefix: true, startRevision: 2 }, scattered);
+    await kv.create('/d/live', bytes('x')); // 334
+    const created = Array.from({ length: 30 }, (_, i) => `put /d/${i}@${i < 15 ? i + 2 : i + 3}`);
+    expect(dense.summary()).toEqual([...created, 'put /d/3@33', 'put /d/live@334']);
+    expect(new TextDecoder().decode(dense.events[30]?.entry.value)).toBe('d3b');
+    expect(dense.events[30]?.previous?.modRevision).toBe(5);
+    expect(scattered.summary()).toEqual(Array.from({ length: 30 }, (_, i) => `put /s/${i}@${34 + i * 10}`));
+    expect(new TextDecoder().decode(scattered.events[29]?.entry.value)).toBe('s29');
+    expect([...dense.errors, ...scattered.errors]).toEqual([]);
+  });
+
   it('watches one exact key from now with startRevision 0', async () => {
     await kv.create('/a', bytes('1'));
     const recorder = new EventRecorder();

@@ -5,7 +5,7 @@ import {
   type KVWatchListener,
   type KVWatchOptions,
 } from '@kapi/storage';
-import { keyMatches, rangeOf } from './key-range.js';
+import { keyMatches, rangeOf, type KeyRange } from './key-range.js';
 import { eventOfRow } from './log-row.js';
 import type { LogRow, SqliteStatements } from './sqlite-schema.js';
 
@@ -151,9 +151,8 @@ export class WatchHub {
       for (let offset = 0; watcher.active && offset < revisions.length; offset += chunkSize) {
         const now = this.now();
         const events: KVEvent[] = [];
-        for (const revision of revisions.slice(offset, offset + chunkSize)) {
-          const row = this.statements.rowAt.get(revision);
-          if (row) events.push(eventOfRow(row, this.statements, now));
+        for (const row of this.replayRows(revisions.slice(offset, offset + chunkSize), range)) {
+          events.push(eventOfRow(row, this.statements, now));
         }
         if (events.length > 0) this.call(watcher, () => watcher.listener.onEvents(events));
       }
@@ -164,6 +163,26 @@ export class WatchHub {
       watcher.progressPending = false;
       this.sendProgress(watcher, this.deliveredRevision);
     }
+  }
+
+  /**
+   * The log rows at `revisions` (ascending, all in `range`): one statement over their revision span when
+   * they fill at least a quarter of it (as a bulk load's do: ~2.5x faster than a lookup per row), else a
+   * lookup per row (a resource whose rows are scattered among others' would walk those too).
+   */
+  private replayRows(revisions: readonly number[], range: KeyRange): LogRow[] {
+    const first = revisions[0];
+    const last = revisions[revisions.length - 1];
+    if (first === undefined || last === undefined) return [];
+    if (last - first + 1 <= revisions.length * 4) {
+      return this.statements.matchingRowsBetween.all(first, last, range.start, range.end);
+    }
+    const rows: LogRow[] = [];
+    for (const revision of revisions) {
+      const row = this.statements.rowAt.get(revision);
+      if (row) rows.push(row);
+    }
+    return rows;
   }
 
   private dispatch(events: KVEvent[]): void {

@@ -26,7 +26,7 @@ export interface CacheWatcherOptions {
   initialEventsEnd?: StorageWatchEvent | undefined;
   signal?: AbortSignal | undefined;
   /** Called once when the watcher ends, for any reason. */
-  onStop: () => void;
+  onStop: (watcher: CacheWatcher) => void;
 }
 
 const noEvents: readonly StorageWatchEvent[] = Object.freeze([]);
@@ -43,32 +43,39 @@ export class CacheWatcher implements Watch {
   /** The newest revision this watcher was told about (an event or a progress bookmark). */
   private progressRevision = 0;
   private readonly channel: WatchChannel;
-  private readonly initialEvents: Iterator<StorageWatchEvent>;
-  private initialDone = false;
+  /** The events before the live ones, until they have all been read (then dropped with what they hold). */
+  private initialEvents: Iterator<StorageWatchEvent> | undefined;
   private terminated = false;
   private fellBehind = false;
-  // Read for every dispatched event: kept on the watcher itself rather than looked up in its options.
+  // What an idle watcher keeps is copied out of its options (which hold the initial state and history).
+  readonly scope: KeyScope;
   private readonly startRevision: number;
   private readonly queueCapacity: number;
   private readonly matches: ((object: KubeObject) => boolean) | undefined;
+  readonly allowBookmarks: boolean;
+  readonly progressNotify: boolean;
+  readonly deadline: number | undefined;
 
-  constructor(private readonly options: CacheWatcherOptions) {
+  constructor(options: CacheWatcherOptions) {
+    this.scope = options.scope;
     this.startRevision = options.startRevision;
     this.queueCapacity = options.queueCapacity;
     this.matches = options.matches;
-    this.initialEvents = this.initial();
+    this.allowBookmarks = options.allowBookmarks;
+    this.progressNotify = options.progressNotify === true;
+    this.deadline = options.deadline;
+    this.initialEvents = this.initial(options.initialState ?? [], options.initialHistory ?? [], options.initialEventsEnd);
     const signal = options.signal;
-    const onAbort = (): void => this.stop();
-    // One slot beyond the queue capacity is kept for the final bookmark sent on shutdown.
-    this.channel = new WatchChannel({
-      capacity: options.queueCapacity + 1,
-      onStop: () => {
-        signal?.removeEventListener('abort', onAbort);
-        options.onStop();
-      },
-    });
-    if (signal?.aborted) this.stop();
-    else signal?.addEventListener('abort', onAbort, { once: true });
+    const onAbort = signal && ((): void => this.stop());
+    // One slot beyond the queue capacity is kept for the final bookmark sent on shutdown. A bound call
+    // rather than a closure: it is what every idle watcher holds.
+    this.channel = new WatchChannel({ capacity: options.queueCapacity + 1, onStop: options.onStop.bind(undefined, this) });
+    if (!signal || !onAbort) return;
+    if (signal.aborted) this.stop();
+    else {
+      signal.addEventListener('abort', onAbort, { once: true });
+      void this.channel.done.then(() => signal.removeEventListener('abort', onAbort));
+    }
   }
 
   /** True once the watcher was closed because its consumer could not keep up. */
@@ -83,18 +90,6 @@ export class CacheWatcher implements Watch {
   /** True once the watcher no longer accepts events. */
   get closed(): boolean {
     return this.channel.closed;
-  }
-
-  get allowBookmarks(): boolean {
-    return this.options.allowBookmarks;
-  }
-
-  get progressNotify(): boolean {
-    return this.options.progressNotify === true;
-  }
-
-  get deadline(): number | undefined {
-    return this.options.deadline;
   }
 
   /**
@@ -116,7 +111,7 @@ export class CacheWatcher implements Watch {
 
   /** True when the cache is at a revision this watcher has not been told about (neither by an event nor by progress). */
   owesProgress(revision: number): boolean {
-    return revision > Math.max(this.progressRevision, this.options.startRevision);
+    return revision > Math.max(this.progressRevision, this.startRevision);
   }
 
   /**
@@ -124,8 +119,8 @@ export class CacheWatcher implements Watch {
    * bookmark is not newer than where the watch started.
    */
   offerBookmark(bookmark: StorageWatchEvent, revision: number): boolean {
-    if (!this.options.allowBookmarks || this.channel.closed || revision <= this.options.startRevision) return false;
-    if (this.channel.pending >= this.options.queueCapacity) return false;
+    if (!this.allowBookmarks || this.channel.closed || revision <= this.startRevision) return false;
+    if (this.channel.pending >= this.queueCapacity) return false;
     return this.channel.push(bookmark);
   }
 
@@ -134,8 +129,8 @@ export class CacheWatcher implements Watch {
    * been delivered). Skipped when the queue is full.
    */
   offerProgress(bookmark: StorageWatchEvent, revision: number): boolean {
-    if (!this.options.progressNotify || this.channel.closed || revision < this.options.startRevision) return false;
-    if (this.channel.pending >= this.options.queueCapacity) return false;
+    if (!this.progressNotify || this.channel.closed || revision < this.startRevision) return false;
+    if (this.channel.pending >= this.queueCapacity) return false;
     const pushed = this.channel.push(bookmark);
     if (pushed) this.progressRevision = Math.max(this.progressRevision, revision);
     return pushed;
@@ -143,7 +138,7 @@ export class CacheWatcher implements Watch {
 
   /** Ends the stream after the queued events, first queueing `finalBookmark` when bookmarks are allowed. */
   close(finalBookmark?: { event: StorageWatchEvent; revision: number }): void {
-    if (finalBookmark && this.options.allowBookmarks && finalBookmark.revision >= this.options.startRevision) {
+    if (finalBookmark && this.allowBookmarks && finalBookmark.revision >= this.startRevision) {
       this.channel.push(finalBookmark.event);
     }
     this.channel.close();
@@ -158,19 +153,20 @@ export class CacheWatcher implements Watch {
   /** Ends the stream now, dropping queued events. */
   stop(): void {
     this.terminated = true;
+    this.initialEvents = undefined;
     this.channel.stop();
   }
 
   /** Takes up to `max` events ready now (initial ones first, then queued live ones), without waiting. */
   takeBuffered(max = Number.POSITIVE_INFINITY): readonly StorageWatchEvent[] {
-    if (this.terminated || (this.initialDone && this.channel.pending === 0)) return noEvents;
+    if (this.terminated || (!this.initialEvents && this.channel.pending === 0)) return noEvents;
     const taken: StorageWatchEvent[] = [];
-    while (!this.initialDone && taken.length < max) {
+    while (this.initialEvents && taken.length < max) {
       const initial = this.initialEvents.next();
-      if (initial.done) this.initialDone = true;
+      if (initial.done) this.initialEvents = undefined;
       else taken.push(initial.value);
     }
-    if (this.initialDone && taken.length < max) {
+    if (!this.initialEvents && taken.length < max) {
       for (const event of this.channel.takeBuffered(max - taken.length)) taken.push(event);
     }
     return taken;
@@ -183,16 +179,16 @@ export class CacheWatcher implements Watch {
   deliver(receive: WatchReceiver, max = Number.POSITIVE_INFINITY): Promise<boolean> {
     let flowing = true;
     let count = 0;
-    while (!this.initialDone && !this.terminated && count < max) {
+    while (this.initialEvents && !this.terminated && count < max) {
       const initial = this.initialEvents.next();
-      if (initial.done) this.initialDone = true;
+      if (initial.done) this.initialEvents = undefined;
       else {
         flowing = receive(initial.value) && flowing;
         count++;
       }
     }
     if (this.terminated) return ended;
-    if (!this.initialDone || !flowing) return goOn;
+    if (this.initialEvents || !flowing) return goOn;
     return this.channel.deliver(receive, max - count);
   }
 
@@ -201,10 +197,10 @@ export class CacheWatcher implements Watch {
     return {
       next: () => {
         if (this.terminated) return Promise.resolve({ value: undefined, done: true });
-        if (!this.initialDone) {
+        if (this.initialEvents) {
           const initial = this.initialEvents.next();
           if (!initial.done) return Promise.resolve(initial);
-          this.initialDone = true;
+          this.initialEvents = undefined;
         }
         return live.next();
       },
@@ -216,17 +212,21 @@ export class CacheWatcher implements Watch {
   }
 
   /** The events before the live ones, produced lazily as the consumer reads. */
-  private *initial(): Generator<StorageWatchEvent> {
-    const matches = this.options.matches;
-    for (const object of this.options.initialState ?? []) {
+  private *initial(
+    state: readonly KubeObject[],
+    history: readonly WatchCacheEvent[],
+    end: StorageWatchEvent | undefined,
+  ): Generator<StorageWatchEvent> {
+    const matches = this.matches;
+    for (const object of state) {
       if (!matches || matches(object)) yield { type: 'ADDED', object };
     }
-    for (const event of this.options.initialHistory ?? []) {
-      if (!inScope(this.options.scope, event.key)) continue;
+    for (const event of history) {
+      if (!inScope(this.scope, event.key)) continue;
       const converted = this.convert(event);
       if (converted) yield converted;
     }
-    if (this.options.initialEventsEnd) yield this.options.initialEventsEnd;
+    if (end) yield end;
   }
 
   /** Selector transitions as the storage does: leaving the selection is DELETED, entering it ADDED. */

@@ -38,6 +38,8 @@ export class CacheWatchers {
   private readonly bookmarks = new BookmarkSchedule<CacheWatcher>();
   private readonly ticker: JitteredTicker;
   private lastBookmark: number | undefined;
+  /** Every watcher's `onStop`: one function for all of them. */
+  private readonly removeWatcher = (watcher: CacheWatcher): void => this.remove(watcher);
 
   constructor(private readonly options: CacheWatchersOptions) {
     this.ticker = new JitteredTicker(options.clock, () => this.dispatchBookmarks(), undefined, undefined, options.random);
@@ -59,10 +61,10 @@ export class CacheWatchers {
 
   /** Creates a watcher and subscribes it (in the same turn as its initial events were taken). */
   add(options: Omit<CacheWatcherOptions, 'onStop'>): CacheWatcher {
-    const name = scopeName(options.scope);
-    const watcher: CacheWatcher = new CacheWatcher({ ...options, onStop: () => this.remove(watcher, name) });
+    const watcher = new CacheWatcher({ ...options, onStop: this.removeWatcher });
     if (watcher.closed) return watcher;
     this.watchers.add(watcher);
+    const name = scopeName(options.scope);
     let group = this.scopes.get(name);
     if (!group) {
       group = { covers: scopeMatcher(options.scope), watchers: new Set() };
@@ -151,8 +153,9 @@ export class CacheWatchers {
     if (next !== undefined) this.bookmarks.add(watcher, next);
   }
 
-  private remove(watcher: CacheWatcher, scope: string): void {
-    this.watchers.delete(watcher);
+  private remove(watcher: CacheWatcher): void {
+    if (!this.watchers.delete(watcher)) return;
+    const scope = scopeName(watcher.scope);
     const group = this.scopes.get(scope);
     if (!group) return;
     group.watchers.delete(watcher);

@@ -25,6 +25,8 @@ function chunkFrame(line: Buffer): Buffer {
  */
 export class WatchLineWriter {
   private readonly socket: Socket | undefined;
+  /** Ends the pending {@link drained} wait, if any. */
+  private wake: (() => void) | undefined;
 
   constructor(private readonly response: ServerResponse) {
     const chunked = (response as ServerResponse & { chunkedEncoding?: boolean }).chunkedEncoding === true;
@@ -50,20 +52,25 @@ export class WatchLineWriter {
     else this.response.uncork();
   }
 
-  /** Resolves when the connection has drained (or `signal` aborts, or the connection closes). */
-  drained(signal: AbortSignal): Promise<void> {
+  /** Resolves when the connection has drained or closed, or {@link stopWaiting} is called. */
+  drained(): Promise<void> {
     const emitter = this.socket ?? this.response;
-    if (signal.aborted || (this.socket?.destroyed ?? false)) return Promise.resolve();
+    if (this.socket?.destroyed ?? false) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const done = () => {
         emitter.off('drain', done);
         emitter.off('close', done);
-        signal.removeEventListener('abort', done);
+        this.wake = undefined;
         resolve();
       };
+      this.wake = done;
       emitter.on('drain', done);
       emitter.on('close', done);
-      signal.addEventListener('abort', done, { once: true });
     });
+  }
+
+  /** Resolves the pending {@link drained} wait now (the stream is ending). */
+  stopWaiting(): void {
+    this.wake?.();
   }
 }
