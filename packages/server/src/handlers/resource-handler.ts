@@ -155,17 +155,19 @@ async function readObject(
 ): Promise<KubeObject> {
   const type = objectMediaType(request);
   const body = await readBody(request);
-  const decoded = decodeObjectBody(type, body, protobuf);
-  if (type === 'application/json' && fieldValidation !== 'Ignore') {
-    const texts = duplicateJsonKeys(body.toString('utf8')).map((key) => `duplicate field ${JSON.stringify(key)}`);
-    if (texts.length > 0 && fieldValidation === 'Strict') {
-      const { kind } = route.definition;
-      throw StatusError.badRequest(
-        `${kind} in version "${route.version}" cannot be handled as a ${kind}: strict decoding error: ${texts.join(', ')}`,
-      );
-    }
-    for (const text of texts) addWarning(request, text);
+  if (type !== 'application/json' || fieldValidation === 'Ignore')
+    return decodeRequestObject(request, decodeObjectBody(type, body, protobuf), route, fieldValidation);
+  // One UTF-8 decode of the body serves the parse and the duplicate-field scan.
+  const text = body.toString('utf8');
+  const decoded = decodeObjectBody(type, body, protobuf, text);
+  const duplicates = duplicateJsonKeys(text).map((key) => `duplicate field ${JSON.stringify(key)}`);
+  if (duplicates.length > 0 && fieldValidation === 'Strict') {
+    const { kind } = route.definition;
+    throw StatusError.badRequest(
+      `${kind} in version "${route.version}" cannot be handled as a ${kind}: strict decoding error: ${duplicates.join(', ')}`,
+    );
   }
+  for (const duplicate of duplicates) addWarning(request, duplicate);
   return decodeRequestObject(request, decoded, route, fieldValidation);
 }
 
