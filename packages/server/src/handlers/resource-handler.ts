@@ -5,6 +5,7 @@ import type { Preconditions } from '@kapi/storage';
 import type { ServerMetrics } from '../metrics/index.js';
 import type { Verb } from '../resource-definition.js';
 import type { GenericStore, WriteContext } from '../registry/generic-store.js';
+import { reuseStoredEncoding } from './created-encoding.js';
 import { decodeRequestObject, type Endpoint } from './decode-object.js';
 import { duplicateJsonKeys } from './duplicate-json-keys.js';
 import { handlePatch, isApplyPatch } from './patch-handler.js';
@@ -287,7 +288,8 @@ export async function handleResourceRequest(
         version,
         writeContext(request, environment, write.dryRun, '', write),
       );
-      return respond(request, response, route, 201, created, false);
+      // The response reuses the bytes just stored when the store kept them (one encoding per create).
+      return respond(request, response, route, 201, created, false, undefined, reuseStoredEncoding(created));
     }
     case 'update': {
       const write = parseWriteQuery(query, 'UpdateOptions');
