@@ -32,8 +32,13 @@ export function withResourceVersion(json: Buffer, resourceVersion: string): Buff
   const close = metadataClose(json);
   if (close < 0) return undefined;
   const separator = json[close - 1] === OPEN_BRACE ? '' : ',';
-  const field = Buffer.from(`${separator}"resourceVersion":${JSON.stringify(resourceVersion)}`);
-  return Buffer.concat([json.subarray(0, close), field, json.subarray(close)]);
+  const field = `${separator}"resourceVersion":${JSON.stringify(resourceVersion)}`;
+  const fieldLength = Buffer.byteLength(field);
+  const spliced = Buffer.allocUnsafe(json.length + fieldLength);
+  json.copy(spliced, 0, 0, close);
+  spliced.write(field, close);
+  json.copy(spliced, close + fieldLength, close);
+  return spliced;
 }
 
 /**
@@ -69,12 +74,11 @@ function isMetadataKey(json: Buffer, start: number): boolean {
 
 /** The offset of the `"` closing the string that opens at `start`, or -1. */
 function stringEnd(json: Buffer, start: number): number {
-  let end = json.indexOf(QUOTE, start + 1);
-  while (end > 0) {
-    let backslashes = 0;
-    while (json[end - 1 - backslashes] === BACKSLASH) backslashes += 1;
-    if (backslashes % 2 === 0) return end;
-    end = json.indexOf(QUOTE, end + 1);
+  // A loop, not Buffer.indexOf: most strings here are short, and each indexOf is a native call.
+  for (let index = start + 1; index < json.length; index += 1) {
+    const byte = json[index];
+    if (byte === BACKSLASH) index += 1;
+    else if (byte === QUOTE) return index;
   }
   return -1;
 }
