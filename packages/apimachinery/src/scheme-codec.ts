@@ -16,6 +16,8 @@ export interface SchemeCodecOptions {
 export interface SchemeCodec {
   encode(object: KubeObject): Uint8Array;
   decode(data: Uint8Array): KubeObject;
+  /** True while the encoding version is the hub (decode converts nothing, so it is the bytes' JSON parse). */
+  decodesVerbatim(): boolean;
 }
 
 /** Implementation of `Scheme.codecFor`. */
@@ -75,6 +77,9 @@ export function createSchemeCodec(scheme: Scheme, options: SchemeCodecOptions): 
         throw new Error(`apiVersion "${object.apiVersion}" of kind ${kind} is not decodable by this server`);
       }
       return scheme.convertObject(object, scheme.hubVersion(group, kind), group, true);
+    },
+    decodesVerbatim() {
+      return encodingVersion() === scheme.hubVersion(group, kind);
     },
   };
 }

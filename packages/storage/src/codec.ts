@@ -8,6 +8,12 @@ export interface Codec {
   encode(object: KubeObject): Uint8Array;
   /** Throws on bytes it cannot decode; the store reports that as CorruptObject. */
   decode(data: Uint8Array): KubeObject;
+  /**
+   * True when `decode` of what `encode` writes now is exactly the JSON parse of those bytes (no
+   * conversion, pruning or defaulting on read): the store then lets a create's response reuse the
+   * bytes it wrote ({@link storedEncodingOf}). Absent means false.
+   */
+  decodesVerbatim?(): boolean;
 }
 
 /** JSON codec with no version conversion. */
@@ -22,6 +28,7 @@ export const jsonCodec: Codec = {
     }
     return value as KubeObject;
   },
+  decodesVerbatim: () => true,
 };
 
 /** Context of a value transformation: the storage key is authenticated data for encryption. */

@@ -20,6 +20,7 @@ import { StoreCodec, parseResourceVersion } from './store-codec.js';
 import { storeGetList } from './store-list.js';
 import { storeDelete, storeGuaranteedUpdate } from './store-update.js';
 import { storeWatch } from './store-watch.js';
+import { rememberStoredEncoding } from './stored-encoding.js';
 
 /** Default limit of an encoded (and transformed) object: 1.5 MiB, like etcd's request limit. */
 export const defaultMaxObjectSize = 1572864;
@@ -68,6 +69,8 @@ export class Store implements Interface, ProgressRequester, RevisionReader, Comp
     if (object.metadata?.resourceVersion) {
       throw new KapiError('resourceVersion should not be set on objects to be created');
     }
+    // Asked when encoding: the encoding version may change (storage-version voting) while the write waits.
+    const verbatim = this.codec.codec.decodesVerbatim?.() ?? false;
     const { data, stored } = this.codec.encode(key, object);
     const result = await this.kv.create(
       key,
@@ -75,7 +78,9 @@ export class Store implements Interface, ProgressRequester, RevisionReader, Comp
       options.ttlSeconds !== undefined && options.ttlSeconds > 0 ? { ttlSeconds: options.ttlSeconds } : undefined,
     );
     if (!result.succeeded) throw StorageError.keyExists(key, 0);
-    return this.codec.decodePlain(key, data, result.revision);
+    const created = this.codec.decodePlain(key, data, result.revision);
+    if (verbatim) rememberStoredEncoding(created, data);
+    return created;
   }
 
   async get(key: string, options: GetOptions = {}): Promise<KubeObject | undefined> {

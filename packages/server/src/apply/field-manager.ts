@@ -10,8 +10,10 @@ import {
   isResetManagedFields,
   managerIdentity,
   type ManagedFields,
+  type ManagedFieldsEntryJson,
   type ManagerEntry,
 } from './managed-fields.js';
+import { createdFieldsV1 } from './created-fields.js';
 import { formatTime } from '../registry/object-meta.js';
 import { allowedConflictsFromLastApplied, LAST_APPLIED_MANAGER, syncLastApplied } from './last-applied.js';
 import type { SchemaNode } from './schema-type.js';
@@ -233,6 +235,7 @@ export class FieldManager {
       return;
     }
     try {
+      if (live === undefined && managed.size === 0) return this.recordCreate(next, request);
       this.recordUpdate(managed, this.differ(live, next, request.subresource), {
         manager: request.manager,
         operation: 'Update',
@@ -247,6 +250,25 @@ export class FieldManager {
       // Field sets could not be computed: the object is written without managedFields.
       delete next.metadata.managedFields;
     }
+  }
+
+  /** A create without managedFields: one Update entry owning every field it sets (the common create). */
+  private recordCreate(next: KubeObject, request: FieldManagerRequest): void {
+    const apiVersion = String(next.apiVersion ?? '');
+    const fieldsV1 = createdFieldsV1(this.view(next, request.subresource), this.options.schemaFor(apiVersion));
+    if (fieldsV1 === undefined) {
+      delete next.metadata.managedFields;
+      return;
+    }
+    const entry: ManagedFieldsEntryJson = {};
+    if (request.manager) entry.manager = request.manager;
+    entry.operation = 'Update';
+    entry.apiVersion = apiVersion;
+    entry.time = formatTime(this.now());
+    entry.fieldsType = 'FieldsV1';
+    entry.fieldsV1 = fieldsV1;
+    if (request.subresource) entry.subresource = request.subresource;
+    next.metadata.managedFields = [entry];
   }
 
   /**

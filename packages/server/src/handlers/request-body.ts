@@ -59,9 +59,14 @@ const objectMediaTypes = ['application/json', 'application/yaml'];
 /**
  * Decodes a create/update/delete-options body: JSON, YAML, and Kubernetes protobuf when a decoder is
  * given. An unknown or malformed (`undefined`) media type is 415; unparsable bytes are 400 with the
- * parser's error.
+ * parser's error. `text`, when the caller already decoded the body as UTF-8, saves decoding it again.
  */
-export function decodeObjectBody(type: string | undefined, body: Buffer, protobuf?: ProtobufBodyDecoder): unknown {
+export function decodeObjectBody(
+  type: string | undefined,
+  body: Buffer,
+  protobuf?: ProtobufBodyDecoder,
+  text = body.toString('utf8'),
+): unknown {
   const effective = type === '' || type === '*/*' ? 'application/json' : type;
   if (effective === PROTOBUF_MEDIA_TYPE && protobuf) return protobuf.decode(body);
   if (effective === undefined || !objectMediaTypes.includes(effective)) {
@@ -70,7 +75,6 @@ export function decodeObjectBody(type: string | undefined, body: Buffer, protobu
       `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
     );
   }
-  const text = body.toString('utf8');
   if (effective === 'application/yaml') {
     try {
       return parseYaml(text, yamlToJsonValue, { version: '1.1' }) as unknown;

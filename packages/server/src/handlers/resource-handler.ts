@@ -5,6 +5,7 @@ import type { Preconditions } from '@kapi/storage';
 import type { ServerMetrics } from '../metrics/index.js';
 import type { Verb } from '../resource-definition.js';
 import type { GenericStore, WriteContext } from '../registry/generic-store.js';
+import { reuseStoredEncoding } from './created-encoding.js';
 import { decodeRequestObject, type Endpoint } from './decode-object.js';
 import { duplicateJsonKeys } from './duplicate-json-keys.js';
 import { handlePatch, isApplyPatch } from './patch-handler.js';
@@ -155,17 +156,19 @@ async function readObject(
 ): Promise<KubeObject> {
   const type = objectMediaType(request);
   const body = await readBody(request);
-  const decoded = decodeObjectBody(type, body, protobuf);
-  if (type === 'application/json' && fieldValidation !== 'Ignore') {
-    const texts = duplicateJsonKeys(body.toString('utf8')).map((key) => `duplicate field ${JSON.stringify(key)}`);
-    if (texts.length > 0 && fieldValidation === 'Strict') {
-      const { kind } = route.definition;
-      throw StatusError.badRequest(
-        `${kind} in version "${route.version}" cannot be handled as a ${kind}: strict decoding error: ${texts.join(', ')}`,
-      );
-    }
-    for (const text of texts) addWarning(request, text);
+  if (type !== 'application/json' || fieldValidation === 'Ignore')
+    return decodeRequestObject(request, decodeObjectBody(type, body, protobuf), route, fieldValidation);
+  // One UTF-8 decode of the body serves the parse and the duplicate-field scan.
+  const text = body.toString('utf8');
+  const decoded = decodeObjectBody(type, body, protobuf, text);
+  const duplicates = duplicateJsonKeys(text).map((key) => `duplicate field ${JSON.stringify(key)}`);
+  if (duplicates.length > 0 && fieldValidation === 'Strict') {
+    const { kind } = route.definition;
+    throw StatusError.badRequest(
+      `${kind} in version "${route.version}" cannot be handled as a ${kind}: strict decoding error: ${duplicates.join(', ')}`,
+    );
   }
+  for (const duplicate of duplicates) addWarning(request, duplicate);
   return decodeRequestObject(request, decoded, route, fieldValidation);
 }
 
@@ -285,7 +288,8 @@ export async function handleResourceRequest(
         version,
         writeContext(request, environment, write.dryRun, '', write),
       );
-      return respond(request, response, route, 201, created, false);
+      // The response reuses the bytes just stored when the store kept them (one encoding per create).
+      return respond(request, response, route, 201, created, false, undefined, reuseStoredEncoding(created));
     }
     case 'update': {
       const write = parseWriteQuery(query, 'UpdateOptions');

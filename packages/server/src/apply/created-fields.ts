@@ -1,0 +1,78 @@
+import { compareElements, compareStrings, fieldElement, type PathElement } from './field-path.js';
+import type { FieldsV1 } from './fields-v1.js';
+import { fieldSchema, schemaType, type SchemaNode, type SchemaType } from './schema-type.js';
+import { indexItems, shapeOf } from './typed-value.js';
+import type { JsonRecord } from '../json-value.js';
+
+/** Top-level fields no manager owns (the field manager's stripmeta set, first level). */
+const topNeverOwned = new Set(['apiVersion', 'kind', 'metadata']);
+
+/** Fields of `metadata` no manager owns. */
+const metadataNeverOwned = new Set([
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'selfLink',
+  'clusterName',
+  'managedFields',
+]);
+
+/**
+ * The fieldsV1 of the only entry a create records: every field of `value` (every node, as
+ * structured-merge-diff's Compare marks an added subtree) less the never-owned ones, written straight
+ * from the object instead of built as field sets, diffed and serialized. `undefined` when it owns
+ * nothing. Throws {@link TypedValueError} where the general path does (e.g. a list-map item without
+ * its key), so the caller handles both alike.
+ */
+export function createdFieldsV1(value: JsonRecord, schema: SchemaNode | undefined): FieldsV1 | undefined {
+  const text = childrenText(value, schemaType(schema), [], topNeverOwned);
+  return text === '' ? undefined : (JSON.parse(`{${text}}`) as FieldsV1);
+}
+
+/**
+ * The fieldsV1 text (without braces) of the children of `value`, in sibling order; `neverOwned` names
+ * the map keys that are not members themselves (their children still are).
+ */
+function childrenText(value: unknown, type: SchemaType, path: PathElement[], neverOwned?: ReadonlySet<string>): string {
+  const shape = shapeOf(value, type);
+  if (shape === 'leaf') return '';
+  let text = '';
+  if (shape === 'map') {
+    const record = value as JsonRecord;
+    for (const name of Object.keys(record).sort(compareStrings)) {
+      const childSchema = fieldSchema(type, name);
+      path.push(fieldElement(name));
+      const below = childrenText(
+        record[name],
+        schemaType(childSchema === false ? undefined : childSchema),
+        path,
+        neverOwned === topNeverOwned && name === 'metadata' ? metadataNeverOwned : undefined,
+      );
+      path.pop();
+      const node = nodeText(!neverOwned?.has(name), below);
+      // `"f:<name>"`: the name's JSON string with the element's prefix inside the quotes.
+      if (node !== undefined) text += `${text === '' ? '' : ','}"f:${JSON.stringify(name).slice(1)}:${node}`;
+    }
+    return text;
+  }
+  const listType = type as Extract<SchemaType, { kind: 'list' }>;
+  const itemType = schemaType(listType.items);
+  const items: Array<[PathElement, string]> = [];
+  for (const [element, item] of indexItems(value as unknown[], listType, path, true)) {
+    path.push(element);
+    items.push([element, nodeText(true, childrenText(item, itemType, path)) as string]);
+    path.pop();
+  }
+  items.sort(([left], [right]) => compareElements(left, right));
+  for (const [element, node] of items) text += `${text === '' ? '' : ','}${JSON.stringify(element)}:${node}`;
+  return text;
+}
+
+/** One node's fieldsV1 value: `{}` for a member leaf, `"."` first for a member with children. */
+function nodeText(member: boolean, below: string): string | undefined {
+  if (below === '') return member ? '{}' : undefined;
+  return member ? `{".":{},${below}}` : `{${below}}`;
+}

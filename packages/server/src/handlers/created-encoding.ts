@@ -1,0 +1,84 @@
+import type { KubeObject } from '@kapi/apimachinery';
+import { storedEncodingOf } from '@kapi/storage';
+import { primeSerialization } from './shared-serialization.js';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const METADATA_KEY = Buffer.from('"metadata":');
+
+/**
+ * Lets a create's response reuse the bytes the store wrote instead of encoding the object again: the
+ * store's JSON with `"resourceVersion"` added as the last field of `metadata`, which is byte for byte
+ * what JSON.stringify makes of the object the store returned. Returns whether the object's JSON is now
+ * primed for {@link sharedSerialization}; false when the store did not keep its bytes (a codec that
+ * converts or defaults on read, a webhook-converted kind) or they have no top-level metadata object.
+ */
+export function reuseStoredEncoding(created: KubeObject): boolean {
+  const stored = storedEncodingOf(created);
+  const resourceVersion = created.metadata.resourceVersion;
+  if (!stored || resourceVersion === undefined) return false;
+  const json = withResourceVersion(Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength), resourceVersion);
+  if (!json) return false;
+  primeSerialization(created, 'json', json);
+  return true;
+}
+
+/** `json` (compact JSON of an object) with `metadata.resourceVersion` appended to its metadata. */
+export function withResourceVersion(json: Buffer, resourceVersion: string): Buffer | undefined {
+  const close = metadataClose(json);
+  if (close < 0) return undefined;
+  const separator = json[close - 1] === OPEN_BRACE ? '' : ',';
+  const field = `${separator}"resourceVersion":${JSON.stringify(resourceVersion)}`;
+  const fieldLength = Buffer.byteLength(field);
+  const spliced = Buffer.allocUnsafe(json.length + fieldLength);
+  json.copy(spliced, 0, 0, close);
+  spliced.write(field, close);
+  json.copy(spliced, close + fieldLength, close);
+  return spliced;
+}
+
+/**
+ * The offset of the `}` closing the top-level `metadata` object of compact JSON, or -1. Works on the
+ * UTF-8 bytes: the structural characters never occur inside a multi-byte sequence.
+ */
+function metadataClose(json: Buffer): number {
+  let depth = 0;
+  let inMetadata = false;
+  for (let index = 0; index < json.length; index += 1) {
+    const byte = json[index];
+    if (byte === QUOTE) {
+      const end = stringEnd(json, index);
+      if (end < 0) return -1;
+      if (depth === 1 && !inMetadata && json[end + 1] === 0x3a && isMetadataKey(json, index)) {
+        if (json[end + 2] !== OPEN_BRACE) return -1;
+        inMetadata = true;
+      }
+      index = end;
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      depth += 1;
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      depth -= 1;
+      if (inMetadata && depth === 1) return index;
+    }
+  }
+  return -1;
+}
+
+function isMetadataKey(json: Buffer, start: number): boolean {
+  return json.compare(METADATA_KEY, 0, METADATA_KEY.length, start, start + METADATA_KEY.length) === 0;
+}
+
+/** The offset of the `"` closing the string that opens at `start`, or -1. */
+function stringEnd(json: Buffer, start: number): number {
+  // A loop, not Buffer.indexOf: most strings here are short, and each indexOf is a native call.
+  for (let index = start + 1; index < json.length; index += 1) {
+    const byte = json[index];
+    if (byte === BACKSLASH) index += 1;
+    else if (byte === QUOTE) return index;
+  }
+  return -1;
+}
