@@ -78,47 +78,53 @@ export function privilegedGroupsAuthorizer(groups: readonly string[]): Authorize
  * unless none decides, in which case the error is rethrown.
  */
 export function unionAuthorizer(...authorizers: readonly Authorizer[]): Authorizer {
-  return {
-    authorize(attributes) {
-      const reasons: string[] = [];
-      const errors: unknown[] = [];
-      /** Asks authorizers from `index` on; waits only for an authorizer that answers with a promise. */
-      const from = (index: number): AuthorizationDecision | Promise<AuthorizationDecision> => {
-        for (let next = index; next < authorizers.length; next++) {
-          let result: AuthorizationDecision | Promise<AuthorizationDecision>;
-          try {
-            result = (authorizers[next] as Authorizer).authorize(attributes);
-          } catch (error) {
-            errors.push(error);
-            continue;
-          }
-          if (result instanceof Promise) {
-            return result.then(
-              (decision) => settle(decision) ?? from(next + 1),
-              (error: unknown) => {
-                errors.push(error);
-                return from(next + 1);
-              },
-            );
-          }
-          const decided = settle(result);
-          if (decided) return decided;
-        }
-        if (errors.length > 0) {
-          throw new AggregateError(
-            errors,
-            errors.map((error) => (error instanceof Error ? error.message : String(error))).join(', '),
-          );
-        }
-        return reasons.length > 0 ? { decision: 'noOpinion', reason: reasons.join('\n') } : noOpinion;
-      };
-      const settle = (result: AuthorizationDecision): AuthorizationDecision | undefined => {
-        if (result.reason) reasons.push(result.reason);
-        return result.decision !== 'noOpinion' ? result : undefined;
-      };
-      return from(0);
-    },
-  };
+  return { authorize: (attributes) => decideFrom(authorizers, attributes, 0, undefined, undefined) };
+}
+
+/**
+ * Asks `authorizers` from `index` on, collecting reasons and errors (made only when there are some);
+ * waits only for an authorizer that answers with a promise.
+ */
+function decideFrom(
+  authorizers: readonly Authorizer[],
+  attributes: AuthorizationAttributes,
+  index: number,
+  reasons: string[] | undefined,
+  errors: unknown[] | undefined,
+): AuthorizationDecision | Promise<AuthorizationDecision> {
+  for (let at = index; at < authorizers.length; at++) {
+    let result: AuthorizationDecision | Promise<AuthorizationDecision>;
+    try {
+      result = (authorizers[at] as Authorizer).authorize(attributes);
+    } catch (error) {
+      (errors ??= []).push(error);
+      continue;
+    }
+    if (result instanceof Promise) {
+      const reasonsSoFar = reasons ?? [];
+      const errorsSoFar = errors ?? [];
+      return result.then(
+        (decision) => {
+          if (decision.reason) reasonsSoFar.push(decision.reason);
+          if (decision.decision !== 'noOpinion') return decision;
+          return decideFrom(authorizers, attributes, at + 1, reasonsSoFar, errorsSoFar);
+        },
+        (error: unknown) => {
+          errorsSoFar.push(error);
+          return decideFrom(authorizers, attributes, at + 1, reasonsSoFar, errorsSoFar);
+        },
+      );
+    }
+    if (result.reason) (reasons ??= []).push(result.reason);
+    if (result.decision !== 'noOpinion') return result;
+  }
+  if (errors && errors.length > 0) {
+    throw new AggregateError(
+      errors,
+      errors.map((error) => (error instanceof Error ? error.message : String(error))).join(', '),
+    );
+  }
+  return reasons && reasons.length > 0 ? { decision: 'noOpinion', reason: reasons.join('\n') } : noOpinion;
 }
 
 /** The status of a SubjectAccessReview (`allowed`, `denied`, `reason`, `evaluationError`). */

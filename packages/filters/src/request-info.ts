@@ -54,47 +54,49 @@ export function parseRequestInfo(method: string, url: string | RequestTarget): R
     parts: [],
   };
 
-  let parts = pathSegments(path);
-  if (parts.length < 3) return info;
-  const prefix = parts[0] ?? '';
+  // One array of segments, read from `at` on (no copy per consumed segment).
+  const segments = pathSegments(path);
+  if (segments.length < 3) return info;
+  const prefix = segments[0] ?? '';
   if (!apiPrefixes.has(prefix)) return info;
-  parts = parts.slice(1);
+  let at = 1;
 
   let group = '';
   if (!grouplessApiPrefixes.has(prefix)) {
     // The prefix is consumed already, so this asks "were there four parts?".
-    if (parts.length < 3) return info;
-    group = parts[0] ?? '';
-    parts = parts.slice(1);
+    if (segments.length - at < 3) return info;
+    group = segments[at] ?? '';
+    at++;
   }
 
   info.apiPrefix = prefix;
   info.apiGroup = group;
   info.isResourceRequest = true;
-  info.apiVersion = parts[0] ?? '';
-  parts = parts.slice(1);
+  info.apiVersion = segments[at] ?? '';
+  at++;
 
-  const first = parts[0] ?? '';
+  const first = segments[at] ?? '';
   if (specialVerbs.has(first)) {
-    if (parts.length < 2) {
+    if (segments.length - at < 2) {
       throw StatusError.internal(
         `failed to create RequestInfo: unable to determine kind and namespace from url, ${url}`,
       );
     }
     info.verb = first;
-    parts = parts.slice(1);
+    at++;
   } else {
     info.verb = methodVerbs[method.toUpperCase()] ?? '';
   }
 
-  if (parts[0] === 'namespaces') {
-    if (parts.length > 1) {
-      info.namespace = parts[1] ?? '';
+  if (segments[at] === 'namespaces') {
+    if (segments.length - at > 1) {
+      info.namespace = segments[at + 1] ?? '';
       // `/namespaces/<ns>/<resource>...`: the rest is a namespaced resource path, unless the part
       // after the namespace name is a namespace subresource.
-      if (parts.length > 2 && !namespaceSubresources.has(parts[2] ?? '')) parts = parts.slice(2);
+      if (segments.length - at > 2 && !namespaceSubresources.has(segments[at + 2] ?? '')) at += 2;
     }
   }
+  const parts = segments.slice(at);
   info.parts = parts;
 
   if (parts.length >= 3 && !specialVerbsNoSubresources.has(info.verb)) info.subresource = parts[2] ?? '';

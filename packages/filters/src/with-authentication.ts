@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError } from '@kapi/apimachinery';
 import { requestContext, writeStatus, type Filter, type Handler, type UserInfo } from './handler.js';
 
@@ -44,56 +44,78 @@ export const unauthorized: Handler = (_request, response) => {
 export function withAuthentication(options: AuthenticationOptions): Filter {
   const authenticators = options.authenticators;
   const failed = options.failed ?? unauthorized;
-  return (next) => (request, response) => {
-    const errors: unknown[] = [];
-    const admit = (found: UserInfo | undefined) => {
-      let user = found;
-      if (user) {
-        if (!user.groups.includes(allAuthenticatedGroup) && !user.groups.includes(allUnauthenticatedGroup)) {
-          user = { ...user, groups: [...user.groups, allAuthenticatedGroup] };
+  const anonymous = options.anonymous === true;
+  /** Each user an authenticator answered with, with `system:authenticated` added (made once per user object). */
+  const withAuthenticatedGroup = new WeakMap<UserInfo, UserInfo>();
+  const admit = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    next: Handler,
+    found: UserInfo | undefined,
+    failures: number,
+  ): void | Promise<void> => {
+    let user = found;
+    if (user) {
+      if (!user.groups.includes(allAuthenticatedGroup) && !user.groups.includes(allUnauthenticatedGroup)) {
+        const answered = user;
+        user = withAuthenticatedGroup.get(answered);
+        if (!user) {
+          user = { ...answered, groups: [...answered.groups, allAuthenticatedGroup] };
+          withAuthenticatedGroup.set(answered, user);
         }
-        delete request.headers.authorization;
-      } else if (options.anonymous && errors.length === 0 && request.headers.authorization === undefined) {
-        user = { name: anonymousUser, groups: [allUnauthenticatedGroup] };
-      } else {
-        return failed(request, response);
       }
-      requestContext(request).user = user;
-      return next(request, response);
-    };
-    /** Tries authenticators from `index` on; waits only for one that answers with a promise. */
-    const from = (index: number): void | Promise<void> => {
-      for (let at = index; at < authenticators.length; at++) {
-        let result: UserInfo | undefined | Promise<UserInfo | undefined>;
-        try {
-          result = (authenticators[at] as Authenticator)(request);
-        } catch (error) {
-          errors.push(error);
-          continue;
-        }
-        if (result instanceof Promise) {
-          return result.then(
-            (user) => (user ? admit(user) : from(at + 1)),
-            (error: unknown) => {
-              errors.push(error);
-              return from(at + 1);
-            },
-          );
-        }
-        if (result) return admit(result);
-      }
-      return admit(undefined);
-    };
-    return from(0);
+      // Cleared, not deleted: deleting a property turns the headers object into a slow dictionary.
+      request.headers.authorization = undefined;
+    } else if (anonymous && failures === 0 && request.headers.authorization === undefined) {
+      user = { name: anonymousUser, groups: [allUnauthenticatedGroup] };
+    } else {
+      return failed(request, response);
+    }
+    requestContext(request).user = user;
+    return next(request, response);
   };
+  /** Tries authenticators from `index` on; waits only for one that answers with a promise. */
+  const from = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    next: Handler,
+    index: number,
+    failures: number,
+  ): void | Promise<void> => {
+    for (let at = index; at < authenticators.length; at++) {
+      let result: UserInfo | undefined | Promise<UserInfo | undefined>;
+      try {
+        result = (authenticators[at] as Authenticator)(request);
+      } catch {
+        failures++;
+        continue;
+      }
+      if (result instanceof Promise) {
+        const failuresSoFar = failures;
+        return result.then(
+          (user) =>
+            user
+              ? admit(request, response, next, user, failuresSoFar)
+              : from(request, response, next, at + 1, failuresSoFar),
+          () => from(request, response, next, at + 1, failuresSoFar + 1),
+        );
+      }
+      if (result) return admit(request, response, next, result, failures);
+    }
+    return admit(request, response, next, undefined, failures);
+  };
+  // No closure is made per request: the common case (a synchronous authenticator) allocates nothing here.
+  return (next) => (request, response) => from(request, response, next, 0, 0);
 }
 
-/** The bearer token of a request (`Authorization: Bearer <token>`), or undefined. */
+/** The bearer token of a request (`Authorization: Bearer <token>`, the scheme in any case), or undefined. */
 export function bearerToken(request: IncomingMessage): string | undefined {
   const header = request.headers.authorization?.trim();
   if (!header) return undefined;
-  const parts = header.split(' ');
-  if (parts.length < 2 || parts[0]?.toLowerCase() !== 'bearer') return undefined;
-  const token = parts[1];
+  // As upstream: the text up to the first space is the scheme, the token runs to the next space.
+  const space = header.indexOf(' ');
+  if (space !== 6 || header.slice(0, 6).toLowerCase() !== 'bearer') return undefined;
+  const end = header.indexOf(' ', 7);
+  const token = end < 0 ? header.slice(7) : header.slice(7, end);
   return token ? token : undefined;
 }

@@ -1,6 +1,13 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError } from '@kapi/apimachinery';
-import { requestContext, writeStatus, type Filter } from './handler.js';
-import { attributesFromRequest, forbiddenError, type AuthorizationDecision, type Authorizer } from './authorizer.js';
+import { requestContext, writeStatus, type Filter, type Handler } from './handler.js';
+import {
+  attributesFromRequest,
+  forbiddenError,
+  type AuthorizationAttributes,
+  type AuthorizationDecision,
+  type Authorizer,
+} from './authorizer.js';
 
 /** Options of {@link withAuthorization}. */
 export interface AuthorizationOptions {
@@ -14,33 +21,42 @@ export interface AuthorizationOptions {
  */
 export function withAuthorization(options: AuthorizationOptions): Filter {
   const authorizer = options.authorizer;
+  // No closure is made per request: an authorizer that answers at once goes straight on to the handler.
   return (next) => (request, response) => {
-    const context = requestContext(request);
-    const info = context.requestInfo;
+    const info = requestContext(request).requestInfo;
     if (!info) {
       writeStatus(response, StatusError.internal('no RequestInfo found in the context'));
       return;
     }
-    const attributes = attributesFromRequest(info, context.user);
-    const decide = (result: AuthorizationDecision) => {
-      context.auditAnnotations['authorization.k8s.io/decision'] = result.decision === 'allow' ? 'allow' : 'forbid';
-      context.auditAnnotations['authorization.k8s.io/reason'] = result.reason ?? '';
-      if (result.decision === 'allow') return next(request, response);
-      writeStatus(response, forbiddenError(attributes, result.reason ?? ''));
-      return undefined;
-    };
-    const fail = (error: unknown) => {
-      writeStatus(response, error);
-    };
+    const attributes = attributesFromRequest(info, requestContext(request).user);
     let result: AuthorizationDecision | Promise<AuthorizationDecision>;
     try {
       result = authorizer.authorize(attributes);
     } catch (error) {
-      fail(error);
+      writeStatus(response, error);
       return;
     }
-    // An answer at once goes straight on to the handler; only a promised one costs a tick.
-    if (!(result instanceof Promise)) return decide(result);
-    return result.then(decide, fail);
+    if (!(result instanceof Promise)) return decided(request, response, next, attributes, result);
+    return result.then(
+      (decision) => decided(request, response, next, attributes, decision),
+      (error: unknown) => {
+        writeStatus(response, error);
+      },
+    );
   };
+}
+
+/** Records the decision for the audit event, then goes on to `next` (allowed) or answers 403. */
+function decided(
+  request: IncomingMessage,
+  response: ServerResponse,
+  next: Handler,
+  attributes: AuthorizationAttributes,
+  result: AuthorizationDecision,
+): void | Promise<void> {
+  const annotations = requestContext(request).auditAnnotations;
+  annotations['authorization.k8s.io/decision'] = result.decision === 'allow' ? 'allow' : 'forbid';
+  annotations['authorization.k8s.io/reason'] = result.reason ?? '';
+  if (result.decision === 'allow') return next(request, response);
+  writeStatus(response, forbiddenError(attributes, result.reason ?? ''));
 }

@@ -50,7 +50,8 @@ export function withMaxInFlight(options: MaxInFlightOptions = {}): MaxInFlightFi
 
   const filter: Filter = (next) => {
     if (readOnlyLimit === 0 && mutatingLimit === 0) return next;
-    return async (request, response) => {
+    // Not an async function: exempt requests pass through at no cost.
+    return (request, response) => {
       const context = requestContext(request);
       const info = context.requestInfo;
       if (!info) {
@@ -68,11 +69,20 @@ export function withMaxInFlight(options: MaxInFlightOptions = {}): MaxInFlightFi
         return;
       }
       counts[kind] += 1;
+      let work: void | Promise<void>;
       try {
-        await next(request, response);
-      } finally {
+        work = next(request, response);
+      } catch (error) {
         counts[kind] -= 1;
+        throw error;
       }
+      if (!work) {
+        counts[kind] -= 1;
+        return;
+      }
+      return work.finally(() => {
+        counts[kind] -= 1;
+      });
     };
   };
   return Object.assign(filter, { inFlight: (): InFlightCounts => ({ ...counts }) });

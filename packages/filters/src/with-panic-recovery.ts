@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { abortResponse } from './abort-response.js';
 import { writeStatus, type Filter, requestContext } from './handler.js';
 
@@ -14,17 +14,24 @@ export interface PanicRecoveryOptions {
  * only honest signal left is to cut the connection (HTTP/2: to reset the stream).
  */
 export function withPanicRecovery(options: PanicRecoveryOptions = {}): Filter {
-  return (next) => async (request, response) => {
-    requestContext(request, response);
-    try {
-      await next(request, response);
-    } catch (error) {
-      options.onError?.(error, request);
-      if (response.headersSent) {
-        abortResponse(request, response);
-        return;
-      }
-      writeStatus(response, error);
+  const recover = (error: unknown, request: IncomingMessage, response: ServerResponse): void => {
+    options.onError?.(error, request);
+    if (response.headersSent) {
+      abortResponse(request, response);
+      return;
     }
+    writeStatus(response, error);
+  };
+  // Not an async function: a handler that answers synchronously costs no promise here.
+  return (next) => (request, response) => {
+    requestContext(request, response);
+    let work: void | Promise<void>;
+    try {
+      work = next(request, response);
+    } catch (error) {
+      recover(error, request, response);
+      return;
+    }
+    if (work) return work.then(undefined, (error: unknown) => recover(error, request, response));
   };
 }

@@ -29,18 +29,21 @@ function hasBody(request: IncomingMessage): boolean {
 export function withRequestBody(options: RequestBodyOptions = {}): Filter {
   const limit = options.limitBytes ?? 3 * 1024 * 1024;
   const timeoutMs = options.timeoutMs ?? 60_000;
-  return (next) => async (request, response) => {
+  return (next) => (request, response) => {
     const context = requestContext(request, response);
+    // Not an async function: a request without a body passes through at no cost.
     if (context.longRunning || context.body || !hasBody(request)) return next(request, response);
     const deadline = Math.min(context.deadline ?? Infinity, context.receivedAt + timeoutMs);
-    try {
-      context.body = await readWithin(request, limit, deadline, context.signal);
-    } catch (error) {
-      closeConnectionAfter(request, response);
-      writeStatus(response, error);
-      return;
-    }
-    return next(request, response);
+    return readWithin(request, limit, deadline, context.signal).then(
+      (body) => {
+        context.body = body;
+        return next(request, response);
+      },
+      (error: unknown) => {
+        closeConnectionAfter(request, response);
+        writeStatus(response, error);
+      },
+    );
   };
 }
 

@@ -16,12 +16,29 @@ export interface ServerErrorLogOptions {
  */
 export function withServerErrorLog(options: ServerErrorLogOptions = {}): Filter {
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
-  return (next) => async (request, response) => {
+  const log = (request: IncomingMessage, response: ServerResponse): void => {
+    if (response.statusCode >= 500) write(serverErrorLine(request, response));
+  };
+  // Not an async function: a handler that answers synchronously costs no promise here.
+  return (next) => (request, response) => {
+    let work: void | Promise<void>;
     try {
-      await next(request, response);
-    } finally {
-      if (response.statusCode >= 500) write(serverErrorLine(request, response));
+      work = next(request, response);
+    } catch (error) {
+      log(request, response);
+      throw error;
     }
+    if (!work) {
+      log(request, response);
+      return;
+    }
+    return work.then(
+      () => log(request, response),
+      (error: unknown) => {
+        log(request, response);
+        throw error;
+      },
+    );
   };
 }
 

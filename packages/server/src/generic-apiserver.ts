@@ -82,6 +82,26 @@ async function waitUntil(done: () => boolean, deadline: number): Promise<void> {
 }
 
 /**
+ * Resolves once the response is answered. A platform handler (health checks) may answer after it
+ * returned: the filters around it (the 5xx log, metrics, the in-flight count) wait for the answer.
+ */
+function answered(response: ServerResponse): void | Promise<void> {
+  if (response.writableEnded || response.destroyed) return;
+  return new Promise<void>((resolve) => {
+    response.once('finish', resolve);
+    response.once('close', resolve);
+  });
+}
+
+/** Writes what a REST handler failed with (or cuts a response it had begun); the handlers are async. */
+function answerFailures(request: IncomingMessage, response: ServerResponse, work: Promise<void>): Promise<void> {
+  return work.then(undefined, (error: unknown) => {
+    if (!response.headersSent) writeError(request, response, error);
+    else response.end();
+  });
+}
+
+/**
  * A generic apiserver (k8s.io/apiserver GenericAPIServer): serves installed resources through the
  * generic REST store behind the handler chain, plus discovery, health, metrics and /version, and
  * delegates anything it does not serve.
@@ -150,7 +170,7 @@ export class GenericAPIServer {
   }
 
   /** Outermost: refuses requests during shutdown, counts in-flight requests and records metrics. */
-  private async track(next: Handler, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  private track(next: Handler, request: IncomingMessage, response: ServerResponse): void | Promise<void> {
     if (this.shuttingDown) {
       const path = requestTarget(request).path;
       if (!shutdownExemptPaths.some((exempt) => path === exempt || path.startsWith(`${exempt}/`))) {
@@ -164,60 +184,75 @@ export class GenericAPIServer {
     }
     const started = performance.now();
     this.inFlight++;
+    // Not an async function: the request's end is handled once, with no promise of its own when the
+    // chain answered synchronously.
+    let work: void | Promise<void>;
     try {
-      await next(request, response);
+      work = next(request, response);
     } catch (error) {
       if (!response.headersSent) writeStatus(response, error);
-    } finally {
-      this.inFlight--;
-      const info = requestContext(request).requestInfo;
-      if (info?.isResourceRequest) {
-        this.metrics.observeRequest({
-          verb: info.verb,
-          group: info.apiGroup,
-          version: info.apiVersion,
-          resource: info.resource,
-          subresource: info.subresource,
-          scope: info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster',
-          code: response.statusCode,
-          durationSeconds: (performance.now() - started) / 1000,
-        });
-      }
+      this.finish(request, response, started);
+      return;
+    }
+    if (!work) {
+      this.finish(request, response, started);
+      return;
+    }
+    return work.then(
+      () => this.finish(request, response, started),
+      (error: unknown) => {
+        if (!response.headersSent) writeStatus(response, error);
+        this.finish(request, response, started);
+      },
+    );
+  }
+
+  /** The end of a tracked request: it leaves the in-flight count and its metrics are recorded. */
+  private finish(request: IncomingMessage, response: ServerResponse, started: number): void {
+    this.inFlight--;
+    const info = requestContext(request).requestInfo;
+    if (info?.isResourceRequest) {
+      this.metrics.observeRequest({
+        verb: info.verb,
+        group: info.apiGroup,
+        version: info.apiVersion,
+        resource: info.resource,
+        subresource: info.subresource,
+        scope: info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster',
+        code: response.statusCode,
+        durationSeconds: (performance.now() - started) / 1000,
+      });
     }
   }
 
-  private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  private route(request: IncomingMessage, response: ServerResponse): void | Promise<void> {
     const path = parseResourcePath(requestTarget(request).path);
     // Health, metrics, version, discovery and OpenAPI never serve a resource path.
-    if (!path) for (const handler of this.platformHandlers) if (handler(request, response)) return;
-    const virtual = path && this.virtualResources.get(`${path.group}/${path.version}/${path.resource}`);
-    if (path && virtual && this.scopeMatches(virtual.definition, path)) {
-      try {
-        await handleVirtualRequest(request, response, virtual, path, this.options.protobuf, this.options.authorizer);
-      } catch (error) {
-        if (!response.headersSent) writeError(request, response, error);
-        else response.end();
+    if (!path) {
+      for (const handler of this.platformHandlers) if (handler(request, response)) return answered(response);
+    } else {
+      const key = `${path.group}/${path.version}/${path.resource}`;
+      const virtual = this.virtualResources.get(key);
+      if (virtual && this.scopeMatches(virtual.definition, path)) {
+        return answerFailures(
+          request,
+          response,
+          handleVirtualRequest(request, response, virtual, path, this.options.protobuf, this.options.authorizer),
+        );
       }
-      return;
-    }
-    const route = path && this.resources.get(`${path.group}/${path.version}/${path.resource}`);
-    if (
-      path &&
-      route &&
-      this.servesSubresource(route.definition, path.subresource) &&
-      this.scopeMatches(route.definition, path)
-    ) {
-      try {
+      const route = this.resources.get(key);
+      if (route && this.servesSubresource(route.definition, path.subresource) && this.scopeMatches(route.definition, path)) {
         const environment = this.backends.get(`${route.definition.group}/${route.definition.resource}`)?.environment;
         const served = environment ?? this.environment(new WatchRegistry());
         const scale = path.subresource === 'scale' ? route.definition.subresources?.scale : undefined;
-        if (scale) await handleScaleRequest(request, response, route, path, served, scale);
-        else await handleResourceRequest(request, response, route, path, served);
-      } catch (error) {
-        if (!response.headersSent) writeError(request, response, error);
-        else response.end();
+        return answerFailures(
+          request,
+          response,
+          scale
+            ? handleScaleRequest(request, response, route, path, served, scale)
+            : handleResourceRequest(request, response, route, path, served),
+        );
       }
-      return;
     }
     if (this.delegate) return this.delegate.routes(request, response);
     writeStatus(response, notFound());

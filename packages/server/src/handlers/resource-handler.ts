@@ -47,6 +47,8 @@ export interface HandlerEnvironment {
 }
 
 const allVerbs: Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
+/** The verbs a subresource (status, scale) serves. */
+const subresourceVerbs = new Set(['get', 'update', 'patch']);
 
 /** The RequestInfo verb of a resource request. */
 export function resourceVerb(method: string, path: ResourcePath, query: URLSearchParams): string {
@@ -228,21 +230,20 @@ export async function handleResourceRequest(
   const query = requestTarget(request).query;
   const verb = resourceVerb(request.method ?? 'GET', path, query);
   const { definition, store, version } = route;
-  const groupResource = { group: definition.group, resource: definition.resource };
   const verbs = definition.verbs ?? allVerbs;
-  const subresourceVerbs = ['get', 'update', 'patch'];
-  if (!(verbs as string[]).includes(verb) || (path.subresource !== '' && !subresourceVerbs.includes(verb))) {
-    throw StatusError.methodNotAllowed(request.method ?? 'GET', groupResource);
+  if (!(verbs as string[]).includes(verb) || (path.subresource !== '' && !subresourceVerbs.has(verb))) {
+    throw StatusError.methodNotAllowed(request.method ?? 'GET', definition);
   }
   const namespace = path.namespace;
   // Across all namespaces a namespaced resource serves only list and watch (no routes for the rest).
   if (definition.namespaced && namespace === '' && verb !== 'list' && verb !== 'watch') {
-    throw StatusError.methodNotAllowed(request.method ?? 'GET', groupResource);
+    throw StatusError.methodNotAllowed(request.method ?? 'GET', definition);
   }
   switch (verb) {
     case 'get': {
-      const read = parseReadQuery(query);
-      const object = await store.get(namespace, path.name, version, read.resourceVersion || undefined);
+      // Most GETs carry no query at all: nothing to parse.
+      const resourceVersion = query.size === 0 ? undefined : parseReadQuery(query).resourceVersion;
+      const object = await store.get(namespace, path.name, version, resourceVersion || undefined);
       // A GET may be served from the watch cache: the object is shared and read-only.
       return respond(request, response, route, 200, object, false, environment.now, true);
     }
@@ -363,6 +364,6 @@ export async function handleResourceRequest(
       return respond(request, response, route, 200, list, true);
     }
     default:
-      throw StatusError.methodNotAllowed(request.method ?? '', groupResource);
+      throw StatusError.methodNotAllowed(request.method ?? '', definition);
   }
 }
