@@ -1,5 +1,6 @@
 import { validateAgainstSchema, type FieldError } from '@kapi/apimachinery';
-import { childPath, isRecord, itemSchema, propertySchemas, type SchemaNode } from './schema-node.js';
+import { childPath, isRecord, type SchemaNode } from './schema-node.js';
+import { schemaFacts } from './schema-facts.js';
 import { stringFormatChecks } from './string-formats.js';
 
 /**
@@ -43,15 +44,14 @@ function checkExtras(value: unknown, schema: SchemaNode, path: string, errors: F
       detail: `${label} in body must not validate the schema (not)`,
     });
   if (Array.isArray(value)) {
-    const items = itemSchema(schema);
+    const items = schemaFacts(schema).items;
     if (items) value.forEach((item, index) => checkExtras(item, items, `${path}[${index}]`, errors));
   } else if (isRecord(value)) {
-    const properties = propertySchemas(schema);
-    const additional = isRecord(schema['additionalProperties']) ? schema['additionalProperties'] : undefined;
+    const { properties, additionalProperties } = schemaFacts(schema);
     for (const [key, child] of Object.entries(value)) {
       const property = properties.get(key);
       if (property) checkExtras(child, property, childPath(path, key), errors);
-      else if (additional) checkExtras(child, additional, `${path}[${key}]`, errors);
+      else if (additionalProperties) checkExtras(child, additionalProperties, `${path}[${key}]`, errors);
     }
   }
 }
