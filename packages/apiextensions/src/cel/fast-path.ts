@@ -238,6 +238,11 @@ function compileNode(expr: Expr): Node | undefined {
       if (kind.value.optionalIndices.length > 0) return undefined;
       const elements = kind.value.elements.map(compileNode);
       if (elements.some((element) => element === undefined)) return undefined;
+      // A list of literals (`self.type in ['Exact', 'PathPrefix']`) is built once.
+      if (kind.value.elements.every((element) => element.exprKind.case === 'constExpr')) {
+        const constant = celList(elements.map((element) => element!({})));
+        return () => constant;
+      }
       return (scope) => celList(elements.map((element) => element!(scope)));
     }
     case 'callExpr':
