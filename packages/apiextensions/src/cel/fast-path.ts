@@ -36,9 +36,10 @@ function lookup(scope: Scope | Record<string, CelInput>, name: string): Value {
     if (current.name === name) return current.value;
     current = current.parent;
   }
+  if (!Object.hasOwn(current, name)) throw giveUp;
   const value = (current as Record<string, CelInput>)[name];
   // Only values the interpreter would see unchanged: scalars and CEL maps/lists (what toCelValue builds).
-  if (value === undefined || (typeof value === 'object' && value !== null && !isCelMap(value) && !isCelList(value))) throw giveUp;
+  if (typeof value === 'object' ? value !== null && !isCelMap(value) && !isCelList(value) : typeof value === 'function' || value === undefined) throw giveUp;
   return value as Value;
 }
 
