@@ -80,7 +80,8 @@ export function toCelValue(value: unknown, schema: SchemaNode | undefined, cache
     converted = celList(value.map((item) => toCelValue(item, items, cache)));
   } else if (isRecord(value)) {
     const out = new Map<string, CelInput>();
-    for (const [key, child] of Object.entries(value)) {
+    for (const key of Object.keys(value)) {
+      const child = value[key];
       if (child === undefined) continue;
       const property = facts?.properties.get(key);
       const name = property !== undefined ? escapePropertyName(key) : key;

@@ -94,12 +94,13 @@ function evaluateNode(
   if (Array.isArray(value)) {
     if (node.items === undefined) return;
     const isMapList = node.schema['x-kubernetes-list-type'] === 'map';
-    value.forEach((item, index) => {
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
       const oldItem = isMapList
         ? correlatedItem(item, old, node.schema['x-kubernetes-list-map-keys'])
         : undefined;
-      evaluateNode(node.items as RuleNode, item, oldItem, `${path}[${index}]`, errors, cache);
-    });
+      evaluateNode(node.items, item, oldItem, `${path}[${index}]`, errors, cache);
+    }
     return;
   }
   if (!isRecord(value)) return;
