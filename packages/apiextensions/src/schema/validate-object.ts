@@ -21,8 +21,28 @@ function upstreamShape(error: FieldError): FieldError {
   };
 }
 
+const hasExtras = new WeakMap<SchemaNode, boolean>();
+
+/** Whether a format check or a `not` sits at or under `schema` (computed once per node; most subtrees have none). */
+function needsExtras(schema: SchemaNode): boolean {
+  let found = hasExtras.get(schema);
+  if (found === undefined) {
+    const format = schema['format'];
+    const facts = schemaFacts(schema);
+    found =
+      (typeof format === 'string' && stringFormatChecks[format] !== undefined) ||
+      isRecord(schema['not']) ||
+      [...facts.properties.values()].some(needsExtras) ||
+      (facts.additionalProperties !== undefined && needsExtras(facts.additionalProperties)) ||
+      (facts.items !== undefined && needsExtras(facts.items));
+    hasExtras.set(schema, found);
+  }
+  return found;
+}
+
 /** Formats and `not`, which apimachinery's validation leaves to the caller. */
 function checkExtras(value: unknown, schema: SchemaNode, path: string, errors: FieldError[]): void {
+  if (!needsExtras(schema)) return;
   const label = path === '' ? '<root>' : path;
   const format = schema['format'];
   if (typeof value === 'string' && typeof format === 'string') {
