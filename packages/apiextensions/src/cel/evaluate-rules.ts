@@ -105,8 +105,11 @@ function evaluateNode(
   }
   if (!isRecord(value)) return;
   const oldObject = isRecord(old) ? old : undefined;
-  for (const [name, child] of node.properties)
-    evaluateNode(child, value[name], oldObject?.[name], childPath(path, name), errors, cache);
+  for (const [name, child] of node.properties) {
+    const field = value[name];
+    // Absent fields run no rules: skip them before building their path.
+    if (field !== undefined && field !== null) evaluateNode(child, field, oldObject?.[name], childPath(path, name), errors, cache);
+  }
   if (node.additionalProperties !== undefined)
     for (const [key, child] of Object.entries(value))
       evaluateNode(node.additionalProperties, child, oldObject?.[key], `${path}[${key}]`, errors, cache);
