@@ -22,6 +22,11 @@ const cachedRE2 = {
   },
 };
 
+/** `text.matches(pattern)` as rules evaluate it (RE2, the pattern compiled once). */
+export function patternMatches(text: string, pattern: string): boolean {
+  return cachedRE2.compile(pattern).test(text);
+}
+
 /** The CEL environment of CRD validation rules: `self` and `oldSelf`, the strings extension, Kubernetes' libraries and optional `oldSelf`. */
 export function ruleEnvironment(): CelEnv {
   shared ??= celEnv({

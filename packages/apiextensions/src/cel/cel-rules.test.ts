@@ -73,6 +73,26 @@ describe('x-kubernetes-validations', () => {
     );
   });
 
+  it('rules on a node and on its parent see the same values; evaluation errors keep their text', () => {
+    const limit = Error.stackTraceLimit;
+    const schema = schemaWith([{ rule: 'self.list.all(x, x > 0)' }, { rule: "self.free.missing == 'x'" }], {
+      list: { type: 'array', maxItems: 10, items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self.size() < 3' }] },
+    });
+    const errors = (spec: unknown) =>
+      compileSchema(schema)
+        .validate({ apiVersion: 'x/v1', kind: 'X', metadata: { name: 'x' }, spec })
+        .map(fieldErrorMessage);
+    expect(errors({ list: [1, 2], free: { missing: 'x' } })).toEqual([]);
+    expect(errors({ list: [1, -2, 3], free: { missing: 'x' } })).toEqual([
+      'spec: Invalid value: failed rule: self.list.all(x, x > 0)',
+      'spec.list: Invalid value: failed rule: self.size() < 3',
+    ]);
+    expect(errors({ list: [1], free: {} })).toEqual([
+      `spec: Invalid value: "object": no such key: missing evaluating rule: self.free.missing == 'x'`,
+    ]);
+    expect(Error.stackTraceLimit).toBe(limit);
+  });
+
   it('runs transition rules only with an old object, unless optionalOldSelf', () => {
     const immutable = [{ rule: 'self.name == oldSelf.name', message: 'name is immutable' }];
     expect(check(immutable, { name: 'a' })).toEqual([]);

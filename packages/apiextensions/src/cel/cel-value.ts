@@ -1,4 +1,5 @@
-import { childSchema, isRecord, itemSchema, type SchemaNode } from '../schema/schema-node.js';
+import { isRecord, type SchemaNode } from '../schema/schema-node.js';
+import { schemaFacts } from '../schema/schema-facts.js';
 import { celList, celMap, type CelInput } from '@bufbuild/cel';
 
 const reserved = new Set([
@@ -30,11 +31,21 @@ const reserved = new Set([
  * `a__dot__b`, `a-b` -> `a__dash__b`, `a/b` -> `a__slash__b`, `__` -> `__underscores__`).
  */
 export function escapePropertyName(name: string): string {
-  if (reserved.has(name)) return `__${name}__`;
-  return name.replace(/__|[.\-/]/g, (part) =>
-    part === '__' ? '__underscores__' : part === '.' ? '__dot__' : part === '-' ? '__dash__' : '__slash__',
-  );
+  let escaped = escapedNames.get(name);
+  if (escaped === undefined) {
+    escaped = reserved.has(name)
+      ? `__${name}__`
+      : name.replace(/__|[.\-/]/g, (part) =>
+          part === '__' ? '__underscores__' : part === '.' ? '__dot__' : part === '-' ? '__dash__' : '__slash__',
+        );
+    if (escapedNames.size < maxEscapedNames) escapedNames.set(name, escaped);
+  }
+  return escaped;
 }
+
+/** Escaped names of declared properties (a bounded set: schemas declare them), computed once each. */
+const escapedNames = new Map<string, string>();
+const maxEscapedNames = 10_000;
 
 /** The property name behind an escaped CEL field name (`__namespace__` -> `namespace`, `a__dot__b` -> `a.b`). */
 export function unescapePropertyName(name: string): string {
@@ -44,30 +55,40 @@ export function unescapePropertyName(name: string): string {
   return name.replace(/__(underscores|dot|dash|slash)__/g, (_, part: string) => parts[part] ?? part);
 }
 
+/** Objects and arrays already converted during one evaluation, with the schema they were converted under. */
+export type CelValueCache = Map<object, { schema: SchemaNode | undefined; value: CelInput }>;
+
 /**
  * Converts a JSON value into a CEL input typed by its schema, as upstream's `UnstructuredToVal` does: whole numbers
  * become `int` (bigint) unless the schema says `number`, objects become maps, preserved-unknown parts stay dynamic.
+ * With a `cache`, each object or array is converted once however many rules on it and its parents read it.
  */
-export function toCelValue(value: unknown, schema: SchemaNode | undefined): CelInput {
+export function toCelValue(value: unknown, schema: SchemaNode | undefined, cache?: CelValueCache): CelInput {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') {
     const isDouble = schema?.['type'] === 'number' || !Number.isInteger(value);
     return isDouble ? value : BigInt(value);
   }
   if (typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value !== 'object') return null;
+  const cached = cache?.get(value);
+  if (cached !== undefined && cached.schema === schema) return cached.value;
+  let converted: CelInput = null;
+  const facts = schema === undefined ? undefined : schemaFacts(schema);
   if (Array.isArray(value)) {
-    const items = itemSchema(schema);
-    return celList(value.map((item) => toCelValue(item, items)));
-  }
-  if (isRecord(value)) {
+    const items = facts?.items;
+    converted = celList(value.map((item) => toCelValue(item, items, cache)));
+  } else if (isRecord(value)) {
     const out = new Map<string, CelInput>();
-    const declared = isRecord(schema?.['properties']) ? schema['properties'] : undefined;
-    for (const [key, child] of Object.entries(value)) {
+    for (const key of Object.keys(value)) {
+      const child = value[key];
       if (child === undefined) continue;
-      const name = declared !== undefined && key in declared ? escapePropertyName(key) : key;
-      out.set(name, toCelValue(child, childSchema(schema, key)));
+      const property = facts?.properties.get(key);
+      const name = property !== undefined ? escapePropertyName(key) : key;
+      out.set(name, toCelValue(child, property ?? facts?.additionalProperties, cache));
     }
-    return celMap(out);
+    converted = celMap(out);
   }
-  return null;
+  cache?.set(value, { schema, value: converted });
+  return converted;
 }

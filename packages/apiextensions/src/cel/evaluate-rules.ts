@@ -3,7 +3,7 @@ import type { CelInput } from '@bufbuild/cel';
 import { childPath, isRecord, sameJson } from '../schema/schema-node.js';
 import type { RuleProgram } from './rule-program.js';
 import type { RuleNode } from './rule-tree.js';
-import { toCelValue } from './cel-value.js';
+import { toCelValue, type CelValueCache } from './cel-value.js';
 import { optionalOf } from './optional-value.js';
 import { ruleReasons } from './rule-shape.js';
 
@@ -57,21 +57,22 @@ function evaluateNode(
   old: unknown,
   path: string,
   errors: FieldError[],
+  cache: CelValueCache,
 ): void {
   if (value === undefined || value === null) return;
   if (node.rules.length > 0) {
-    const self = toCelValue(value, node.schema);
+    const self = toCelValue(value, node.schema, cache);
     let oldSelf: CelInput | undefined;
     let unchanged: boolean | undefined;
     for (const program of node.rules) {
       const bindings: Record<string, CelInput> = { self };
       if (program.rule.optionalOldSelf === true) {
         bindings['oldSelf'] = optionalOf(
-          old === undefined ? undefined : (oldSelf ??= toCelValue(old, node.schema)),
+          old === undefined ? undefined : (oldSelf ??= toCelValue(old, node.schema, cache)),
         );
       } else if (program.isTransition) {
         if (old === undefined) continue;
-        bindings['oldSelf'] = oldSelf ??= toCelValue(old, node.schema);
+        bindings['oldSelf'] = oldSelf ??= toCelValue(old, node.schema, cache);
       }
       const result = program.evaluate(bindings);
       if (result === true) continue;
@@ -93,26 +94,30 @@ function evaluateNode(
   if (Array.isArray(value)) {
     if (node.items === undefined) return;
     const isMapList = node.schema['x-kubernetes-list-type'] === 'map';
-    value.forEach((item, index) => {
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
       const oldItem = isMapList
         ? correlatedItem(item, old, node.schema['x-kubernetes-list-map-keys'])
         : undefined;
-      evaluateNode(node.items as RuleNode, item, oldItem, `${path}[${index}]`, errors);
-    });
+      evaluateNode(node.items, item, oldItem, `${path}[${index}]`, errors, cache);
+    }
     return;
   }
   if (!isRecord(value)) return;
   const oldObject = isRecord(old) ? old : undefined;
-  for (const [name, child] of node.properties)
-    evaluateNode(child, value[name], oldObject?.[name], childPath(path, name), errors);
+  for (const [name, child] of node.properties) {
+    const field = value[name];
+    // Absent fields run no rules: skip them before building their path.
+    if (field !== undefined && field !== null) evaluateNode(child, field, oldObject?.[name], childPath(path, name), errors, cache);
+  }
   if (node.additionalProperties !== undefined)
     for (const [key, child] of Object.entries(value))
-      evaluateNode(node.additionalProperties, child, oldObject?.[key], `${path}[${key}]`, errors);
+      evaluateNode(node.additionalProperties, child, oldObject?.[key], `${path}[${key}]`, errors, cache);
 }
 
 /** Runs compiled CEL rules over an object (and its old version for transition rules), returning upstream-style errors. */
 export function evaluateRules(root: RuleNode | undefined, object: unknown, old?: unknown): FieldError[] {
   const errors: FieldError[] = [];
-  if (root !== undefined) evaluateNode(root, object, old, '', errors);
+  if (root !== undefined) evaluateNode(root, object, old, '', errors, new Map());
   return errors;
 }

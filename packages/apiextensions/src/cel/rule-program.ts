@@ -4,6 +4,7 @@ import type { ValidationRule } from '../schema/json-schema-props.js';
 import type { SchemaNode } from '../schema/schema-node.js';
 import { ruleEnvironment } from './cel-environment.js';
 import { estimateCost, type Expr } from './cost-estimate.js';
+import { compileFastRule, type FastRule } from './fast-path.js';
 
 /** A compiled `x-kubernetes-validations` entry. */
 export interface RuleProgram {
@@ -20,7 +21,7 @@ export interface RuleProgram {
 
 /** What compiling one expression can give: a program and what it references, or an upstream-style error. */
 type Compiled =
-  | { program: (bindings: Record<string, CelInput>) => unknown; usesOldSelf: boolean; expr: Expr }
+  | { program: (bindings: Record<string, CelInput>) => unknown; fast: FastRule | undefined; usesOldSelf: boolean; expr: Expr }
   | { error: string };
 
 function visit(expr: Expr | undefined, seen: (expr: Expr) => void): void {
@@ -110,7 +111,22 @@ function compileExpression(source: string): Compiled {
   if (unknown !== undefined)
     return { error: `ERROR: <input>: undeclared reference to '${unknown}' (in container '')` };
   const program = plan(environment, expr);
-  return { program: (bindings) => program(bindings), usesOldSelf, expr };
+  return { program: (bindings) => program(bindings), fast: compileFastRule(expr), usesOldSelf, expr };
+}
+
+/**
+ * Runs a planned program without capturing stack traces: the interpreter builds an Error for every absent field
+ * it reads (`has()` and the commutative `&&`/`||` absorb most of them), and capturing their stacks cost more
+ * than the rest of the evaluation. Nothing reads those stacks; the messages are unchanged.
+ */
+function run(program: (bindings: Record<string, CelInput>) => unknown, bindings: Record<string, CelInput>): unknown {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return program(bindings);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 /** Compiles a validation rule (and its messageExpression) for the schema node it sits on. */
@@ -134,14 +150,15 @@ export function compileRule(
       estimateCost(compiled.expr, node) +
       (message !== undefined && !('error' in message) ? estimateCost(message.expr, node) : 0),
     evaluate(bindings) {
-      const result = compiled.program(bindings);
+      if (compiled.fast?.(bindings) === true) return true;
+      const result = run(compiled.program, bindings);
       if (typeof result === 'boolean') return result;
       if (isCelError(result)) return result.message;
       return 'rule did not evaluate to a bool';
     },
     message(bindings) {
       if (messageProgram === undefined) return undefined;
-      const result = messageProgram(bindings);
+      const result = run(messageProgram, bindings);
       return typeof result === 'string' && result.trim() !== '' ? result.trim() : undefined;
     },
   };

@@ -86,7 +86,7 @@ export class CustomResourceScheme implements SchemeLike {
 
   findUnknownFields(object: KubeObject): string[] {
     const schema = this.schemaOf(object);
-    return schema ? schema.prune(structuredClone(object)) : this.base.findUnknownFields(object);
+    return schema ? schema.unknownFields(object) : this.base.findUnknownFields(object);
   }
 
   prune(object: KubeObject): string[] {

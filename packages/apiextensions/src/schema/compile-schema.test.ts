@@ -75,6 +75,16 @@ describe('pruning', () => {
       }),
     );
   });
+
+  it('unknownFields reports the same paths as prune and leaves the object unchanged', () => {
+    const object = resource({ a: 'x', b: 1, list: [{ x: 1, z: 2 }], free: { anything: 1, known: { drop: 1 } } });
+    const copy = structuredClone(object);
+    const compiled = compileSchema(schema);
+    const unknown = compiled.unknownFields(object);
+    expect(unknown.sort()).toEqual(['spec.b', 'spec.free.known.drop', 'spec.list[0].z']);
+    expect(object).toEqual(copy);
+    expect(compiled.prune(object).sort()).toEqual(unknown);
+  });
 });
 
 describe('defaulting', () => {

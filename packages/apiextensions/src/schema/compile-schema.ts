@@ -2,7 +2,7 @@ import type { FieldError } from '@kapi/apimachinery';
 import type { JSONSchemaProps } from './json-schema-props.js';
 import type { CompiledSchema } from './compiled-schema.js';
 import type { SchemaNode } from './schema-node.js';
-import { pruneObjectInPlace } from './prune.js';
+import { pruneObjectInPlace, unknownFieldPaths } from './prune.js';
 import { applyDefaultsInPlace } from './defaults.js';
 import { bodySchemaOf, validateOpenAPI } from './validate-object.js';
 import { ratchetErrors } from './ratchet.js';
@@ -34,6 +34,7 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
   ).length;
   return {
     prune: (object) => pruneObjectInPlace(object, node),
+    unknownFields: (object) => unknownFieldPaths(object, node),
     applyDefaults: (object) => applyDefaultsInPlace(object, node),
     validate(object, old) {
       const found = validateOpenAPI(object, bodySchema);

@@ -7,6 +7,8 @@ export interface CompiledSchema {
    * embedded resources keep apiVersion/kind/metadata) and returns the pruned paths (`spec.foo`, `a[0].b`).
    */
   prune(object: Record<string, unknown>): string[];
+  /** The paths `prune` would remove, leaving the object as it is. */
+  unknownFields(object: Record<string, unknown>): string[];
   /** Applies schema defaults in place (on write and when reading from storage). */
   applyDefaults(object: Record<string, unknown>): void;
   /**

@@ -1,7 +1,9 @@
-import { childSchema, isRecord, itemSchema, propertySchemas, type SchemaNode } from './schema-node.js';
+import { isRecord, type SchemaNode } from './schema-node.js';
+import { schemaFacts } from './schema-facts.js';
 
-function isNullable(schema: SchemaNode): boolean {
-  return schema['nullable'] === true;
+/** A default for one object: objects and arrays are copied, scalars need not be. */
+function copyOf(value: unknown): unknown {
+  return typeof value === 'object' && value !== null ? structuredClone(value) : value;
 }
 
 /**
@@ -11,26 +13,26 @@ function isNullable(schema: SchemaNode): boolean {
  */
 export function applyDefaultsInPlace(value: unknown, schema: SchemaNode | undefined): void {
   if (schema === undefined) return;
+  const facts = schemaFacts(schema);
   if (Array.isArray(value)) {
-    const items = itemSchema(schema);
+    const items = facts.items;
     if (items === undefined) return;
-    value.forEach((item, index) => {
-      if (item === null && !isNullable(items) && items['default'] !== undefined)
-        value[index] = structuredClone(items['default']);
+    const itemFacts = schemaFacts(items);
+    for (let index = 0; index < value.length; index++) {
+      if (value[index] === null && !itemFacts.nullable && items['default'] !== undefined)
+        value[index] = copyOf(items['default']);
       applyDefaultsInPlace(value[index], items);
-    });
+    }
     return;
   }
   if (!isRecord(value)) return;
-  for (const [name, property] of propertySchemas(schema)) {
-    if (value[name] === undefined && property['default'] !== undefined)
-      value[name] = structuredClone(property['default']);
-  }
+  for (const [name, fallback] of facts.defaults)
+    if (value[name] === undefined) value[name] = copyOf(fallback);
   for (const key of Object.keys(value)) {
-    const child = childSchema(schema, key);
+    const child = facts.properties.get(key) ?? facts.additionalProperties;
     if (child === undefined) continue;
-    if (value[key] === null && !isNullable(child)) {
-      if (child['default'] !== undefined) value[key] = structuredClone(child['default']);
+    if (value[key] === null && !schemaFacts(child).nullable) {
+      if (child['default'] !== undefined) value[key] = copyOf(child['default']);
       else delete value[key];
     }
     applyDefaultsInPlace(value[key], child);

@@ -1,16 +1,18 @@
-import { childSchema, isRecord, itemSchema, propertySchemas, type SchemaNode } from './schema-node.js';
+import { isRecord, type SchemaNode } from './schema-node.js';
+import { schemaFacts } from './schema-facts.js';
 
 const typeMetaFields = new Set(['apiVersion', 'kind', 'metadata']);
 
-function pruneValue(value: unknown, schema: SchemaNode | undefined, path: string, pruned: string[]): void {
-  if (schema === undefined) return;
+/** Collects the paths of undeclared fields under `value`; deletes them when `remove`. */
+function pruneValue(value: unknown, schema: SchemaNode, path: string, pruned: string[], remove: boolean): void {
   if (Array.isArray(value)) {
-    const items = itemSchema(schema);
-    value.forEach((item, index) => pruneValue(item, items, `${path}[${index}]`, pruned));
+    const items = schemaFacts(schema).items;
+    if (items !== undefined)
+      for (let index = 0; index < value.length; index++)
+        pruneValue(value[index], items, `${path}[${index}]`, pruned, remove);
     return;
   }
-  if (isRecord(value))
-    pruneObject(value, schema, path, pruned, schema['x-kubernetes-embedded-resource'] === true);
+  if (isRecord(value)) pruneObject(value, schema, path, pruned, remove, schemaFacts(schema).isEmbeddedResource);
 }
 
 function pruneObject(
@@ -18,18 +20,17 @@ function pruneObject(
   schema: SchemaNode,
   path: string,
   pruned: string[],
+  remove: boolean,
   isResource: boolean,
 ): void {
-  const properties = propertySchemas(schema);
-  const preserve =
-    schema['x-kubernetes-preserve-unknown-fields'] === true || schema['additionalProperties'] === true;
+  const facts = schemaFacts(schema);
   for (const key of Object.keys(object)) {
     if (isResource && typeMetaFields.has(key)) continue;
     const keyPath = path === '' ? key : `${path}.${key}`;
-    const declared = properties.get(key) ?? childSchema(schema, key);
-    if (declared !== undefined) pruneValue(object[key], declared, keyPath, pruned);
-    else if (!preserve) {
-      delete object[key];
+    const declared = facts.properties.get(key) ?? facts.additionalProperties;
+    if (declared !== undefined) pruneValue(object[key], declared, keyPath, pruned, remove);
+    else if (!facts.preservesUnknownFields) {
+      if (remove) delete object[key];
       pruned.push(keyPath);
     }
   }
@@ -42,13 +43,20 @@ function pruneObject(
  */
 export function pruneObjectInPlace(object: Record<string, unknown>, schema: SchemaNode): string[] {
   const pruned: string[] = [];
-  pruneObject(object, schema, '', pruned, true);
+  pruneObject(object, schema, '', pruned, true, true);
   return pruned;
+}
+
+/** The paths `pruneObjectInPlace` would prune, leaving the object as it is. */
+export function unknownFieldPaths(object: Record<string, unknown>, schema: SchemaNode): string[] {
+  const unknown: string[] = [];
+  pruneObject(object, schema, '', unknown, false, true);
+  return unknown;
 }
 
 /** Prunes any value (a default, a nested object) against its schema node; returns the pruned paths. */
 export function pruneValueInPlace(value: unknown, schema: SchemaNode): string[] {
   const pruned: string[] = [];
-  pruneValue(value, schema, '', pruned);
+  pruneValue(value, schema, '', pruned, true);
   return pruned;
 }

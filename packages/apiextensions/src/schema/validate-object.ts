@@ -1,5 +1,6 @@
 import { validateAgainstSchema, type FieldError } from '@kapi/apimachinery';
-import { childPath, isRecord, itemSchema, propertySchemas, type SchemaNode } from './schema-node.js';
+import { childPath, isRecord, type SchemaNode } from './schema-node.js';
+import { schemaFacts } from './schema-facts.js';
 import { stringFormatChecks } from './string-formats.js';
 
 /**
@@ -20,8 +21,28 @@ function upstreamShape(error: FieldError): FieldError {
   };
 }
 
+const hasExtras = new WeakMap<SchemaNode, boolean>();
+
+/** Whether a format check or a `not` sits at or under `schema` (computed once per node; most subtrees have none). */
+function needsExtras(schema: SchemaNode): boolean {
+  let found = hasExtras.get(schema);
+  if (found === undefined) {
+    const format = schema['format'];
+    const facts = schemaFacts(schema);
+    found =
+      (typeof format === 'string' && stringFormatChecks[format] !== undefined) ||
+      isRecord(schema['not']) ||
+      [...facts.properties.values()].some(needsExtras) ||
+      (facts.additionalProperties !== undefined && needsExtras(facts.additionalProperties)) ||
+      (facts.items !== undefined && needsExtras(facts.items));
+    hasExtras.set(schema, found);
+  }
+  return found;
+}
+
 /** Formats and `not`, which apimachinery's validation leaves to the caller. */
 function checkExtras(value: unknown, schema: SchemaNode, path: string, errors: FieldError[]): void {
+  if (!needsExtras(schema)) return;
   const label = path === '' ? '<root>' : path;
   const format = schema['format'];
   if (typeof value === 'string' && typeof format === 'string') {
@@ -43,15 +64,14 @@ function checkExtras(value: unknown, schema: SchemaNode, path: string, errors: F
       detail: `${label} in body must not validate the schema (not)`,
     });
   if (Array.isArray(value)) {
-    const items = itemSchema(schema);
+    const items = schemaFacts(schema).items;
     if (items) value.forEach((item, index) => checkExtras(item, items, `${path}[${index}]`, errors));
   } else if (isRecord(value)) {
-    const properties = propertySchemas(schema);
-    const additional = isRecord(schema['additionalProperties']) ? schema['additionalProperties'] : undefined;
+    const { properties, additionalProperties } = schemaFacts(schema);
     for (const [key, child] of Object.entries(value)) {
       const property = properties.get(key);
       if (property) checkExtras(child, property, childPath(path, key), errors);
-      else if (additional) checkExtras(child, additional, `${path}[${key}]`, errors);
+      else if (additionalProperties) checkExtras(child, additionalProperties, `${path}[${key}]`, errors);
     }
   }
 }

@@ -1,0 +1,112 @@
+import type { RestClient } from '@kapi/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubectl, startServer, type TestServer } from './harness.js';
+
+const group = 'unknown.example.com';
+const widgets = `/apis/${group}/v1/namespaces/default/widgets`;
+
+const crd = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `widgets.${group}` },
+  spec: {
+    group,
+    scope: 'Namespaced',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: {
+                  size: { type: 'integer', default: 1 },
+                  items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+                  free: {
+                    type: 'object',
+                    'x-kubernetes-preserve-unknown-fields': true,
+                    properties: { inner: { type: 'object', properties: { a: { type: 'string' } } } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+
+/** Unknown fields at three depths, and one under preserve-unknown-fields that is kept. */
+const widget = (name: string) => ({
+  apiVersion: `${group}/v1`,
+  kind: 'Widget',
+  metadata: { name },
+  spec: {
+    bogus: true,
+    items: [{ name: 'a', extra: 1 }],
+    free: { anything: 'kept', inner: { a: 'x', zzz: 'pruned' } },
+  },
+});
+const unknownPaths = ['spec.bogus', 'spec.items[0].extra', 'spec.free.inner.zzz'];
+
+/**
+ * fieldValidation on custom resources (the unknown fields are found without changing the request's
+ * object, then pruned unless the request is refused), as upstream: Strict refuses naming every unknown
+ * field, Warn stores the pruned object with one warning per field, Ignore stores it silently.
+ */
+describe('unknown fields of custom resources', () => {
+  let server: TestServer;
+  let client: RestClient;
+
+  beforeAll(async () => {
+    server = await startServer();
+    client = server.client();
+    await kubectl(server, ['apply', '-f', '-'], JSON.stringify(crd));
+    await kubectl(server, ['wait', '--for=condition=Established', `crd/widgets.${group}`, '--timeout=30s']);
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const probe = await client.raw({ method: 'GET', path: widgets });
+      if (probe.statusCode === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('Strict -> 400 naming each unknown field, nothing stored', async () => {
+    const answer = await client.raw({ method: 'POST', path: widgets, query: { fieldValidation: 'Strict' }, body: widget('strict') });
+    expect(answer.statusCode).toBe(400);
+    const status = JSON.parse(answer.body.toString('utf8')) as { reason: string; message: string };
+    expect(status.reason).toBe('BadRequest');
+    expect(status.message).toMatch(/^Widget in version "v1" cannot be handled as a Widget: strict decoding error: /);
+    for (const path of unknownPaths) expect(status.message).toContain(`unknown field "${path}"`);
+    expect(status.message).not.toContain('anything');
+    expect((await client.raw({ method: 'GET', path: `${widgets}/strict` })).statusCode).toBe(404);
+  });
+
+  it('Warn -> stored pruned and defaulted, one warning per unknown field', async () => {
+    const answer = await client.raw({ method: 'POST', path: widgets, query: { fieldValidation: 'Warn' }, body: widget('warn') });
+    expect(answer.statusCode).toBe(201);
+    const warnings = String(answer.headers['warning'] ?? '');
+    for (const path of unknownPaths) expect(warnings).toContain(`unknown field \\"${path}\\"`);
+    const expected = { size: 1, items: [{ name: 'a' }], free: { anything: 'kept', inner: { a: 'x' } } };
+    expect((JSON.parse(answer.body.toString('utf8')) as { spec: unknown }).spec).toEqual(expected);
+    const stored = await client.request<{ spec: unknown }>({ method: 'GET', path: `${widgets}/warn` });
+    expect(stored.spec).toEqual(expected);
+  });
+
+  it('Ignore -> stored pruned, no warning', async () => {
+    const answer = await client.raw({ method: 'POST', path: widgets, query: { fieldValidation: 'Ignore' }, body: widget('ignore') });
+    expect(answer.statusCode).toBe(201);
+    expect(answer.headers['warning']).toBeUndefined();
+    const stored = await client.request<{ spec: Record<string, unknown> }>({ method: 'GET', path: `${widgets}/ignore` });
+    expect(stored.spec).toEqual({ size: 1, items: [{ name: 'a' }], free: { anything: 'kept', inner: { a: 'x' } } });
+  });
+});
