@@ -14,6 +14,8 @@ export const defaultHTTP2MaxStreamsPerConnection = 250;
 const uploadBufferPerStream = 256 * 1024;
 /** Node's default `maxSessionMemory` (MB), the floor of the per-session budget. */
 const minimumSessionMemoryMB = 10;
+/** How long closing HTTP/2 sessions may take to end by themselves before their sockets are cut. */
+const sessionCloseGraceMs = 1000;
 
 /** How the secure port serves. */
 export interface SecureServerOptions {
@@ -85,9 +87,20 @@ export function createSecureAPIServer(
         goAway();
         // Node has it for allowHTTP1 servers; its types do not list it.
         (server as Http2SecureServer & { closeIdleConnections(): void }).closeIdleConnections();
-        setImmediate(() => {
+        // What is left is cut, but an HTTP/2 session first gets a moment to end by itself: its streams'
+        // last frames (a watch's final BOOKMARK and END_STREAM) reach the client instead of a reset.
+        const cut = (): void => {
           for (const socket of sockets) socket.destroy();
-        });
+        };
+        if (sessions.size === 0) return void setImmediate(cut);
+        const grace = setTimeout(cut, sessionCloseGraceMs);
+        let open = sessions.size;
+        for (const session of sessions)
+          session.once('close', () => {
+            if (--open > 0) return;
+            clearTimeout(grace);
+            setImmediate(cut);
+          });
       }),
   };
 }
