@@ -7,8 +7,8 @@ import type { JsonRecord } from '../json-value.js';
 /** Top-level fields no manager owns (the field manager's stripmeta set, first level). */
 const topNeverOwned = new Set(['apiVersion', 'kind', 'metadata']);
 
-/** Fields of `metadata` no manager owns. */
-const metadataNeverOwned = new Set([
+/** Fields of `metadata` no manager owns (the field manager's stripmeta set under metadata). */
+export const metadataNeverOwnedFields: readonly string[] = [
   'name',
   'namespace',
   'uid',
@@ -18,7 +18,8 @@ const metadataNeverOwned = new Set([
   'selfLink',
   'clusterName',
   'managedFields',
-]);
+];
+const metadataNeverOwned: ReadonlySet<string> = new Set(metadataNeverOwnedFields);
 
 /**
  * The fieldsV1 of the only entry a create records: every field of `value` (every node, as

@@ -13,7 +13,7 @@ import {
   type ManagedFieldsEntryJson,
   type ManagerEntry,
 } from './managed-fields.js';
-import { createdFieldsV1 } from './created-fields.js';
+import { createdFieldsV1, metadataNeverOwnedFields } from './created-fields.js';
 import { formatTime } from '../registry/object-meta.js';
 import { allowedConflictsFromLastApplied, LAST_APPLIED_MANAGER, syncLastApplied } from './last-applied.js';
 import type { SchemaNode } from './schema-type.js';
@@ -67,24 +67,12 @@ interface Diff {
 /** The diff of a write in any apiVersion (computed once per version). */
 type Differ = (apiVersion: string) => Diff;
 
-const metadataNeverOwned = [
-  'name',
-  'namespace',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'selfLink',
-  'clusterName',
-  'managedFields',
-];
-
 /** Paths no manager owns (stripmeta): apiVersion, kind, metadata itself and its identity fields. */
 const neverOwned = FieldSet.of(
   [fieldElement('apiVersion')],
   [fieldElement('kind')],
   [fieldElement('metadata')],
-  ...metadataNeverOwned.map((name) => [fieldElement('metadata'), fieldElement(name)]),
+  ...metadataNeverOwnedFields.map((name) => [fieldElement('metadata'), fieldElement(name)]),
 );
 
 /**
