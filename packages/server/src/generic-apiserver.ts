@@ -23,13 +23,12 @@ import type { Endpoint } from './handlers/decode-object.js';
 import { handleVirtualRequest } from './handlers/virtual-handler.js';
 import { handleScaleRequest } from './handlers/scale-handler.js';
 import { parseResourcePath } from './handlers/resource-path.js';
-import { writeError } from './handlers/response-writer.js';
 import { configuredFilters } from './server-filters.js';
 import { storageVersionInfosOf } from './storage-version-infos.js';
 import { WatchRegistry } from './handlers/watch-handler.js';
 import { HealthRegistry, type PostStartHook } from './health/index.js';
 import { ServerMetrics } from './metrics/index.js';
-import { createOpenAPIHandler, type JSONSchema, type OpenAPIV2Part } from './openapi/index.js';
+import { createOpenAPIHandler, type JSONSchema } from './openapi/index.js';
 import { GenericStore } from './registry/generic-store.js';
 import { instrumentStorage } from './registry/instrumented-storage.js';
 import { resourcePrefix } from './registry/storage-keys.js';
@@ -37,37 +36,10 @@ import { definitionAt, type ResourceDefinition } from './resource-definition.js'
 import { createVersionHandler } from './version.js';
 import { answerClientError } from './client-error-status.js';
 import { createSecureAPIServer, type SecureServer } from './secure-server.js';
+import { answered, answerFailures } from './handlers/route-completion.js';
+import type { AggregatedDiscoverySource, ListenOptions, LoopbackClientConfig } from './generic-apiserver-types.js';
 
-/** Where and how to listen. */
-export interface ListenOptions {
-  host?: string;
-  /** 0 picks a free port. */
-  port?: number;
-  /**
-   * Serve HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with this key/cert; `clientCA` asks clients for
-   * certificates (client-cert authentication). Without it the port serves plain HTTP/1.1.
-   */
-  tls?: { key: string | Buffer; cert: string | Buffer; clientCA?: string | Buffer };
-}
-
-/** Discovery served by other servers, merged into a server's own (see `addAggregatedDiscoverySource`). */
-export interface AggregatedDiscoverySource {
-  /** The resources, as discovery shows them (read on every discovery request). */
-  resources(): InstalledResource[];
-  /** `/openapi/v3` index entries: `apis/<group>/<version>` to `serverRelativeURL`. */
-  openAPIV3Paths?(): Record<string, string>;
-  /** Paths and definitions merged into `/openapi/v2`. */
-  openAPIV2?(): OpenAPIV2Part[];
-}
-
-/** What the server's own controllers use to call it. */
-export interface LoopbackClientConfig {
-  /** e.g. `https://127.0.0.1:6443`. */
-  url: string;
-  bearerToken: string;
-  /** The serving certificate, to trust when the server is HTTPS. */
-  caData?: string;
-}
+export type { AggregatedDiscoverySource, ListenOptions, LoopbackClientConfig } from './generic-apiserver-types.js';
 
 const notFound = () =>
   StatusError.of(404, 'NotFound', 'the server could not find the requested resource', {});
@@ -79,26 +51,6 @@ const WATCH_END_GRACE_MS = 2000;
 /** Resolves once `done()` holds (checked every 10 ms) or at `deadline` (epoch ms). */
 async function waitUntil(done: () => boolean, deadline: number): Promise<void> {
   while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
-/**
- * Resolves once the response is answered. A platform handler (health checks) may answer after it
- * returned: the filters around it (the 5xx log, metrics, the in-flight count) wait for the answer.
- */
-function answered(response: ServerResponse): void | Promise<void> {
-  if (response.writableEnded || response.destroyed) return;
-  return new Promise<void>((resolve) => {
-    response.once('finish', resolve);
-    response.once('close', resolve);
-  });
-}
-
-/** Writes what a REST handler failed with (or cuts a response it had begun); the handlers are async. */
-function answerFailures(request: IncomingMessage, response: ServerResponse, work: Promise<void>): Promise<void> {
-  return work.then(undefined, (error: unknown) => {
-    if (!response.headersSent) writeError(request, response, error);
-    else response.end();
-  });
 }
 
 /**
