@@ -1,46 +1,27 @@
 import type { RestClient } from '@kapi/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { customResourceDefinition, until } from './crd-fixtures.js';
 import { kubectl, startServer, type TestServer } from './harness.js';
 
 const group = 'unknown.example.com';
 const widgets = `/apis/${group}/v1/namespaces/default/widgets`;
 
-const crd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `widgets.${group}` },
+const crd = customResourceDefinition({
+  group,
+  kind: 'Widget',
   spec: {
-    group,
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: {
-                type: 'object',
-                properties: {
-                  size: { type: 'integer', default: 1 },
-                  items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
-                  free: {
-                    type: 'object',
-                    'x-kubernetes-preserve-unknown-fields': true,
-                    properties: { inner: { type: 'object', properties: { a: { type: 'string' } } } },
-                  },
-                },
-              },
-            },
-          },
-        },
+    type: 'object',
+    properties: {
+      size: { type: 'integer', default: 1 },
+      items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+      free: {
+        type: 'object',
+        'x-kubernetes-preserve-unknown-fields': true,
+        properties: { inner: { type: 'object', properties: { a: { type: 'string' } } } },
       },
-    ],
+    },
   },
-};
+});
 
 /** Unknown fields at three depths, and one under preserve-unknown-fields that is kept. */
 const widget = (name: string) => ({
@@ -69,11 +50,7 @@ describe('unknown fields of custom resources', () => {
     client = server.client();
     await kubectl(server, ['apply', '-f', '-'], JSON.stringify(crd));
     await kubectl(server, ['wait', '--for=condition=Established', `crd/widgets.${group}`, '--timeout=30s']);
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const probe = await client.raw({ method: 'GET', path: widgets });
-      if (probe.statusCode === 200) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await until('widgets served', async () => (await client.raw({ method: 'GET', path: widgets })).statusCode, (code) => code === 200);
   });
 
   afterAll(async () => {
