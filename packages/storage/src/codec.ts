@@ -46,6 +46,12 @@ export interface TransformedValue {
 export interface ValueTransformer {
   fromStorage(data: Uint8Array, context: TransformContext): TransformedValue;
   toStorage(data: Uint8Array, context: TransformContext): Uint8Array;
+  /**
+   * True when `fromStorage(data)` would report the value stale, decided from its prefix alone (no
+   * decryption): it was written with a key or provider that no longer writes. False or absent: not known
+   * without reading it.
+   */
+  readsStale?(data: Uint8Array): boolean;
 }
 
 /** Stores bytes unchanged. */

@@ -1,6 +1,7 @@
 import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import type { Codec, ValueTransformer } from './codec.js';
 import { FutureRevisionError, RevisionCompactedError, type KVEntry } from './kv-backend.js';
+import { RecentWrites } from './recent-writes.js';
 import { StorageError } from './storage-error.js';
 
 /** A stored entry decoded into an object. */
@@ -24,6 +25,8 @@ export interface EncodedObject {
 
 /** Encoding, decoding and transformation of a store's objects, with storage errors naming the key. */
 export class StoreCodec {
+  private readonly recentWrites = new RecentWrites();
+
   constructor(
     readonly codec: Codec,
     readonly transformer: ValueTransformer,
@@ -46,12 +49,23 @@ export class StoreCodec {
     return this.codec.encode({ ...object, metadata });
   }
 
+  /** Records that `encoded` was written at `key`: decoding it back (its watch event) skips the transformer. */
+  written(key: string, encoded: EncodedObject): void {
+    if (encoded.stored !== encoded.data) this.recentWrites.remember(key, encoded.stored, encoded.data);
+  }
+
+  /** The transformer says, from the stored value's prefix alone, that reading it would report it stale. */
+  readsStale(entry: KVEntry): boolean {
+    return this.transformer.readsStale?.(entry.value) ?? false;
+  }
+
   /** Decodes an entry, setting `metadata.resourceVersion` to `resourceVersion` (default: its modRevision). */
   decode(entry: KVEntry, resourceVersion = entry.modRevision): DecodedEntry {
     let data: Uint8Array;
     let stale: boolean;
+    const written = this.recentWrites.plainOf(entry.key, entry.value);
     try {
-      ({ data, stale } = this.transformer.fromStorage(entry.value, { key: entry.key }));
+      ({ data, stale } = written ? { data: written, stale: this.readsStale(entry) } : this.transformer.fromStorage(entry.value, { key: entry.key }));
     } catch (error) {
       throw StorageError.corruptObject(entry.key, `unable to transform key "${entry.key}": ${messageOf(error)}`, error);
     }

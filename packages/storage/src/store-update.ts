@@ -118,11 +118,19 @@ export async function storeGuaranteedUpdate(store: StoreContext, key: string, op
       // the same revision with the same bytes (and no TTL, which the cached copy did not show tryUpdate),
       // the update computed from the cache stands: return if the stored bytes are current, else write it
       // (stale encoding or key) without running tryUpdate again.
+      // A value still at the cached revision that the transformer reads as stale from its prefix alone (an
+      // old encryption key) is rewritten as computed, without decrypting it to compare.
       if (!current) {
         const cachedRevision = state.revision;
-        await refetch();
-        const same = state.revision === cachedRevision && state.ttlSeconds === undefined && bytesEqual(encoded.data, state.data);
-        if (!same) continue;
+        const { entry } = await store.kv.get(key);
+        current = true;
+        if (entry && entry.modRevision === cachedRevision && entry.ttlSeconds === undefined && store.codec.readsStale(entry)) {
+          state.stale = true;
+        } else {
+          state = stateFromEntry(store, key, entry, ignoreNotFound);
+          const same = state.revision === cachedRevision && state.ttlSeconds === undefined && bytesEqual(encoded.data, state.data);
+          if (!same) continue;
+        }
       }
       if (!state.stale) return state.object;
     }
@@ -135,6 +143,7 @@ export async function storeGuaranteedUpdate(store: StoreContext, key: string, op
       current = true;
       continue;
     }
+    store.codec.written(key, encoded);
     return store.codec.decodePlain(key, encoded.data, result.revision);
   }
 }

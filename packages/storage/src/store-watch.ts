@@ -87,9 +87,10 @@ export async function storeWatch(store: StoreContext, key: string, options: List
       return { type: 'DELETED', object: withResourceVersion(previousObject, revision), previousObject };
     }
     const object = store.codec.decode(event.entry).object;
-    if (!event.previous) return predicateMatches(predicate, object) ? { type: 'ADDED', object } : undefined;
-    const previousObject = store.codec.decode(event.previous).object;
-    if (acceptAll) return { type: 'MODIFIED', object, previousObject };
+    const previous = event.previous;
+    if (!previous) return predicateMatches(predicate, object) ? { type: 'ADDED', object } : undefined;
+    if (acceptAll) return modifiedWithLazyPrevious(object, () => store.codec.decode(previous).object);
+    const previousObject = store.codec.decode(previous).object;
     const matches = predicateMatches(predicate, object);
     const matched = predicateMatches(predicate, previousObject);
     if (matches && matched) return { type: 'MODIFIED', object, previousObject };
@@ -135,4 +136,29 @@ export async function storeWatch(store: StoreContext, key: string, options: List
 
 function withResourceVersion(object: KubeObject, revision: number): KubeObject {
   return { ...object, metadata: { ...object.metadata, resourceVersion: String(revision) } };
+}
+
+/**
+ * MODIFIED whose `previousObject` is decoded when first read: a watcher without selectors (the watch
+ * cache, which keeps its own copy of the previous state) then never decrypts and parses it. Undefined
+ * when the previous value cannot be decoded (the event's own object could).
+ */
+function modifiedWithLazyPrevious(object: KubeObject, decodePrevious: () => KubeObject): StorageWatchEvent {
+  let previousObject: KubeObject | undefined;
+  let decoded = false;
+  const event: StorageWatchEvent = { type: 'MODIFIED', object };
+  return Object.defineProperty(event, 'previousObject', {
+    enumerable: true,
+    get(): KubeObject | undefined {
+      if (!decoded) {
+        decoded = true;
+        try {
+          previousObject = decodePrevious();
+        } catch {
+          previousObject = undefined;
+        }
+      }
+      return previousObject;
+    },
+  });
 }

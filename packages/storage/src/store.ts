@@ -78,6 +78,7 @@ export class Store implements Interface, ProgressRequester, RevisionReader, Comp
       options.ttlSeconds !== undefined && options.ttlSeconds > 0 ? { ttlSeconds: options.ttlSeconds } : undefined,
     );
     if (!result.succeeded) throw StorageError.keyExists(key, 0);
+    this.codec.written(key, { data, stored });
     const created = this.codec.decodePlain(key, data, result.revision);
     if (verbatim) rememberStoredEncoding(created, data);
     return created;

@@ -67,6 +67,13 @@ export function aesTransformer(mode: AesMode, options: AesTransformerOptions): V
       const plain = mode.open(key.secret, value.subarray(nameEnd + 1), Buffer.from(context.key));
       return { data: plain, stale: !key.first };
     },
+    readsStale(data: Uint8Array): boolean {
+      const value = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      if (startsWith(value, writerPrefix)) return false;
+      if (!startsWith(value, modePrefixBytes)) return !startsWith(value, Buffer.from(encryptedPrefix));
+      const nameEnd = value.indexOf(0x3a /* : */, modePrefixBytes.length);
+      return nameEnd >= 0 && secrets.has(value.subarray(modePrefixBytes.length, nameEnd).toString('utf8'));
+    },
   };
 }
 

@@ -167,6 +167,7 @@ export class EncryptionTransformers {
         this.current(groupResource)?.toStorage(data, context) ?? data,
       fromStorage: (data: Uint8Array, context: TransformContext): TransformedValue =>
         this.current(groupResource)?.fromStorage(data, context) ?? identityProviderTransformer.fromStorage(data, context),
+      readsStale: (data: Uint8Array): boolean => this.current(groupResource)?.readsStale?.(data) ?? false,
     };
   }
 

@@ -42,6 +42,12 @@ export function prefixTransformer(entries: readonly PrefixedTransformer[]): Valu
       }
       throw new Error('no matching prefix found');
     },
+    readsStale(data: Uint8Array): boolean {
+      const value = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      if (startsWith(value, writerPrefix)) return first.transformer.readsStale?.(value.subarray(writerPrefix.byteLength)) ?? false;
+      // Another entry's own prefix (an older key or provider); identity only for values not marked encrypted.
+      return prefixes.some((prefix, index) => index > 0 && (prefix.byteLength > 0 ? startsWith(value, prefix) : !startsWith(value, encryptedMarker)));
+    },
   };
 }
 
