@@ -160,51 +160,90 @@ async function rawEtcdTxnPutRate(endpoint: string, total: number): Promise<numbe
   }
 }
 
-/** Foreground PUT latencies (ms) over `seconds`: open loop, a PUT every 20 ms round-robin on the 4 foreground objects. */
-async function foregroundLatencies(client: RestClient, seconds: number): Promise<number[]> {
-  const latencies: number[] = [];
+/** A foreground PUT's latency (ms) and when it was sent (ms since its phase started). */
+interface ForegroundSample {
+  sentAt: number;
+  latency: number;
+}
+
+/** Foreground PUTs over `seconds`: open loop, a PUT every 20 ms round-robin on the 4 foreground objects. */
+async function foregroundLatencies(client: RestClient, seconds: number): Promise<ForegroundSample[]> {
+  const samples: ForegroundSample[] = [];
   const writes: Array<Promise<void>> = [];
+  const phaseStart = process.hrtime.bigint();
   for (let sent = 0; sent < (seconds * 1000) / foregroundIntervalMs; sent++) {
     const name = `foreground-${sent % 4}`;
     const started = process.hrtime.bigint();
     writes.push(
       client
         .request({ method: 'PUT', path: `${path}/${name}`, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { at: `${sent}` } } })
-        .then(() => void latencies.push(Number(process.hrtime.bigint() - started) / 1e6)),
+        .then(() => void samples.push({ sentAt: Number(started - phaseStart) / 1e6, latency: Number(process.hrtime.bigint() - started) / 1e6 })),
     );
     await sleep(foregroundIntervalMs);
   }
   await Promise.all(writes);
-  return latencies;
+  return samples;
 }
 
 const p99 = (latencies: number[]) => [...latencies].sort((left, right) => left - right)[Math.floor(latencies.length * 0.99)] ?? 0;
 
+/** The server's event-loop delay (it runs in this process) over the phases of one kind: each phase's p99 and max (ms). */
+class LoopDelay {
+  private readonly phases: Array<{ p99: number; max: number }> = [];
+  record(histogram: IntervalHistogram): void {
+    this.phases.push({ p99: histogram.percentile(99) / 1e6, max: histogram.max / 1e6 });
+  }
+  toString(): string {
+    const worst = (pick: (phase: { p99: number; max: number }) => number) => Math.max(0, ...this.phases.map(pick)).toFixed(1);
+    return `p99 ${worst((phase) => phase.p99)} ms, max ${worst((phase) => phase.max)} ms (worst phase)`;
+  }
+}
+
+/** Settling time before each phase is measured: the migration's start (discovery, first LIST) is not its steady state. */
+const phaseSettleMs = 1000;
+
 /**
  * Foreground write p99 without and with a migration throttled to 40 qps (the server's own in-process
  * migrator, as kube-apiserver-lite runs it by default), in alternating phases so that load drifts on a
- * shared machine hit both sides alike.
+ * shared machine hit both sides alike. Each phase is measured after the migration has started (or
+ * stopped) and settled; the event-loop delay histogram is reset, not disabled, between phases (a disabled
+ * one counts the whole pause as one delay when enabled again).
  */
 async function foregroundP99(client: RestClient, phases: number, seconds: number) {
-  const idle: number[] = [];
-  const during: number[] = [];
-  // The server's event-loop delay (it runs in this process) in each kind of phase.
-  const idleLoop = monitorEventLoopDelay({ resolution: 5 });
-  const duringLoop = monitorEventLoopDelay({ resolution: 5 });
+  const idle: ForegroundSample[] = [];
+  const during: ForegroundSample[] = [];
+  const histogram = monitorEventLoopDelay({ resolution: 5 });
+  const idleLoop = new LoopDelay();
+  const duringLoop = new LoopDelay();
+  histogram.enable();
+  const measure = async (into: ForegroundSample[], loop: LoopDelay) => {
+    await sleep(phaseSettleMs);
+    histogram.reset();
+    into.push(...(await foregroundLatencies(client, seconds)));
+    loop.record(histogram);
+  };
   await client.request({ method: 'POST', path: migrationsPath, body: { metadata: { name: 'rotate-40qps' }, spec: { resource: { group: '', resource: 'configmaps' } } } });
   for (let phase = 0; phase < phases; phase++) {
-    idleLoop.enable();
-    idle.push(...(await foregroundLatencies(client, seconds)));
-    idleLoop.disable();
+    await measure(idle, idleLoop);
     const controller = new MigrationController({ rest: client, qps: throttledQps, burst: 1 });
     controller.start();
-    duringLoop.enable();
-    during.push(...(await foregroundLatencies(client, seconds)));
-    duringLoop.disable();
+    await measure(during, duringLoop);
     await controller.stop();
   }
-  const loop = (histogram: IntervalHistogram) => `p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms, max ${(histogram.max / 1e6).toFixed(1)} ms`;
-  return { idle: p99(idle), during: p99(during), samples: Math.min(idle.length, during.length), loop: `event-loop delay idle ${loop(idleLoop)}; migrating ${loop(duringLoop)}` };
+  histogram.disable();
+  const worst = (samples: ForegroundSample[]) =>
+    [...samples]
+      .sort((left, right) => right.latency - left.latency)
+      .slice(0, 5)
+      .map((sample) => `${sample.latency.toFixed(0)} ms at +${(sample.sentAt / 1000).toFixed(1)} s`)
+      .join(', ');
+  console.log(`[bench] migrator: slowest foreground PUTs idle: ${worst(idle)}; migrating: ${worst(during)}`);
+  return {
+    idle: p99(idle.map((sample) => sample.latency)),
+    during: p99(during.map((sample) => sample.latency)),
+    samples: Math.min(idle.length, during.length),
+    loop: `event-loop delay idle ${String(idleLoop)}; migrating ${String(duringLoop)}`,
+  };
 }
 
 /** One backend: seed, rotate the key, migrate unthrottled beside the raw control, then the throttled migration's effect on foreground latency. */

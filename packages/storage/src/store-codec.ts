@@ -49,7 +49,11 @@ export class StoreCodec {
     return this.codec.encode({ ...object, metadata });
   }
 
-  /** Records that `encoded` was written at `key`: decoding it back (its watch event) skips the transformer. */
+  /**
+   * Records that `encoded` is being written at `key`: decoding those bytes back (the write's watch event)
+   * skips the transformer. Called before the write (its event may come first); the pairing of stored and
+   * plain bytes holds whether or not the write succeeds.
+   */
   written(key: string, encoded: EncodedObject): void {
     if (encoded.stored !== encoded.data) this.recentWrites.remember(key, encoded.stored, encoded.data);
   }

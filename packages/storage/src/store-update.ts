@@ -135,6 +135,8 @@ export async function storeGuaranteedUpdate(store: StoreContext, key: string, op
       if (!state.stale) return state.object;
     }
     const writeOptions: KVWriteOptions | undefined = ttlSeconds !== undefined && ttlSeconds > 0 ? { ttlSeconds } : undefined;
+    // Before the write: its watch event may be delivered before the write's answer.
+    store.codec.written(key, encoded);
     const result = state.exists
       ? await store.kv.update(key, encoded.stored, state.revision, writeOptions)
       : await store.kv.create(key, encoded.stored, writeOptions);
@@ -143,7 +145,6 @@ export async function storeGuaranteedUpdate(store: StoreContext, key: string, op
       current = true;
       continue;
     }
-    store.codec.written(key, encoded);
     return store.codec.decodePlain(key, encoded.data, result.revision);
   }
 }

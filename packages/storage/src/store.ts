@@ -72,13 +72,13 @@ export class Store implements Interface, ProgressRequester, RevisionReader, Comp
     // Asked when encoding: the encoding version may change (storage-version voting) while the write waits.
     const verbatim = this.codec.codec.decodesVerbatim?.() ?? false;
     const { data, stored } = this.codec.encode(key, object);
+    this.codec.written(key, { data, stored });
     const result = await this.kv.create(
       key,
       stored,
       options.ttlSeconds !== undefined && options.ttlSeconds > 0 ? { ttlSeconds: options.ttlSeconds } : undefined,
     );
     if (!result.succeeded) throw StorageError.keyExists(key, 0);
-    this.codec.written(key, { data, stored });
     const created = this.codec.decodePlain(key, data, result.revision);
     if (verbatim) rememberStoredEncoding(created, data);
     return created;

@@ -3,13 +3,31 @@ import { describe, expect, it } from 'vitest';
 import type { ValueTransformer } from '../codec.js';
 import type { ResponseMeta } from '../interfaces.js';
 import { Store } from '../store.js';
-import { expectRejection, expectStorageError, revisionOf, testObject, type SuiteContext } from './conformance-helpers.js';
+import { EventReader, expectRejection, expectStorageError, revisionOf, testObject, type SuiteContext } from './conformance-helpers.js';
 
 /** Reads values as they are but reports them stale, as a transformer does after key rotation. */
 const alwaysStale: ValueTransformer = {
   fromStorage: (data) => ({ data, stale: true }),
   toStorage: (data) => data,
 };
+
+/**
+ * An encryption-like transformer that counts its reads: it writes `<writer>:` then the bytes, and reads a
+ * value stale when another prefix marks it, which `readsStale` also tells from the prefix alone.
+ */
+function prefixedTransformer(writer: 'old' | 'new'): { reads: { count: number }; transformer: ValueTransformer } {
+  const reads = { count: 0 };
+  const prefixOf = (data: Uint8Array) => Buffer.from(data.buffer, data.byteOffset, 4).toString('utf8');
+  const transformer: ValueTransformer = {
+    toStorage: (data) => Buffer.concat([Buffer.from(`${writer}:`), data]),
+    fromStorage(data) {
+      reads.count++;
+      return { data: data.subarray(4), stale: prefixOf(data) !== `${writer}:` };
+    },
+    readsStale: (data) => prefixOf(data) !== `${writer}:`,
+  };
+  return { reads, transformer };
+}
 
 function counterOf(object: KubeObject): number {
   return Number((object.data as Record<string, string> | undefined)?.counter ?? '0');
@@ -196,6 +214,33 @@ export function describeUpdateConformance(context: SuiteContext): void {
       expect(revisionOf(rewritten)).toBeGreaterThan(revisionOf(created));
       expect(rewritten.data).toEqual(created.data);
       expect(await store.get(key)).toEqual(rewritten);
+    });
+
+    it('rewrites a cached object whose value an old key sealed without reading it, and watches its own write without reading it', async () => {
+      const { kv } = context.target;
+      const key = `${context.prefix()}a`;
+      const created = await new Store({ kv, transformer: prefixedTransformer('old').transformer }).create(key, testObject('a'));
+      const { reads, transformer } = prefixedTransformer('new');
+      const store = new Store({ kv, transformer });
+      const reader = new EventReader(await store.watch(key, { resourceVersion: created.metadata.resourceVersion ?? '' }));
+      try {
+        const rewritten = await store.guaranteedUpdate(key, { cachedExistingObject: created, tryUpdate: (current) => current });
+        expect(revisionOf(rewritten)).toBeGreaterThan(revisionOf(created));
+        expect(Buffer.from((await kv.get(key)).entry?.value ?? []).subarray(0, 4).toString()).toBe('new:');
+        const modified = await reader.next();
+        expect(modified.type).toBe('MODIFIED');
+        expect(modified.object).toEqual(rewritten);
+        expect(reads.count).toBe(0);
+        // The previous state is decoded when asked for.
+        expect(modified.previousObject).toEqual(created);
+        expect(reads.count).toBe(1);
+        // Now current: a second no-op reads the stored value to compare it, and writes nothing.
+        const again = await store.guaranteedUpdate(key, { cachedExistingObject: rewritten, tryUpdate: (current) => current });
+        expect(again.metadata.resourceVersion).toBe(rewritten.metadata.resourceVersion);
+        await reader.expectQuiet(100);
+      } finally {
+        reader.stop();
+      }
     });
 
     it('fails with KeyNotFound for a missing key, or creates it with ignoreNotFound', async () => {
