@@ -56,6 +56,7 @@ export { WatchChannel } from './watch-channel.js';
 export type { StoreOptions } from './store.js';
 export { Store, defaultMaxObjectSize } from './store.js';
 export { storedEncodingOf } from './stored-encoding.js';
+export { copyStaleMark } from './stale-objects.js';
 export type { DecodedContinueToken } from './continue-token.js';
 export { encodeContinueToken, decodeContinueToken } from './continue-token.js';
 export type { EncryptionKey, AesTransformerOptions } from './transformers/aes-transformer.js';

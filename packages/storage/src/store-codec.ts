@@ -2,6 +2,7 @@ import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import type { Codec, ValueTransformer } from './codec.js';
 import { FutureRevisionError, RevisionCompactedError, type KVEntry } from './kv-backend.js';
 import { RecentWrites } from './recent-writes.js';
+import { markDecodedStale } from './stale-objects.js';
 import { StorageError } from './storage-error.js';
 
 /** A stored entry decoded into an object. */
@@ -74,6 +75,7 @@ export class StoreCodec {
       throw StorageError.corruptObject(entry.key, `unable to transform key "${entry.key}": ${messageOf(error)}`, error);
     }
     const object = this.decodePlain(entry.key, data, resourceVersion);
+    if (stale && entry.ttlSeconds === undefined) markDecodedStale(object);
     return { object, data, stale, modRevision: entry.modRevision, ttlSeconds: entry.ttlSeconds };
   }
 

@@ -1,6 +1,7 @@
 import type { KubeObject } from '@kapi/apimachinery';
 import type { DeleteOptions, GuaranteedUpdateOptions, Preconditions, UpdateResult } from './interfaces.js';
 import type { KVEntry, KVWriteOptions } from './kv-backend.js';
+import { decodedStale } from './stale-objects.js';
 import { StorageError } from './storage-error.js';
 import { bytesEqual, parseResourceVersion } from './store-codec.js';
 import type { StoreContext } from './store.js';
@@ -40,7 +41,10 @@ async function fetchState(store: StoreContext, key: string, ignoreNotFound: bool
   return stateFromEntry(store, key, result.entry, ignoreNotFound);
 }
 
-/** State from a (possibly stale) cached object: its resourceVersion and its encoding. */
+/**
+ * State from a (possibly outdated) cached object: its resourceVersion and its encoding; stale when it was
+ * decoded from a stale value (then written back, conditioned on that resourceVersion, without a read).
+ */
 function stateFromObject(store: StoreContext, object: KubeObject): ObjectState {
   let revision = 0;
   try {
@@ -48,7 +52,7 @@ function stateFromObject(store: StoreContext, object: KubeObject): ObjectState {
   } catch {
     revision = 0;
   }
-  return { object, data: store.codec.encodePlain(object), stale: false, revision, exists: true };
+  return { object, data: store.codec.encodePlain(object), stale: decodedStale(object), revision, exists: true };
 }
 
 /** storage.Preconditions.Check: UID first, then resourceVersion, with the upstream messages. */

@@ -1,6 +1,7 @@
 import { StatusError, toStatus, type KubeObject } from '@kapi/apimachinery';
 import {
   StorageError,
+  copyStaleMark,
   WatchChannel,
   encodeContinueToken,
   isCompactor,
@@ -418,7 +419,10 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
   private cachedCopy(key: string): KubeObject | undefined {
     if (!this.ready.isReady || !this.owns(key)) return undefined;
     const object = this.cache.store.get(key);
-    return object ? structuredClone(object) : undefined;
+    if (!object) return undefined;
+    const copy = structuredClone(object);
+    copyStaleMark(object, copy);
+    return copy;
   }
 }
 

@@ -243,6 +243,35 @@ export function describeUpdateConformance(context: SuiteContext): void {
       }
     });
 
+    it('rewrites an object read from an old-key value with one conditional write and no read, and skips it once the key moved on', async () => {
+      const { kv } = context.target;
+      const key = `${context.prefix()}a`;
+      const old = new Store({ kv, transformer: prefixedTransformer('old').transformer });
+      await old.create(key, testObject('a'));
+      let gets = 0;
+      const countingKv = new Proxy(kv, {
+        get: (target, property, receiver) => {
+          const value: unknown = Reflect.get(target, property, receiver);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            if (property === 'get') gets++;
+            return (value as (...args: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+      const store = new Store({ kv: countingKv, transformer: prefixedTransformer('new').transformer });
+      const read = (await store.get(key)) as KubeObject;
+      const [first, second] = [structuredClone(read), read];
+      gets = 0;
+      const rewritten = await store.guaranteedUpdate(key, { cachedExistingObject: second, tryUpdate: (current) => current });
+      expect(gets).toBe(0);
+      expect(revisionOf(rewritten)).toBeGreaterThan(revisionOf(read));
+      expect(Buffer.from((await kv.get(key)).entry?.value ?? []).subarray(0, 4).toString()).toBe('new:');
+      // A copy not known to be stale, now outdated: the conditional write fails, the current value is a no-op.
+      const again = await store.guaranteedUpdate(key, { cachedExistingObject: first, tryUpdate: (current) => current });
+      expect(again.metadata.resourceVersion).toBe(rewritten.metadata.resourceVersion);
+    });
+
     it('fails with KeyNotFound for a missing key, or creates it with ignoreNotFound', async () => {
       const { store } = context.target;
       const key = `${context.prefix()}a`;
