@@ -50,6 +50,15 @@ describe('FieldManager.update', () => {
     });
   });
 
+  it('leaves managedFields as they are when the object is written back unchanged by another manager', () => {
+    const live = created();
+    clock = 5;
+    const next = structuredClone(live);
+    manager.update(live, next, { manager: 'storage-version-migrator', subresource: '' });
+    expect(next.metadata.managedFields).toEqual(live.metadata.managedFields);
+    expect(entries(next).map((entry) => entry.manager)).toEqual(['creator']);
+  });
+
   it('moves changed fields to the writer, bumps time only on change, and drops emptied managers', () => {
     const live = created();
     clock = 5;

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '@kapi/apimachinery';
 import { applyConflictError, type ConflictSets } from './apply-conflicts.js';
 import { fieldElement } from './field-path.js';
@@ -207,6 +208,8 @@ export class FieldManager {
    * without managedFields, as upstream's UpdateNoErrors.
    */
   update(live: KubeObject | undefined, next: KubeObject, request: FieldManagerRequest): void {
+    // A write of the object as it is (a storage migration's no-op PUT) changes no field and no manager.
+    if (live !== undefined && request.subresource === '' && isDeepStrictEqual(live, next)) return;
     const requested = next.metadata.managedFields;
     let managed: ManagedFields;
     if (request.subresource !== '' || requested === undefined || requested === null) {
