@@ -33,6 +33,9 @@ const unthrottledWritesInFlight = 16;
 const throttledQps = 40;
 const foregroundIntervalMs = 20;
 
+/** How long a (re)started server may take to become ready. */
+const readyTimeoutMs = 300_000;
+
 /** kube-apiserver-lite in this process with configmaps encrypted by `keys` (the first writes). */
 async function startServer(directory: string, storageArgs: string[], keys: Array<{ name: string; secret: string }>) {
   writeFileSync(join(directory, 'encryption.json'), JSON.stringify(encryption(keys)));
@@ -50,9 +53,11 @@ async function startServer(directory: string, storageArgs: string[], keys: Array
     ]),
   );
   const client = new RestClient({ server: running.url, token: 'bench-token', ca: readFileSync(join(directory, 'ca.crt'), 'utf8') });
-  for (let attempt = 0; attempt < 300; attempt++) {
+  // With 100k encrypted objects the watch cache's first list alone takes a while on a loaded machine.
+  for (const deadline = Date.now() + readyTimeoutMs; ; ) {
     const ready = await client.raw({ method: 'GET', path: '/readyz' }).catch(() => undefined);
     if (ready?.statusCode === 200) break;
+    if (Date.now() > deadline) throw new Error(`kube-apiserver-lite was not ready within ${readyTimeoutMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
@@ -302,8 +307,9 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
 }
 
 /**
- * Migrator scenario: N objects (KAPI_BENCH_MIGRATOR_OBJECTS, default 10k; 2k with --quick) on SQLite and
- * etcd (KAPI_BENCH_MIGRATOR_BACKENDS=sqlite or =etcd runs one of them).
+ * Migrator scenario: N objects (KAPI_BENCH_MIGRATOR_OBJECTS, default 10k; 2k with --quick; the issue's
+ * target is stated for 100000) on SQLite and etcd (KAPI_BENCH_MIGRATOR_BACKENDS=sqlite or =etcd runs one
+ * of them).
  */
 export async function migratorBench(options: { quick: boolean }): Promise<BenchRow[]> {
   const total = Number(process.env.KAPI_BENCH_MIGRATOR_OBJECTS ?? (options.quick ? 2000 : 10_000));
