@@ -17,6 +17,7 @@ import { SqliteBackend } from '@kapi/storage-sqlite';
 import { Etcd3Backend } from '@kapi/storage-etcd3';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { chainCpuPerGet } from './chain-cpu.js';
+import { profiled } from './cpu-profile.js';
 import { measureRate, row, sampleObject, type BenchRow } from './harness.js';
 
 /** A 2 KB ConfigMap without a namespace (the URL gives it). */
@@ -242,12 +243,15 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
 
     // create over HTTP vs the raw backend doing the same writes
     const createBody = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'bench-' }, data: { payload: 'x'.repeat(2048) } });
-    const created = await warmedLoad({ ...spec, connections: 64, url: `${server.running.url}${path}`, method: 'POST', body: createBody, headers: server.headers });
     // The same mode as the server's (kube-apiserver-lite commits on a writer thread by default).
     const rawSqlite = await SqliteBackend.open({ path: join(directory, 'raw.db'), writerThread: true });
     const rawRate = await rawCreateRate(rawSqlite, options.quick ? 2000 : 5000);
     const bareCreate = await bareCreateServer(rawSqlite, 'bare-create', tls);
-    const ceiling = await warmedLoad({ ...spec, connections: 64, url: bareCreate.url, method: 'POST', body: createBody, headers: server.headers });
+    const createSpec = { ...spec, connections: 64, method: 'POST', body: createBody, headers: server.headers };
+    const { control: ceiling, subject: created } = await alternately(
+      () => profiled('create-ceiling-sqlite', () => warmedLoad({ ...createSpec, url: bareCreate.url })),
+      () => profiled('create-sqlite', () => warmedLoad({ ...createSpec, url: `${server.running.url}${path}` })),
+    );
     await bareCreate.close();
     await rawSqlite.close();
     rows.push(...createRows('SQLite', created, ceiling, rawRate));
@@ -292,16 +296,21 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
     try {
       const etcdDir = mkdtempSync(join(tmpdir(), 'kapi-http-bench-etcd-'));
       const etcdServer = await startServer(etcdDir, ['--storage=etcd', `--etcd-servers=${etcd.endpoint}`]);
-      const createdEtcd = await warmedLoad({ connections: 64, durationSeconds: duration, ca: etcdServer.ca, url: `${etcdServer.running.url}${path}`, method: 'POST', body: createBody, headers: etcdServer.headers });
-      etcdServer.client.close();
-      await etcdServer.running.stop();
-      const rawEtcd = await Etcd3Backend.connect({ endpoints: [etcd.endpoint] });
+      // The controls write under a prefix of their own, outside the keys the running server's watch
+      // cache follows (it would otherwise ingest their writes in this process, on their CPU).
+      const rawEtcd = await Etcd3Backend.connect({ endpoints: [etcd.endpoint], prefix: '/bench-control' });
       const rawEtcdRate = await rawCreateRate(rawEtcd, options.quick ? 2000 : 5000);
       const tls = { key: readFileSync(join(etcdDir, 'apiserver.key'), 'utf8'), cert: readFileSync(join(etcdDir, 'apiserver.crt'), 'utf8') };
       const bareCreate = await bareCreateServer(rawEtcd, 'bare-create', tls);
-      const ceiling = await warmedLoad({ connections: 64, durationSeconds: duration, ca: etcdServer.ca, url: bareCreate.url, method: 'POST', body: createBody, headers: etcdServer.headers });
+      const createSpec = { connections: 64, durationSeconds: duration, ca: etcdServer.ca, method: 'POST', body: createBody, headers: etcdServer.headers };
+      const { control: ceiling, subject: createdEtcd } = await alternately(
+        () => profiled('create-ceiling-etcd', () => warmedLoad({ ...createSpec, url: bareCreate.url })),
+        () => profiled('create-etcd', () => warmedLoad({ ...createSpec, url: `${etcdServer.running.url}${path}` })),
+      );
       await bareCreate.close();
       await rawEtcd.close();
+      etcdServer.client.close();
+      await etcdServer.running.stop();
       rows.push(...createRows('etcd', createdEtcd, ceiling, rawEtcdRate));
       rmSync(etcdDir, { recursive: true, force: true });
     } finally {

@@ -30,6 +30,17 @@ describe('withResourceVersion', () => {
         spec: { list: [{ metadata: { name: 'inner' } }] },
       },
     ],
+    [
+      'long strings (searched natively) with escaped quotes and backslash runs at every offset, before metadata',
+      {
+        apiVersion: 'v1',
+        data: Object.fromEntries(
+          Array.from({ length: 40 }, (_, offset) => [`k${offset}`, `${'x'.repeat(offset)}\\"}{"metadata":{"\\${'y'.repeat(40)}"\\`]),
+        ),
+        kind: 'ConfigMap',
+        metadata: { name: 'a', annotations: { long: `${'z'.repeat(100)}"}\\` } },
+      },
+    ],
   ];
   for (const [name, object] of objects) {
     it(`adds the field where JSON.stringify puts it: ${name}`, () => {

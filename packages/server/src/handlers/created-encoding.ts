@@ -72,13 +72,28 @@ function isMetadataKey(json: Buffer, start: number): boolean {
   return json.compare(METADATA_KEY, 0, METADATA_KEY.length, start, start + METADATA_KEY.length) === 0;
 }
 
+/** Strings longer than this are searched with Buffer.indexOf (one native call) past their first bytes. */
+const shortString = 32;
+
 /** The offset of the `"` closing the string that opens at `start`, or -1. */
 function stringEnd(json: Buffer, start: number): number {
-  // A loop, not Buffer.indexOf: most strings here are short, and each indexOf is a native call.
-  for (let index = start + 1; index < json.length; index += 1) {
+  // A loop first, not Buffer.indexOf: most strings here are short, and each indexOf is a native call;
+  // a long one (a ConfigMap's data value) is searched natively, its escaping checked at each quote found.
+  const scanned = Math.min(json.length, start + 1 + shortString);
+  for (let index = start + 1; index < scanned; index += 1) {
     const byte = json[index];
     if (byte === BACKSLASH) index += 1;
     else if (byte === QUOTE) return index;
   }
+  for (let index = json.indexOf(QUOTE, scanned); index >= 0; index = json.indexOf(QUOTE, index + 1)) {
+    if (!isEscaped(json, index, start)) return index;
+  }
   return -1;
+}
+
+/** Whether the quote at `index` is escaped: preceded by an odd run of backslashes (after `start`). */
+function isEscaped(json: Buffer, index: number, start: number): boolean {
+  let backslashes = 0;
+  for (let before = index - 1; before > start && json[before] === BACKSLASH; before -= 1) backslashes += 1;
+  return backslashes % 2 === 1;
 }

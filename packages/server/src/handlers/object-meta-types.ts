@@ -14,6 +14,7 @@ const metaFieldTypes: Record<string, 'string' | 'int64' | '[]string' | 'map[stri
   ownerReferences: 'array',
   managedFields: 'array',
 };
+const metaFieldEntries = Object.entries(metaFieldTypes);
 
 /** encoding/json's name of a JSON value's type. */
 function jsonTypeName(value: unknown): string {
@@ -22,35 +23,38 @@ function jsonTypeName(value: unknown): string {
   return typeof value === 'object' ? 'object' : typeof value;
 }
 
+/** encoding/json's error for an ObjectMeta field holding a JSON value of the wrong type. */
+function unmarshalError(found: unknown, field: string, goType: string): string {
+  return `json: cannot unmarshal ${jsonTypeName(found)} into Go struct field ObjectMeta.metadata.${field} of type ${goType}`;
+}
+
 /**
  * The encoding/json error a Go server gives for an ObjectMeta field of the wrong JSON type
  * (`json: cannot unmarshal string into Go struct field ObjectMeta.metadata.finalizers of type []string`),
  * or undefined when every field has its type. `null` is accepted for every field, as in Go.
  */
 export function objectMetaTypeError(metadata: Record<string, unknown>): string | undefined {
-  for (const [field, type] of Object.entries(metaFieldTypes)) {
+  for (const [field, type] of metaFieldEntries) {
     const value = metadata[field];
     if (value === undefined || value === null) continue;
-    const error = (found: unknown, goType: string) =>
-      `json: cannot unmarshal ${jsonTypeName(found)} into Go struct field ObjectMeta.metadata.${field} of type ${goType}`;
     switch (type) {
       case 'string':
-        if (typeof value !== 'string') return error(value, 'string');
+        if (typeof value !== 'string') return unmarshalError(value, field, 'string');
         break;
       case 'int64':
-        if (typeof value !== 'number') return error(value, 'int64');
-        if (!Number.isInteger(value)) return error(value, 'int64').replace('unmarshal number', `unmarshal number ${value}`);
+        if (typeof value !== 'number') return unmarshalError(value, field, 'int64');
+        if (!Number.isInteger(value)) return unmarshalError(value, field, 'int64').replace('unmarshal number', `unmarshal number ${value}`);
         break;
       case '[]string':
-        if (!Array.isArray(value)) return error(value, '[]string');
-        for (const item of value as unknown[]) if (typeof item !== 'string') return error(item, 'string');
+        if (!Array.isArray(value)) return unmarshalError(value, field, '[]string');
+        for (const item of value as unknown[]) if (typeof item !== 'string') return unmarshalError(item, field, 'string');
         break;
       case 'map[string]string':
-        if (typeof value !== 'object' || Array.isArray(value)) return error(value, 'map[string]string');
-        for (const item of Object.values(value)) if (typeof item !== 'string' && item !== null) return error(item, 'string');
+        if (typeof value !== 'object' || Array.isArray(value)) return unmarshalError(value, field, 'map[string]string');
+        for (const item of Object.values(value)) if (typeof item !== 'string' && item !== null) return unmarshalError(item, field, 'string');
         break;
       case 'array':
-        if (!Array.isArray(value)) return error(value, `[]v1.${field === 'managedFields' ? 'ManagedFieldsEntry' : 'OwnerReference'}`);
+        if (!Array.isArray(value)) return unmarshalError(value, field, `[]v1.${field === 'managedFields' ? 'ManagedFieldsEntry' : 'OwnerReference'}`);
         break;
     }
   }
