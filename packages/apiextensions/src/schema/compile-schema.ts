@@ -4,6 +4,7 @@ import type { CompiledSchema } from './compiled-schema.js';
 import type { SchemaNode } from './schema-node.js';
 import { pruneObjectInPlace, unknownFieldPaths } from './prune.js';
 import { applyDefaultsInPlace } from './defaults.js';
+import { isPrunedAndDefaulted } from './normalized.js';
 import { bodySchemaOf, validateOpenAPI } from './validate-object.js';
 import { ratchetErrors } from './ratchet.js';
 import { compileRules } from '../cel/rule-tree.js';
@@ -36,6 +37,7 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
     prune: (object) => pruneObjectInPlace(object, node),
     unknownFields: (object) => unknownFieldPaths(object, node),
     applyDefaults: (object) => applyDefaultsInPlace(object, node),
+    isPrunedAndDefaulted: (object) => isPrunedAndDefaulted(object, node),
     validate(object, old) {
       const found = validateOpenAPI(object, bodySchema);
       const errors: FieldError[] = old === undefined ? found : ratchetErrors(found, object, old);
