@@ -79,6 +79,9 @@ describe('isPrunedAndDefaulted', () => {
     change(object);
     expect(changedByPruneAndDefault(schema, object)).toBe(changes);
     expect(schema.isPrunedAndDefaulted(object)).toBe(!changes);
+    // The unknown-field check's quick answer agrees with pruning's list of paths.
+    const pruned = schema.prune(structuredClone(object));
+    expect(schema.unknownFields(object)).toEqual(pruned);
   });
 
   it('agrees with pruning and defaulting on the Gateway API examples, before and after both', () => {

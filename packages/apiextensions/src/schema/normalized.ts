@@ -5,23 +5,25 @@ const typeMetaFields = new Set(['apiVersion', 'kind', 'metadata']);
 
 /**
  * Whether `value` has nothing for pruning or defaulting to do: what `pruneObjectInPlace` (when `prune`) and
- * `applyDefaultsInPlace` would change makes it false. One walk, no paths built, stopping at the first change.
+ * `applyDefaultsInPlace` (when `defaults`) would change makes it false. One walk, no paths built, stopping at
+ * the first change.
  */
-function isNormalizedValue(value: unknown, schema: SchemaNode, prune: boolean, isResource: boolean): boolean {
+function isNormalizedValue(value: unknown, schema: SchemaNode, prune: boolean, isResource: boolean, defaults: boolean): boolean {
+  if (!prune && !defaults) return true;
   const facts = schemaFacts(schema);
   if (Array.isArray(value)) {
     const items = facts.items;
     if (items === undefined) return true;
     const itemFacts = schemaFacts(items);
-    const defaulted = items['default'] !== undefined && !itemFacts.nullable;
+    const defaulted = defaults && items['default'] !== undefined && !itemFacts.nullable;
     for (const item of value) {
       if (item === null && defaulted) return false;
-      if (!isNormalizedValue(item, items, prune, itemFacts.isEmbeddedResource)) return false;
+      if (!isNormalizedValue(item, items, prune, itemFacts.isEmbeddedResource, defaults)) return false;
     }
     return true;
   }
   if (!isRecord(value)) return true;
-  for (const [name] of facts.defaults) if (value[name] === undefined) return false;
+  if (defaults) for (const [name] of facts.defaults) if (value[name] === undefined) return false;
   for (const key of Object.keys(value)) {
     const child = facts.properties.get(key) ?? facts.additionalProperties;
     // The root and embedded resources keep their TypeMeta and metadata unpruned (defaults still apply there).
@@ -32,8 +34,8 @@ function isNormalizedValue(value: unknown, schema: SchemaNode, prune: boolean, i
     }
     const field = value[key];
     const childFacts = schemaFacts(child);
-    if (field === null && !childFacts.nullable) return false;
-    if (!isNormalizedValue(field, child, pruned, childFacts.isEmbeddedResource)) return false;
+    if (defaults && field === null && !childFacts.nullable) return false;
+    if (!isNormalizedValue(field, child, pruned, childFacts.isEmbeddedResource, defaults)) return false;
   }
   return true;
 }
@@ -43,5 +45,10 @@ function isNormalizedValue(value: unknown, schema: SchemaNode, prune: boolean, i
  * unchanged, e.g. an object this server pruned and defaulted before writing it.
  */
 export function isPrunedAndDefaulted(object: Record<string, unknown>, schema: SchemaNode): boolean {
-  return isNormalizedValue(object, schema, true, true);
+  return isNormalizedValue(object, schema, true, true, true);
+}
+
+/** True when pruning `object` would leave it unchanged (it has no undeclared field). */
+export function hasOnlyDeclaredFields(object: Record<string, unknown>, schema: SchemaNode): boolean {
+  return isNormalizedValue(object, schema, true, true, false);
 }
