@@ -10,6 +10,8 @@ function keyOf(data: Uint8Array): string {
  */
 export class RecentEncodings {
   private readonly keys = new Set<string>();
+  /** The very buffers added: the store's read-back of its write passes the same one (no key to build). */
+  private readonly buffers = new WeakSet<Uint8Array>();
   private length = 0;
 
   constructor(
@@ -20,6 +22,7 @@ export class RecentEncodings {
   add(data: Uint8Array): void {
     if (data.byteLength > this.maxLength) return;
     const key = keyOf(data);
+    this.buffers.add(data);
     if (this.keys.has(key)) return;
     this.keys.add(key);
     this.length += key.length;
@@ -31,6 +34,7 @@ export class RecentEncodings {
   }
 
   has(data: Uint8Array): boolean {
+    if (this.buffers.has(data)) return true;
     return this.keys.size > 0 && data.byteLength <= this.maxLength && this.keys.has(keyOf(data));
   }
 }

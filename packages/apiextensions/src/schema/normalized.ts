@@ -1,5 +1,5 @@
 import { isRecord, type SchemaNode } from './schema-node.js';
-import { schemaFacts } from './schema-facts.js';
+import { schemaFacts, type SchemaFacts } from './schema-facts.js';
 
 const typeMetaFields = new Set(['apiVersion', 'kind', 'metadata']);
 
@@ -8,9 +8,8 @@ const typeMetaFields = new Set(['apiVersion', 'kind', 'metadata']);
  * `applyDefaultsInPlace` (when `defaults`) would change makes it false. One walk, no paths built, stopping at
  * the first change.
  */
-function isNormalizedValue(value: unknown, schema: SchemaNode, prune: boolean, isResource: boolean, defaults: boolean): boolean {
+function isNormalizedValue(value: unknown, facts: SchemaFacts, prune: boolean, isResource: boolean, defaults: boolean): boolean {
   if (!prune && !defaults) return true;
-  const facts = schemaFacts(schema);
   if (Array.isArray(value)) {
     const items = facts.items;
     if (items === undefined) return true;
@@ -18,7 +17,7 @@ function isNormalizedValue(value: unknown, schema: SchemaNode, prune: boolean, i
     const defaulted = defaults && items['default'] !== undefined && !itemFacts.nullable;
     for (const item of value) {
       if (item === null && defaulted) return false;
-      if (!isNormalizedValue(item, items, prune, itemFacts.isEmbeddedResource, defaults)) return false;
+      if (!isNormalizedValue(item, itemFacts, prune, itemFacts.isEmbeddedResource, defaults)) return false;
     }
     return true;
   }
@@ -33,9 +32,11 @@ function isNormalizedValue(value: unknown, schema: SchemaNode, prune: boolean, i
       continue;
     }
     const field = value[key];
+    // A string, number or boolean has nothing to prune or default.
+    if (typeof field !== 'object') continue;
     const childFacts = schemaFacts(child);
     if (defaults && field === null && !childFacts.nullable) return false;
-    if (!isNormalizedValue(field, child, pruned, childFacts.isEmbeddedResource, defaults)) return false;
+    if (!isNormalizedValue(field, childFacts, pruned, childFacts.isEmbeddedResource, defaults)) return false;
   }
   return true;
 }
@@ -45,10 +46,10 @@ function isNormalizedValue(value: unknown, schema: SchemaNode, prune: boolean, i
  * unchanged, e.g. an object this server pruned and defaulted before writing it.
  */
 export function isPrunedAndDefaulted(object: Record<string, unknown>, schema: SchemaNode): boolean {
-  return isNormalizedValue(object, schema, true, true, true);
+  return isNormalizedValue(object, schemaFacts(schema), true, true, true);
 }
 
 /** True when pruning `object` would leave it unchanged (it has no undeclared field). */
 export function hasOnlyDeclaredFields(object: Record<string, unknown>, schema: SchemaNode): boolean {
-  return isNormalizedValue(object, schema, true, true, false);
+  return isNormalizedValue(object, schemaFacts(schema), true, true, false);
 }
