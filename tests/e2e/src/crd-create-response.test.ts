@@ -20,8 +20,8 @@ const spec = {
   },
 };
 
-/** The first line a watch of `path` from `resourceVersion` sends once `trigger` has run. */
-function firstWatchLine(server: TestServer, path: string, resourceVersion: string, trigger: () => Promise<unknown>): Promise<string> {
+/** The first line a watch of `path` from `resourceVersion` sends once `trigger` runs, and what `trigger` gave. */
+async function firstWatchLine<T>(server: TestServer, path: string, resourceVersion: string, trigger: () => Promise<T>): Promise<[string, T]> {
   const config = loadKubeconfig(server.kubeconfig);
   const options = {
     ...(config.ca ? { ca: config.ca } : {}),
@@ -29,7 +29,8 @@ function firstWatchLine(server: TestServer, path: string, resourceVersion: strin
     ...(config.key ? { key: config.key } : {}),
     headers: config.token ? { authorization: `Bearer ${config.token}` } : {},
   };
-  return new Promise<string>((resolve, reject) => {
+  let triggered: Promise<T> | undefined;
+  const line = await new Promise<string>((resolve, reject) => {
     const watch = request(`${config.server}${path}?watch=true&resourceVersion=${resourceVersion}`, options, (response) => {
       let text = '';
       response.on('data', (chunk: Buffer) => {
@@ -40,11 +41,14 @@ function firstWatchLine(server: TestServer, path: string, resourceVersion: strin
           watch.destroy();
         }
       });
-      trigger().catch(reject);
+      triggered = trigger();
+      triggered.catch(reject);
     });
     watch.on('error', reject);
     watch.end();
   });
+  // The event can arrive before the write's own answer.
+  return [line, await triggered!];
 }
 
 /**
@@ -68,30 +72,29 @@ describe('custom resource create: response, reads and watch event', () => {
 
   it('the created object, pruned and defaulted, is what GET, LIST and the watch event show', async () => {
     const list = await client.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: widgets });
-    let created: { statusCode: number; body: Buffer } | undefined;
     const body = {
       apiVersion: `${group}/v1`,
       kind: 'Widget',
       metadata: { name: 'w' },
       spec: { unknown: 'pruned', mode: null, ports: [{ port: 80 }, { port: 443, protocol: 'UDP', extra: 1 }] },
     };
-    const line = await firstWatchLine(server, widgets, list.metadata.resourceVersion, async () => {
+    const [line, created] = await firstWatchLine(server, widgets, list.metadata.resourceVersion, async () => {
       // Until the StorageVersion is published, writes get the barrier's 503.
-      for (let attempt = 0; attempt < 100; attempt++) {
-        created = await client.raw({ method: 'POST', path: widgets, query: { fieldValidation: 'Ignore' }, body });
-        if (created.statusCode !== 503) break;
+      for (let attempt = 0; ; attempt++) {
+        const answer = await client.raw({ method: 'POST', path: widgets, query: { fieldValidation: 'Ignore' }, body });
+        if (answer.statusCode !== 503 || attempt === 100) return answer;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     });
-    expect(created?.statusCode).toBe(201);
-    const response = JSON.parse(created!.body.toString('utf8')) as { spec: unknown; metadata: { resourceVersion: string } };
+    expect(created.statusCode).toBe(201);
+    const response = JSON.parse(created.body.toString('utf8')) as { spec: unknown; metadata: { resourceVersion: string } };
     expect(response.spec).toEqual({ size: 3, mode: null, ports: [{ port: 80, protocol: 'TCP' }, { port: 443, protocol: 'UDP' }] });
 
     const event = JSON.parse(line) as { type: string; object: unknown };
     expect(event.type).toBe('ADDED');
     expect(event.object).toEqual(response);
     const got = await client.raw({ method: 'GET', path: `${widgets}/w` });
-    expect(got.body.toString('utf8')).toBe(created!.body.toString('utf8'));
+    expect(got.body.toString('utf8')).toBe(created.body.toString('utf8'));
     const fromStorage = await client.request<{ items: unknown[] }>({ method: 'GET', path: widgets });
     expect(fromStorage.items).toEqual([response]);
   });
