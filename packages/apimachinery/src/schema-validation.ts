@@ -39,7 +39,7 @@ function typeMatches(expected: string, value: unknown): boolean {
 /** The value list of an enum: `enum`, or an anyOf/oneOf made only of `const`s (TypeBox unions of literals). */
 function enumValues(schema: JsonSchema): unknown[] | undefined {
   if (Array.isArray(schema['enum'])) return schema['enum'];
-  for (const keyword of ['anyOf', 'oneOf']) {
+  for (const keyword of branchKeywords) {
     const list = schema[keyword];
     if (
       Array.isArray(list) &&
@@ -50,6 +50,30 @@ function enumValues(schema: JsonSchema): unknown[] | undefined {
     }
   }
   return undefined;
+}
+
+const branchKeywords = ['anyOf', 'oneOf'] as const;
+
+/** What validateNode reads of a schema besides its own keywords, found once per schema object. */
+interface SchemaBranches {
+  enumValues: unknown[] | undefined;
+  /** It has allOf, anyOf or oneOf. */
+  branches: boolean;
+}
+
+const schemaBranches = new WeakMap<JsonSchema, SchemaBranches>();
+
+/** The enum and branches of a schema (schemas are not changed once validation uses them). */
+function enumAndBranchesOf(schema: JsonSchema): SchemaBranches {
+  let found = schemaBranches.get(schema);
+  if (found === undefined) {
+    found = {
+      enumValues: enumValues(schema),
+      branches: schema['allOf'] !== undefined || schema['anyOf'] !== undefined || schema['oneOf'] !== undefined,
+    };
+    schemaBranches.set(schema, found);
+  }
+  return found;
 }
 
 function sameJson(left: unknown, right: unknown): boolean {
@@ -90,13 +114,13 @@ function validateNode(value: unknown, schema: JsonSchema, path: string, errors: 
       return;
     }
   }
-  const options = enumValues(schema);
+  const { enumValues: options, branches } = enumAndBranchesOf(schema);
   if (options !== undefined) {
     if (!options.some((option) => sameJson(option, value))) errors.push(notSupported(path, value, options));
   } else if (schema['const'] !== undefined && !sameJson(schema['const'], value)) {
     errors.push(notSupported(path, value, [schema['const']]));
   }
-  validateBranches(value, schema, path, errors, options !== undefined);
+  if (branches) validateBranches(value, schema, path, errors, options !== undefined);
   if (typeof value === 'string') validateString(value, schema, path, label, errors);
   else if (typeof value === 'number') validateNumber(value, schema, path, label, errors);
   else if (Array.isArray(value)) validateArray(value, schema, path, label, errors);
@@ -117,7 +141,7 @@ function validateBranches(
       if (sub) validateNode(value, sub, path, errors);
     }
   if (isEnum) return;
-  for (const keyword of ['anyOf', 'oneOf']) {
+  for (const keyword of branchKeywords) {
     const list = schema[keyword];
     if (!Array.isArray(list) || list.length === 0) continue;
     let best: FieldError[] | undefined;

@@ -46,6 +46,11 @@ const rules = [
   'self.port + 1 > 80',
   'self.missing == 1 || true',
   'self == self',
+  'self.port in [80, 443]',
+  "self.port in ['80']",
+  "!(self.type in ['Exact'])",
+  "size(self.list + self.list) == 4 && !('c' in self.list.map(l, l.name))",
+  'self.list.all(a, self.list.all(b, a.name == b.name || a.name != b.name))',
 ];
 
 describe('the fast path of rule expressions', () => {

@@ -59,6 +59,14 @@ function listOf(value: Value): CelList {
   return value;
 }
 
+/** The list's items, read by index: a CelList's iterator is a generator, several times slower. */
+function itemsOf(list: CelList): Value[] {
+  const size = list.size;
+  const items = new Array<Value>(size);
+  for (let index = 0; index < size; index++) items[index] = list.get(index) as Value;
+  return items;
+}
+
 function int(value: bigint): bigint {
   if (value < minInt || value > maxInt) throw giveUp;
   return value;
@@ -79,7 +87,7 @@ function size(value: Value): bigint {
 function plus(left: Value, right: Value): Value {
   if (typeof left === 'bigint' && typeof right === 'bigint') return int(left + right);
   if (typeof left === 'string' && typeof right === 'string') return left + right;
-  if (isCelList(left) && isCelList(right)) return celList([...left, ...right]);
+  if (isCelList(left) && isCelList(right)) return celList([...itemsOf(left), ...itemsOf(right)]);
   throw giveUp;
 }
 
@@ -94,7 +102,9 @@ function contains(collection: Value, element: Value): boolean {
     if (typeof element !== 'string') throw giveUp;
     return collection.has(element);
   }
-  for (const item of listOf(collection)) {
+  const list = listOf(collection);
+  for (let index = 0; index < list.size; index++) {
+    const item = list.get(index) as Value;
     sameScalars(item, element);
     if (item === element) return true;
   }
@@ -113,6 +123,24 @@ function stringTest(name: string, target: Value, argument: Value): boolean {
     default:
       return patternMatches(target, argument);
   }
+}
+
+/**
+ * A list literal of constants of one type (`['Exact', 'PathPrefix']`) as a set: `x in [...]` is then one
+ * lookup, true exactly when comparing `x` with each item would find it (the items and `x` share a type).
+ */
+function scalarConstants(expr: Expr | undefined): { type: string; values: Set<Value> } | undefined {
+  if (expr?.exprKind.case !== 'listExpr' || expr.exprKind.value.optionalIndices.length > 0) return undefined;
+  const values = new Set<Value>();
+  let type: string | undefined;
+  for (const element of expr.exprKind.value.elements) {
+    const constant = element.exprKind.case === 'constExpr' ? element.exprKind.value.constantKind : undefined;
+    if (constant?.case !== 'stringValue' && constant?.case !== 'int64Value') return undefined;
+    if (type !== undefined && type !== typeof constant.value) return undefined;
+    type = typeof constant.value;
+    values.add(constant.value);
+  }
+  return type === undefined ? undefined : { type, values };
 }
 
 type CallExpr = Extract<Expr['exprKind'], { case: 'callExpr' }>['value'];
@@ -156,8 +184,16 @@ function compileCall(call: CallExpr): Node | undefined {
       return (scope) => compare(a!(scope), b!(scope)) >= 0;
     case '_+_/2':
       return (scope) => plus(a!(scope), b!(scope));
-    case '@in/2':
+    case '@in/2': {
+      const constants = scalarConstants(call.args[1]);
+      if (constants !== undefined)
+        return (scope) => {
+          const element = a!(scope);
+          if (typeof element !== constants.type) throw giveUp;
+          return constants.values.has(element);
+        };
       return (scope) => contains(b!(scope), a!(scope));
+    }
     case '_[_]/2':
       return (scope) => {
         const collection = a!(scope);
@@ -191,10 +227,12 @@ function compileComprehension(loop: ComprehensionExpr): Node | undefined {
   const { iterVar, accuVar } = loop;
   return (scope) => {
     const over = range(scope);
-    const items: Iterable<Value> = isCelMap(over) ? over.keys() : listOf(over);
+    const items: Iterable<Value> = isCelMap(over) ? over.keys() : itemsOf(listOf(over));
     const accumulator = new Scope(accuVar, init(scope), scope);
+    // One scope for every iteration: no value the loop computes keeps a reference to it.
+    const iteration = new Scope(iterVar, null, accumulator);
     for (const item of items) {
-      const iteration = new Scope(iterVar, item, accumulator);
+      iteration.value = item;
       if (!bool(condition(iteration))) break;
       accumulator.value = step(iteration);
     }

@@ -2,6 +2,7 @@ import type { FieldError, GroupVersion, GroupVersionKind, KubeObject, Scheme } f
 import type { CodecForOptions, SchemeLike } from '@kapi/server';
 import { jsonCodec, type Codec } from '@kapi/storage';
 import type { CompiledSchema } from '../schema/compiled-schema.js';
+import { RecentEncodings } from './recent-encodings.js';
 
 const gvkKey = (gvk: GroupVersionKind) => `${gvk.group}/${gvk.version}/${gvk.kind}`;
 
@@ -18,6 +19,14 @@ function isAtGroupVersion(apiVersion: unknown, target: GroupVersion): boolean {
   );
 }
 
+/** A pruned and defaulted copy of `object`, which stays as it is. */
+function normalized(object: KubeObject, schema: CompiledSchema): KubeObject {
+  const copy = structuredClone(object);
+  schema.prune(copy);
+  schema.applyDefaults(copy);
+  return copy;
+}
+
 /**
  * The scheme the CR handler serves with: a shared {@link Scheme} (which holds every kind, custom ones
  * included, for conversion, codecs and OpenAPI) whose validation, defaulting and pruning of custom
@@ -27,6 +36,8 @@ export class CustomResourceScheme implements SchemeLike {
   private readonly compiled = new Map<string, CompiledSchema>();
   /** `<group>/<kind>` of kinds converted by a webhook, which the store converts asynchronously. */
   private readonly convertedAsync = new Set<string>();
+  /** What each schema's codec wrote last, pruned and defaulted. */
+  private readonly recent = new WeakMap<CompiledSchema, RecentEncodings>();
 
   constructor(readonly base: Scheme) {}
 
@@ -95,25 +106,41 @@ export class CustomResourceScheme implements SchemeLike {
   }
 
   /**
-   * The base codec, plus what upstream's storage decoder does for a custom resource: pruning of fields
-   * the schema no longer declares, then the schema's defaults. It runs once per stored object version
-   * (the watch cache decodes each event once), never per request.
+   * The base codec, plus what upstream's storage codec does for a custom resource: pruning of fields the
+   * schema does not declare (here with the schema's defaults too) when writing, and pruning then defaulting
+   * when reading, for fields and defaults the schema gained or lost since. Bytes this server just wrote
+   * (recognised by content: the store reads its write back, the watch cache decodes the event's copy) are
+   * already both, so they decode as they are, and a create's response can reuse them.
    */
   codecFor(options: CodecForOptions): Codec {
     // Webhook-converted kinds are stored and read at their own version: the store awaits the webhook.
     const codec = this.convertedAsync.has(`${options.group}/${options.kind}`) ? jsonCodec : this.base.codecFor(options);
     return {
-      encode: (object) => codec.encode(object),
+      encode: (object) => {
+        // The store writes objects at the version they decode to (the hub), so this is the schema reads apply.
+        const schema = this.schemaOf(object);
+        if (!schema) return codec.encode(object);
+        const data = codec.encode(schema.isPrunedAndDefaulted(object) ? object : normalized(object, schema));
+        this.recentEncodings(schema).add(data);
+        return data;
+      },
       decode: (data) => {
         const object = codec.decode(data);
         const schema = this.schemaOf(object);
-        if (schema) {
+        if (schema && !this.recent.get(schema)?.has(data)) {
           schema.prune(object);
           schema.applyDefaults(object);
         }
         return object;
       },
+      decodesVerbatim: () => codec.decodesVerbatim?.() ?? false,
     };
+  }
+
+  private recentEncodings(schema: CompiledSchema): RecentEncodings {
+    let recent = this.recent.get(schema);
+    if (!recent) this.recent.set(schema, (recent = new RecentEncodings()));
+    return recent;
   }
 
   kindFor(gvk: GroupVersionKind): { schema: unknown } | undefined {

@@ -4,6 +4,7 @@ import type { CompiledSchema } from './compiled-schema.js';
 import type { SchemaNode } from './schema-node.js';
 import { pruneObjectInPlace, unknownFieldPaths } from './prune.js';
 import { applyDefaultsInPlace } from './defaults.js';
+import { hasOnlyDeclaredFields, isPrunedAndDefaulted } from './normalized.js';
 import { bodySchemaOf, validateOpenAPI } from './validate-object.js';
 import { ratchetErrors } from './ratchet.js';
 import { compileRules } from '../cel/rule-tree.js';
@@ -34,8 +35,10 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
   ).length;
   return {
     prune: (object) => pruneObjectInPlace(object, node),
-    unknownFields: (object) => unknownFieldPaths(object, node),
+    // Most objects have none: a walk that builds no paths says so first.
+    unknownFields: (object) => (hasOnlyDeclaredFields(object, node) ? [] : unknownFieldPaths(object, node)),
     applyDefaults: (object) => applyDefaultsInPlace(object, node),
+    isPrunedAndDefaulted: (object) => isPrunedAndDefaulted(object, node),
     validate(object, old) {
       const found = validateOpenAPI(object, bodySchema);
       const errors: FieldError[] = old === undefined ? found : ratchetErrors(found, object, old);

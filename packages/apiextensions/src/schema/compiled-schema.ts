@@ -11,6 +11,8 @@ export interface CompiledSchema {
   unknownFields(object: Record<string, unknown>): string[];
   /** Applies schema defaults in place (on write and when reading from storage). */
   applyDefaults(object: Record<string, unknown>): void;
+  /** True when `prune` then `applyDefaults` would leave the object unchanged (one walk, nothing copied). */
+  isPrunedAndDefaulted(object: Record<string, unknown>): boolean;
   /**
    * OpenAPI validation then CEL `x-kubernetes-validations` (transition rules with `oldSelf` when `old` is
    * given), with upstream's field paths and messages. Metadata and TypeMeta are the caller's business.
