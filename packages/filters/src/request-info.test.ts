@@ -235,4 +235,10 @@ describe('splitRequestTarget', () => {
     expect(() => first.query.delete('watch')).toThrow(TypeError);
     expect(splitRequestTarget('/api/v1/pods').query.get('watch')).toBeNull();
   });
+
+  it('names the URL in the error of a special verb with nothing after it, from a split target too', () => {
+    expect(() => parseRequestInfo('GET', splitRequestTarget('/api/v1/watch?limit=1'))).toThrow(
+      'failed to create RequestInfo: unable to determine kind and namespace from url, /api/v1/watch?limit=1',
+    );
+  });
 });

@@ -73,7 +73,7 @@ export function parseRequestInfo(method: string, url: string | RequestTarget): R
   if (specialVerbs.has(first)) {
     if (segments.length - at < 2) {
       throw StatusError.internal(
-        `failed to create RequestInfo: unable to determine kind and namespace from url, ${url}`,
+        `failed to create RequestInfo: unable to determine kind and namespace from url, ${typeof url === 'string' ? url : `${path}${target.query.size > 0 ? `?${target.query.toString()}` : ''}`}`,
       );
     }
     info.verb = first;
