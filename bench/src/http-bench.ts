@@ -16,8 +16,8 @@ import { Store, type KVBackend } from '@kapi/storage';
 import { SqliteBackend } from '@kapi/storage-sqlite';
 import { Etcd3Backend } from '@kapi/storage-etcd3';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
-import { chainCpuPerGet } from './chain-cpu.js';
 import { profiled } from './cpu-profile.js';
+import { getRows } from './get-bench.js';
 import { measureRate, row, sampleObject, type BenchRow } from './harness.js';
 
 /** A 2 KB ConfigMap without a namespace (the URL gives it). */
@@ -46,12 +46,16 @@ export async function load(spec: Record<string, unknown>): Promise<LoadResult> {
 
 /**
  * Two seconds of the same load first (JIT warm-up, connection set-up), then the measured run, with the
- * CPU time this process (where the servers run) spent per request during it.
+ * CPU time this process (where the servers run) spent per request during it. `around` wraps the measured
+ * run only (e.g. a CPU profile of it).
  */
-export async function warmedLoad(spec: Record<string, unknown>): Promise<LoadResult & { cpuMicrosPerRequest: number }> {
+export async function warmedLoad(
+  spec: Record<string, unknown>,
+  around: (run: () => Promise<LoadResult>) => Promise<LoadResult> = (run) => run(),
+): Promise<LoadResult & { cpuMicrosPerRequest: number }> {
   await load({ ...spec, durationSeconds: 2 });
   const before = process.cpuUsage();
-  const result = await load(spec);
+  const result = await around(() => load(spec));
   const cpu = process.cpuUsage(before);
   const requests = result.requestsPerSecond * Number(spec.durationSeconds);
   return { ...result, cpuMicrosPerRequest: (cpu.user + cpu.system) / requests };
@@ -222,24 +226,8 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
     await server.client.request({ method: 'POST', path, body: httpObject('two-kb') });
     const bytes = (await server.client.raw({ method: 'GET', path: `${path}/two-kb` })).body;
     const tls = { key: readFileSync(join(directory, 'apiserver.key'), 'utf8'), cert: readFileSync(join(directory, 'apiserver.crt'), 'utf8') };
-    const control = await bareServer(bytes, tls);
+    rows.push(...(await getRows(server, `${path}/two-kb`, bytes, tls, duration)));
     const spec = { connections: 100, durationSeconds: duration, ca: server.ca };
-    const { control: bare, subject: get } = await alternately(
-      () => warmedLoad({ ...spec, url: `${control.url}${path}/two-kb` }),
-      () => warmedLoad({ ...spec, url: `${server.running.url}${path}/two-kb`, headers: server.headers }),
-    );
-    rows.push(row('GET one 2 KB object, 100 connections', 'kube-apiserver-lite', get.requestsPerSecond, 'bare node:https, same bytes', bare.requestsPerSecond, 'req/s', '>= 70%'));
-    rows.push({ ...row('GET p99 latency, 100 connections', 'kube-apiserver-lite', get.latencyP99, 'bare node:https', bare.latencyP99, 'ms (lower is better)', '<= 10 ms'), ratio: get.latencyP99 / bare.latencyP99 });
-    // The load generator shares the machine (and saturates a vCPU against the bare server), so the server's
-    // own CPU per request is shown too; the ratio is bare / ours (the share of the bare server's efficiency).
-    rows.push({ ...row('server CPU per GET, 100 connections', 'kube-apiserver-lite', get.cpuMicrosPerRequest, 'bare node:https', bare.cpuMicrosPerRequest, 'µs/request (lower is better)'), ratio: bare.cpuMicrosPerRequest / get.cpuMicrosPerRequest });
-    await control.close();
-    const chain = await chainCpuPerGet(server.running.server.handler, `${path}/two-kb`, { authorization: server.headers.authorization }, bytes);
-    rows.push({
-      ...row('handler chain + GET handler CPU per GET, in process (no sockets, no TLS)', 'kube-apiserver-lite handler', chain.subject, 'writeHead + end of the same bytes', chain.control, 'µs/request (lower is better)'),
-      ratio: chain.control / chain.subject,
-      notes: "node's request/response objects handed to the server's handler in this process: the apiserver's own per-GET cost, least sensitive to the machine's load (best of 3 alternated runs)",
-    });
 
     // create over HTTP vs the raw backend doing the same writes
     const createBody = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'bench-' }, data: { payload: 'x'.repeat(2048) } });

@@ -74,6 +74,53 @@ export interface RequestTarget {
   path: string;
   /** The query parameters (read them; do not modify). */
   query: URLSearchParams;
+  /** The path's {@link pathSegments}, split once for every reader (request info, routing); do not modify. */
+  readonly segments: readonly string[];
+}
+
+/** The segments of a path between its leading and trailing slashes (`/api/v1/` gives `api`, `v1`). */
+export function pathSegments(path: string): string[] {
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === 0x2f) start++;
+  while (end > start && path.charCodeAt(end - 1) === 0x2f) end--;
+  return start === end ? [] : path.slice(start, end).split('/');
+}
+
+/** The query of every request target without one: shared, so its mutators refuse (a request's query is read only). */
+class EmptyQuery extends URLSearchParams {
+  override append(): never {
+    throw new TypeError("a request target's query is read only");
+  }
+  override delete(): never {
+    return this.append();
+  }
+  override set(): never {
+    return this.append();
+  }
+  override sort(): never {
+    return this.append();
+  }
+}
+const emptyQuery = new EmptyQuery();
+
+/** A split request target whose query and segments are made on first use (most GETs have no query). */
+class SplitTarget implements RequestTarget {
+  private parsedQuery: URLSearchParams | undefined;
+  private split: string[] | undefined;
+
+  constructor(
+    readonly path: string,
+    private readonly rawQuery: string,
+  ) {}
+
+  get query(): URLSearchParams {
+    return (this.parsedQuery ??= this.rawQuery === '' ? emptyQuery : new URLSearchParams(this.rawQuery));
+  }
+
+  get segments(): readonly string[] {
+    return (this.split ??= pathSegments(this.path));
+  }
 }
 
 /**
@@ -85,8 +132,7 @@ export function splitRequestTarget(url: string): RequestTarget {
   const withoutFragment = hash < 0 ? url : url.slice(0, hash);
   const question = withoutFragment.indexOf('?');
   const rawPath = question < 0 ? withoutFragment : withoutFragment.slice(0, question);
-  const query = new URLSearchParams(question < 0 ? '' : withoutFragment.slice(question + 1));
-  return { path: decodePath(rawPath || '/'), query };
+  return new SplitTarget(decodePath(rawPath || '/'), question < 0 ? '' : withoutFragment.slice(question + 1));
 }
 
 /** Percent-decodes a path (a malformed escape is left as it is). */

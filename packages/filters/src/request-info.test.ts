@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '@kapi/apimachinery';
 import { isLongRunningRequest, parseRequestInfo, pathSegments } from './request-info.js';
+import { splitRequestTarget } from './handler.js';
 
 function pick(method: string, url: string) {
   const info = parseRequestInfo(method, url);
@@ -211,5 +212,33 @@ describe('pathSegments', () => {
     expect(pathSegments('/')).toEqual([]);
     expect(pathSegments('')).toEqual([]);
     expect(pathSegments('healthz')).toEqual(['healthz']);
+  });
+});
+
+describe('splitRequestTarget', () => {
+  it('splits the path once into segments and reads the query on demand', () => {
+    const target = splitRequestTarget('/api/v1/namespaces/a%20b/pods?watch=1&limit=5#frag');
+    expect(target.path).toBe('/api/v1/namespaces/a b/pods');
+    expect(target.segments).toEqual(['api', 'v1', 'namespaces', 'a b', 'pods']);
+    expect(target.segments).toBe(target.segments);
+    expect([...target.query]).toEqual([['watch', '1'], ['limit', '5']]);
+    expect(parseRequestInfo('GET', target).verb).toBe('watch');
+  });
+
+  it('gives targets without a query one shared empty query that refuses changes', () => {
+    const first = splitRequestTarget('/api/v1/pods');
+    const second = splitRequestTarget('/api/v1/pods?');
+    expect(first.query.size).toBe(0);
+    expect(second.query).toBe(first.query);
+    expect(() => first.query.set('watch', '1')).toThrow(TypeError);
+    expect(() => first.query.append('watch', '1')).toThrow(TypeError);
+    expect(() => first.query.delete('watch')).toThrow(TypeError);
+    expect(splitRequestTarget('/api/v1/pods').query.get('watch')).toBeNull();
+  });
+
+  it('names the URL in the error of a special verb with nothing after it, from a split target too', () => {
+    expect(() => parseRequestInfo('GET', splitRequestTarget('/api/v1/watch?limit=1'))).toThrow(
+      'failed to create RequestInfo: unable to determine kind and namespace from url, /api/v1/watch?limit=1',
+    );
   });
 });

@@ -21,14 +21,7 @@ const methodVerbs: Record<string, string> = {
   DELETE: 'delete',
 };
 
-/** The segments of a path between its leading and trailing slashes (`/api/v1/` gives `api`, `v1`). */
-export function pathSegments(path: string): string[] {
-  let start = 0;
-  let end = path.length;
-  while (start < end && path.charCodeAt(start) === 0x2f) start++;
-  while (end > start && path.charCodeAt(end - 1) === 0x2f) end--;
-  return start === end ? [] : path.slice(start, end).split('/');
-}
+export { pathSegments } from './handler.js';
 
 /**
  * Parses a request the way k8s.io/apiserver's RequestInfoFactory does:
@@ -39,7 +32,8 @@ export function pathSegments(path: string): string[] {
  * Throws a 500 StatusError for a special-verb path with nothing after the verb (`/api/v1/watch`).
  */
 export function parseRequestInfo(method: string, url: string | RequestTarget): RequestInfo {
-  const { path, query } = typeof url === 'string' ? splitRequestTarget(url) : url;
+  const target = typeof url === 'string' ? splitRequestTarget(url) : url;
+  const path = target.path;
   const info: RequestInfo = {
     isResourceRequest: false,
     path,
@@ -55,7 +49,7 @@ export function parseRequestInfo(method: string, url: string | RequestTarget): R
   };
 
   // One array of segments, read from `at` on (no copy per consumed segment).
-  const segments = pathSegments(path);
+  const segments = target.segments;
   if (segments.length < 3) return info;
   const prefix = segments[0] ?? '';
   if (!apiPrefixes.has(prefix)) return info;
@@ -79,7 +73,7 @@ export function parseRequestInfo(method: string, url: string | RequestTarget): R
   if (specialVerbs.has(first)) {
     if (segments.length - at < 2) {
       throw StatusError.internal(
-        `failed to create RequestInfo: unable to determine kind and namespace from url, ${url}`,
+        `failed to create RequestInfo: unable to determine kind and namespace from url, ${typeof url === 'string' ? url : `${path}${target.query.size > 0 ? `?${target.query.toString()}` : ''}`}`,
       );
     }
     info.verb = first;
@@ -106,9 +100,9 @@ export function parseRequestInfo(method: string, url: string | RequestTarget): R
   if (info.name === '' && info.verb === 'get') {
     // A watch value strconv.ParseBool reads as true (or a bare `?watch`); anything else stays a list, whose
     // handler rejects what does not parse with a 400.
-    const value = query.get('watch');
+    const value = target.query.get('watch');
     info.verb = value !== null && ['', '1', 't', 'T', 'TRUE', 'true', 'True'].includes(value) ? 'watch' : 'list';
-    info.name = nameFromFieldSelector(query.get('fieldSelector'));
+    info.name = nameFromFieldSelector(target.query.get('fieldSelector'));
   }
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';
   return info;

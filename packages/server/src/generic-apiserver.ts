@@ -178,7 +178,8 @@ export class GenericAPIServer {
   }
 
   private route(request: IncomingMessage, response: ServerResponse): void | Promise<void> {
-    const path = parseResourcePath(requestTarget(request).path);
+    const target = requestTarget(request);
+    const path = parseResourcePath(target.path, target.segments);
     // Health, metrics, version, discovery and OpenAPI never serve a resource path.
     if (!path) {
       for (const handler of this.platformHandlers) if (handler(request, response)) return answered(response);

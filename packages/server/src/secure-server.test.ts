@@ -7,6 +7,7 @@ import type { GenericAPIServer } from './generic-apiserver.js';
 import { ServerMetrics } from './metrics/index.js';
 import { TestStorage, widget, widgetsPath } from './test-support/test-server.js';
 import { widgetDefinition, widgetScheme } from './test-support/widget-scheme.js';
+import { createSecureAPIServer } from './secure-server.js';
 import { generateCertificateAuthority, issueServingCertificate } from './tls/certificates.js';
 
 const ca = generateCertificateAuthority();
@@ -167,5 +168,13 @@ describe('the secure port over HTTP/2', () => {
     await sawStart;
     stream.close();
     await sawAbort;
+  });
+});
+
+describe('the secure port', () => {
+  it('sets TCP_NODELAY on the connections it accepts, as Go and node:https do', () => {
+    const secure = createSecureAPIServer({ key: serving.privateKeyPem, cert: serving.certificatePem, http2MaxStreamsPerConnection: 0 }, () => undefined);
+    // net.Server reads `noDelay` from its options and sets it on each accepted socket.
+    expect((secure.server as typeof secure.server & { noDelay?: boolean }).noDelay).toBe(true);
   });
 });

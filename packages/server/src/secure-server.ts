@@ -55,6 +55,9 @@ export function createSecureAPIServer(
       cert: options.cert,
       ...(options.clientCA ? { ca: options.clientCA, requestCert: true, rejectUnauthorized: false } : {}),
       allowHTTP1: true,
+      // TCP_NODELAY on every accepted connection, as Go's net package and node:https set it: a small write
+      // (a watch event, an h2 frame) is not held back while the previous one waits for its ACK.
+      noDelay: true,
       settings: { maxConcurrentStreams: maxStreams, initialWindowSize: uploadBufferPerStream },
       maxSessionMemory: Math.max(minimumSessionMemoryMB, Math.ceil(sessionWindow / (1024 * 1024))),
     },

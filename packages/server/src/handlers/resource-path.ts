@@ -18,10 +18,10 @@ const namespaceSubresources = new Set(['status', 'finalize']);
  * Parses an already decoded `/api/v1/...` or `/apis/<group>/<version>/...` path (see
  * {@link requestTarget}), with the optional `watch/` segment and `namespaces/<ns>/` scoping, splitting
  * it exactly as @kapi/filters' RequestInfo does (so authorization and routing see the same namespace
- * and name). Returns undefined for anything else.
+ * and name). Returns undefined for anything else. `segments`: the path's, when already split (a
+ * request target's `segments`).
  */
-export function parseResourcePath(path: string): ResourcePath | undefined {
-  const segments = pathSegments(path);
+export function parseResourcePath(path: string, segments: readonly string[] = pathSegments(path)): ResourcePath | undefined {
   let group: string;
   let version: string;
   let rest: string[];
