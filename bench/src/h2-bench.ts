@@ -22,15 +22,15 @@ interface Server {
   token: string;
 }
 
-/** One forked client process of h2-clients.ts. */
-class Clients {
+/** One forked client process of h2-clients.ts (`streamsPerSession` defaults to the server's default). */
+export class Clients {
   private readonly child: ChildProcess;
   private readonly messages: Array<Record<string, unknown>> = [];
   private readonly waiters: Array<() => void> = [];
   private exited = false;
 
   constructor(spec: Record<string, unknown>) {
-    this.child = fork(clientScript, [JSON.stringify({ ...spec, streamsPerSession })], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child = fork(clientScript, [JSON.stringify({ streamsPerSession, ...spec })], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const wake = () => {
       for (const waiter of this.waiters.splice(0)) waiter();
     };

@@ -13,6 +13,7 @@ import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { Cacher } from '@kapi/watch-cache';
 import { measureMs, measureRate, percentile, row, sampleObject, type BenchRow } from './harness.js';
 import { watchFanOutRows } from './watch-fanout.js';
+import { watchHeapH2Rows } from './watch-heap-h2.js';
 import { watchHeapHttpRows } from './watch-heap-http.js';
 
 const execFileAsync = promisify(execFile);
@@ -195,7 +196,7 @@ async function rollingRestartRows(directory: string): Promise<BenchRow[]> {
   }
 }
 
-/** `--watch-only=fan-out,list,consistent-read,heap,heap-http,rolling-restart` runs a subset (default: all). */
+/** `--watch-only=fan-out,list,consistent-read,heap,heap-http,heap-h2,rolling-restart` runs a subset (default: all). */
 const only = process.argv.find((arg) => arg.startsWith('--watch-only='))?.slice('--watch-only='.length).split(',');
 
 /** Runs one scenario (unless excluded by `--watch-only`), turning a failure into a FAILED row. */
@@ -264,6 +265,7 @@ export async function watchBench(options: { quick: boolean }): Promise<BenchRow[
 
     await attempt('heap', rows, () => heapRows(10_000, 1000));
     await attempt('heap-http', rows, () => watchHeapHttpRows({ watchers: quick ? 2000 : 10_000 }));
+    await attempt('heap-h2', rows, () => watchHeapH2Rows({ watchers: quick ? 2000 : 10_000, streamsPerSession: 1000 }));
     await attempt('rolling-restart', rows, () => rollingRestartRows(directory));
   } finally {
     rmSync(directory, { recursive: true, force: true });

@@ -32,18 +32,29 @@ export class WatchChannel implements Watch {
   private settleDelivery: ((more: boolean) => void) | undefined;
   private failDelivery: ((error: unknown) => void) | undefined;
   private stopped = false;
-  private resolveDone!: () => void;
+  /** Made when first asked for (an idle watch's channel is rarely asked). */
+  private stoppedPromise: Promise<void> | undefined;
+  private resolveDone: (() => void) | undefined;
+  // Copied out of the options, which the channel does not keep.
+  private readonly capacity: number | undefined;
+  private readonly onStop: (() => void) | undefined;
   /** True once the channel closed because its consumer fell more than `capacity` events behind. */
   overflowed = false;
-  readonly done: Promise<void>;
 
-  constructor(private readonly options: WatchChannelOptions = {}) {
-    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+  constructor(options: WatchChannelOptions = {}) {
+    this.capacity = options.capacity;
+    this.onStop = options.onStop;
     const signal = options.signal;
     if (signal) {
       if (signal.aborted) this.stop();
       else signal.addEventListener('abort', () => this.stop(), { once: true });
     }
+  }
+
+  /** Settles once the channel has stopped. */
+  get done(): Promise<void> {
+    this.stoppedPromise ??= this.stopped ? Promise.resolve() : new Promise((resolve) => (this.resolveDone = resolve));
+    return this.stoppedPromise;
   }
 
   /** True once stopped; pushes are ignored from then on. */
@@ -72,7 +83,7 @@ export class WatchChannel implements Watch {
       waiter({ value: event, done: false });
       return true;
     }
-    if (this.options.capacity !== undefined && this.pending >= this.options.capacity) {
+    if (this.capacity !== undefined && this.pending >= this.capacity) {
       this.overflowed = true;
       this.stop();
       return false;
@@ -102,8 +113,8 @@ export class WatchChannel implements Watch {
     this.waiter = undefined;
     waiter?.({ value: undefined, done: true });
     this.detach(false);
-    this.options.onStop?.();
-    this.resolveDone();
+    this.onStop?.();
+    this.resolveDone?.();
   }
 
   private next(): Promise<IteratorResult<StorageWatchEvent>> {

@@ -218,27 +218,67 @@ async function readDeleteOptions(
 
 /**
  * Serves one resource request: dispatches on the verb to the generic store and writes the response.
- * Throws StatusErrors for the caller to write.
+ * Rejects with StatusErrors for the caller to write.
  */
-export async function handleResourceRequest(
+export function handleResourceRequest(
   request: IncomingMessage,
   response: ServerResponse,
   route: ResourceRoute,
   path: ResourcePath,
   environment: HandlerEnvironment,
 ): Promise<void> {
-  const query = requestTarget(request).query;
-  const verb = resourceVerb(request.method ?? 'GET', path, query);
-  const { definition, store, version } = route;
+  // A watch is its stream's own promise: an async function around it would hold one more promise and
+  // its resolving functions for the watch's whole life.
+  try {
+    const query = requestTarget(request).query;
+    const verb = resourceVerb(request.method ?? 'GET', path, query);
+    if (verb !== 'watch') return serveVerb(request, response, route, path, environment, query, verb);
+    checkVerb(request, route, path, verb);
+    const read = parseReadQuery(query, true);
+    checkFieldSelector(read, route.definition);
+    const form = negotiateResponseForm(request);
+    const table =
+      form.as === 'Table'
+        ? { version: form.version, includeObject: parseIncludeObject(query.get('includeObject')) }
+        : undefined;
+    return serveWatch(request, response, route, {
+      namespace: path.namespace,
+      name: path.name,
+      query: read,
+      environment,
+      ...(table ? { table } : {}),
+    });
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** Refuses a verb the resource does not serve at this path. */
+function checkVerb(request: IncomingMessage, route: ResourceRoute, path: ResourcePath, verb: string): void {
+  const { definition } = route;
   const verbs = definition.verbs ?? allVerbs;
   if (!(verbs as string[]).includes(verb) || (path.subresource !== '' && !subresourceVerbs.has(verb))) {
     throw StatusError.methodNotAllowed(request.method ?? 'GET', definition);
   }
-  const namespace = path.namespace;
   // Across all namespaces a namespaced resource serves only list and watch (no routes for the rest).
-  if (definition.namespaced && namespace === '' && verb !== 'list' && verb !== 'watch') {
+  if (definition.namespaced && path.namespace === '' && verb !== 'list' && verb !== 'watch') {
     throw StatusError.methodNotAllowed(request.method ?? 'GET', definition);
   }
+}
+
+/** Serves a request of any verb but watch. */
+async function serveVerb(
+  request: IncomingMessage,
+  response: ServerResponse,
+  route: ResourceRoute,
+  path: ResourcePath,
+  environment: HandlerEnvironment,
+  query: URLSearchParams,
+  verb: string,
+): Promise<void> {
+  checkVerb(request, route, path, verb);
+  const { definition, store, version } = route;
+  const namespace = path.namespace;
   switch (verb) {
     case 'get': {
       // Most GETs carry no query at all: nothing to parse.
@@ -252,22 +292,6 @@ export async function handleResourceRequest(
       checkFieldSelector(read, definition);
       const list = await store.list(namespace, version, listParameters(read));
       return respond(request, response, route, 200, list, true, environment.now);
-    }
-    case 'watch': {
-      const read = parseReadQuery(query, true);
-      checkFieldSelector(read, definition);
-      const form = negotiateResponseForm(request);
-      const table =
-        form.as === 'Table'
-          ? { version: form.version, includeObject: parseIncludeObject(query.get('includeObject')) }
-          : undefined;
-      return serveWatch(request, response, route, {
-        namespace,
-        name: path.name,
-        query: read,
-        environment,
-        ...(table ? { table } : {}),
-      });
     }
     case 'create': {
       const write = parseWriteQuery(query, 'CreateOptions');

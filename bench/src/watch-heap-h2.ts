@@ -1,0 +1,144 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createSecureServer, type Http2ServerResponse } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Clients } from './h2-bench.js';
+import { row, sampleObject, usedMemory, type BenchRow } from './harness.js';
+import { benchToken, startServer } from './http-bench.js';
+
+const path = '/api/v1/namespaces/default/configmaps';
+/** Upstream's per-stream upload buffer, as the apiserver's secure port sets it. */
+const streamWindow = 256 * 1024;
+
+/**
+ * A bare node:http2 secure server (the compatibility API, as the apiserver's) with the apiserver's
+ * session settings, holding every request open with its response headers sent.
+ */
+export async function rawH2WatchServer(tls: { key: string; cert: string }, streamsPerSession: number) {
+  const responses: Http2ServerResponse[] = [];
+  const server = createSecureServer(
+    {
+      ...tls,
+      allowHTTP1: true,
+      settings: { maxConcurrentStreams: streamsPerSession, initialWindowSize: streamWindow },
+      maxSessionMemory: Math.max(10, Math.ceil((streamWindow * streamsPerSession) / (1024 * 1024))),
+    },
+    (_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+      // As the apiserver's watch does (node has it on the compatibility response; its types do not list it).
+      (response as Http2ServerResponse & { flushHeaders(): void }).flushHeaders();
+      responses.push(response);
+    },
+  );
+  server.on('session', (session) => session.setLocalWindowSize(streamWindow * streamsPerSession));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** Writes `line` once to every held stream. */
+    broadcast(line: Buffer): void {
+      for (const response of responses) response.write(line);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const response of responses) response.stream.close();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Opens `watchers` h2 streams to `origin + watchPath`; fails unless every one answered 200. */
+async function openStreams(spec: { origin: string; watchPath: string; ca: string; watchers: number; streamsPerSession: number }, timeoutMs: number): Promise<{ clients: Clients; sessions: number }> {
+  const clients = new Clients({ mode: 'watch', protocol: 'h2', origin: spec.origin, path: spec.watchPath, ca: spec.ca, token: benchToken, count: spec.watchers, streamsPerSession: spec.streamsPerSession });
+  try {
+    const ready = await clients.next('ready', timeoutMs);
+    if (Number(ready.open) !== spec.watchers) throw new Error(`${String(ready.open)} of ${spec.watchers} h2 streams opened (${String(ready.failed)} failed)`);
+    return { clients, sessions: Number(ready.sessions) };
+  } catch (error) {
+    await clients.close();
+    throw error;
+  }
+}
+
+/**
+ * Deliveries per second of one line to each of `watchers` streams, from `send()` to the last arrival
+ * (lines that came before, such as bookmarks, are not counted).
+ */
+async function fanOutOnce(clients: Clients, watchers: number, send: () => Promise<void> | void): Promise<number> {
+  const stats = clients.next('stats', 10_000);
+  clients.send({ type: 'stats' });
+  const lines = Number((await stats).lines) + watchers;
+  const done = clients.next('done', 60_000);
+  clients.send({ type: 'expect', lines });
+  const started = Date.now();
+  await send();
+  const delivered = await done;
+  return watchers / (Math.max(Number(delivered.lastAt) - started, 1) / 1000);
+}
+
+/**
+ * Idle watches over HTTP/2 (issue 17): `watchers` watches of one namespace's ConfigMaps (bookmarks allowed,
+ * from the current resourceVersion) as streams multiplexed `streamsPerSession` to a TLS connection (the
+ * server started with `--http2-max-streams-per-connection` = `streamsPerSession`), opened by a child
+ * process, on an in-process kube-apiserver-lite (memory storage, watch cache); beside a bare node:http2
+ * server holding as many streams with their response headers sent. Rows: heap + external per watch after
+ * forced GC (control measured first, each on fresh connections), and the fan-out of one 2 KB event to
+ * every stream, beside the bare server writing the same line to each.
+ */
+export async function watchHeapH2Rows(options: { watchers: number; streamsPerSession: number }): Promise<BenchRow[]> {
+  const { watchers, streamsPerSession } = options;
+  const directory = mkdtempSync(join(tmpdir(), 'kapi-watch-heap-h2-'));
+  const server = await startServer(directory, ['--storage=memory', `--http2-max-streams-per-connection=${streamsPerSession}`]);
+  try {
+    const created = await server.client.request<{ metadata: { resourceVersion: string } }>({ method: 'POST', path, body: { ...sampleObject('idle'), metadata: { name: 'idle' } } });
+    const tls = { key: readFileSync(join(directory, 'apiserver.key'), 'utf8'), cert: readFileSync(join(directory, 'apiserver.crt'), 'utf8') };
+    const timeoutMs = 120_000 + 30 * watchers;
+    const layout = { ca: server.ca, watchers, streamsPerSession };
+
+    const raw = await rawH2WatchServer(tls, streamsPerSession);
+    let control: number;
+    let controlRate: number;
+    try {
+      const before = await usedMemory();
+      const { clients } = await openStreams({ ...layout, origin: raw.url, watchPath: path }, timeoutMs);
+      try {
+        control = ((await usedMemory()) - before) / watchers;
+        const line = Buffer.from(`${JSON.stringify({ type: 'ADDED', object: { ...sampleObject('fan-out'), metadata: { name: 'fan-out', namespace: 'default', resourceVersion: '1000' } } })}\n`);
+        controlRate = await fanOutOnce(clients, watchers, () => raw.broadcast(line));
+      } finally {
+        await clients.close();
+      }
+    } finally {
+      await raw.close();
+    }
+
+    const watchPath = `${path}?watch=true&allowWatchBookmarks=true&resourceVersion=${created.metadata.resourceVersion}`;
+    const before = await usedMemory();
+    const { clients, sessions } = await openStreams({ ...layout, origin: server.running.url, watchPath }, timeoutMs);
+    let subject: number;
+    let subjectRate: number;
+    try {
+      subject = ((await usedMemory()) - before) / watchers;
+      subjectRate = await fanOutOnce(clients, watchers, async () => {
+        await server.client.request({ method: 'POST', path, body: { ...sampleObject('fan-out'), metadata: { name: 'fan-out' } } });
+      });
+    } finally {
+      await clients.close();
+    }
+    const layoutText = `${sessions} TLS connections x ${streamsPerSession} streams`;
+    return [
+      {
+        ...row(`heap per idle watch over HTTP/2 (${watchers} watches, ${layoutText})`, 'kube-apiserver-lite watch', subject, 'bare node:http2, one open stream with headers sent', control, 'bytes (lower is better)', '<= 4 KB'),
+        notes: `${(subject / 1024).toFixed(1)} KB per watch, ${((subject - control) / 1024).toFixed(1)} KB beyond the control's ${(control / 1024).toFixed(1)} KB; heapUsed + external after forced GC, in process (streams opened by a child process; server run from source by tsx)`,
+      },
+      {
+        ...row(`fan-out of one 2 KB event to ${watchers} idle watches over HTTP/2 (${layoutText})`, 'kube-apiserver-lite (POST to last delivery)', subjectRate, 'bare node:http2, same line per stream', controlRate, 'deliveries/s'),
+        notes: 'one event, timed to its last delivery (Date.now in the client process, ms resolution), one run each',
+      },
+    ];
+  } finally {
+    server.client.close();
+    await server.running.stop();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
