@@ -80,7 +80,7 @@ async function storageRows(backend: string, open: OpenBackend, options: { quick:
     const coldMs = await measureMs(() => cacher.start());
     rows.push({
       ...row(`cold start of the watch cache, ${size} x 2 KB (${backend})`, 'Cacher.start (LIST + history)', coldMs, 'Store.getList of everything, 10,000 a page', storeReadMs, 'ms (lower is better)', '<= 10 s'),
-      notes: `filled at ${fillRate.toFixed(0)} creates/s (Store, 256 in flight); every create is still in the log, so the history replay reads them all again`,
+      notes: `filled at ${fillRate.toFixed(0)} creates/s (Store, 256 in flight); every create is still in the log (never compacted): the cache is filled by one replay of the log, state and history together, not listed`,
     });
     const cached = (await usedMemory()) - before;
     rows.push({

@@ -3,6 +3,7 @@ import {
   RevisionCompactedError,
   isCompactor,
   isProgressRequester,
+  isRevisionReader,
   type Interface,
   type ListResult,
   type StorageWatchEvent,
@@ -39,7 +40,8 @@ export interface CacheReflectorOptions {
   onWatchError: (status: Status) => void;
 }
 
-type WatchOutcome = 'expired' | 'ended';
+/** How a backend watch ended; `relist`: a replay building the state timed out, list instead. */
+type WatchOutcome = 'expired' | 'ended' | 'relist';
 
 /** True when an error or Status says the requested revision was compacted (410). */
 export function isExpired(value: unknown): boolean {
@@ -62,6 +64,8 @@ export class CacheReflector {
   private wakeUp: (() => void) | undefined;
   /** The revision the next watch resumes after. */
   private lastRevision = 0;
+  /** The next initialisation lists without replaying history (a replay building the state timed out). */
+  private listOnly = false;
   private running: Promise<void> | undefined;
 
   constructor(private readonly options: CacheReflectorOptions) {}
@@ -92,6 +96,10 @@ export class CacheReflector {
         }
         const outcome = await this.watchOnce();
         if (this.stopped) break;
+        if (outcome === 'relist') {
+          needsList = true;
+          continue;
+        }
         if (outcome === 'expired') {
           needsList = true;
           this.options.onReinitialize(StatusError.expired('The resourceVersion for the provided watch is too old.'));
@@ -110,14 +118,28 @@ export class CacheReflector {
     }
   }
 
-  /** Lists the prefix and resets the cache to it; decides where the watch starts. */
+  /**
+   * Lists the prefix and resets the cache to it; decides where the watch starts. A backend that has never
+   * compacted (and can report its revision) is not listed when history is loaded: the replay of its whole
+   * log builds the state and the history in one read.
+   */
   private async initialize(): Promise<void> {
     const { storage, cache } = this.options;
+    // A replay is known to be complete from a progress notification, so history loading needs them.
+    const loadHistory = this.options.loadHistory && this.options.progressNotify && !this.listOnly;
+    this.listOnly = false;
+    if (loadHistory && isCompactor(storage) && isRevisionReader(storage) && (await storage.compactRevision()) <= 1) {
+      const revision = await storage.getCurrentResourceVersion();
+      if (this.stopped) return;
+      cache.replayAll(revision);
+      this.lastRevision = 1;
+      if (!cache.replaying) this.options.onReady();
+      return;
+    }
     const list = await this.list();
     const listRevision = Number(list.resourceVersion) || 0;
     let historyBase = listRevision;
-    // A replay is known to be complete from a progress notification, so history loading needs them.
-    if (this.options.loadHistory && this.options.progressNotify) {
+    if (loadHistory) {
       const compacted = isCompactor(storage) ? await storage.compactRevision() : 0;
       // The backend keeps the events from its compacted revision on: a watch from the one before it works.
       historyBase = Math.min(Math.max(compacted - 1, 1), listRevision);
@@ -177,7 +199,7 @@ export class CacheReflector {
         }
         this.apply(event);
       }
-      return 'ended';
+      return this.listOnly ? 'relist' : 'ended';
     } finally {
       watch.stop();
       this.watch = undefined;
@@ -196,7 +218,13 @@ export class CacheReflector {
       this.replayTimer = undefined;
       if (this.stopped || !cache.replaying) return;
       if (clock.now() >= deadline) {
-        cache.abandonReplay();
+        if (!cache.replayingState) {
+          cache.abandonReplay();
+          return;
+        }
+        // Without the replay the cache has no state: list it instead, without history.
+        this.listOnly = true;
+        this.watch?.stop();
         return;
       }
       if (isProgressRequester(storage)) storage.requestWatchProgress().catch(this.options.onError);

@@ -49,6 +49,7 @@ describe('Cacher filling', () => {
   it('serves a consistent list from the cache once a requested progress notification catches it up', async () => {
     const { cacher, storage, store, clock } = setup();
     await cacher.start();
+    const lists = storage.lists;
     const elsewhere = await store.create('/registry/secrets/default/s', configMap('s'));
     storage.holdProgress = true;
     let result: { resourceVersion: string } | undefined;
@@ -63,7 +64,7 @@ describe('Cacher filling', () => {
     await listing;
     expect(Number(result?.resourceVersion)).toBeGreaterThanOrEqual(revisionOf(elsewhere));
     expect(cacher.resourceVersion).toBeGreaterThanOrEqual(revisionOf(elsewhere));
-    expect(storage.lists).toBe(1);
+    expect(storage.lists).toBe(lists);
     const requests = storage.progressRequests;
     await clock.advance(1000);
     expect(storage.progressRequests).toBe(requests);
@@ -72,6 +73,7 @@ describe('Cacher filling', () => {
   it('resumes a broken backend watch from the last revision without relisting or dropping watchers', async () => {
     const { cacher, storage, clock } = setup();
     await cacher.start();
+    const lists = storage.lists;
     const client = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(cacher.resourceVersion) }));
     const a = await cacher.create(keyOf('a'), configMap('a'));
     await vi.waitFor(() => expect(client.events).toHaveLength(1));
@@ -83,13 +85,14 @@ describe('Cacher filling', () => {
     expect(client.events[1]?.object).toEqual(b);
     expect(storage.watches).toHaveLength(2);
     expect(storage.watches[1]?.options.resourceVersion).toBe(String(revisionOf(a)));
-    expect(storage.lists).toBe(1);
+    expect(storage.lists).toBe(lists);
     expect(cacher.isReady).toBe(true);
   });
 
   it('relists when the backend has compacted the revision to resume from, ending the watchers', async () => {
     const { cacher, storage, clock, kv } = setup();
     await cacher.start();
+    const lists = storage.lists;
     const client = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(cacher.resourceVersion) }));
     await vi.waitFor(() => expect(storage.watches).toHaveLength(1));
     storage.lastWatch?.watch.stop();
@@ -99,7 +102,7 @@ describe('Cacher filling', () => {
     await (kv as MemoryBackend).compact(await kv.currentRevision());
     await clock.advance(1000);
     await client.ended;
-    await vi.waitFor(() => expect(storage.lists).toBe(2));
+    await vi.waitFor(() => expect(storage.lists).toBe(lists + 1));
     await cacher.waitUntilReady();
     const list = await cacher.getList(prefix, { recursive: true, resourceVersion: '0' });
     expect(list.items.map((item) => item.metadata.name)).toEqual(['a', 'b']);
@@ -135,6 +138,30 @@ describe('Cacher filling', () => {
       code: 410,
       message: `too old resource version: ${revisionOf(written[0]!)} (${revisionOf(written[2]!)})`,
     });
+  });
+
+  it('fills from one replay of a never-compacted log, without a list: state and history from the same read', async () => {
+    const { store } = newMemoryStore(0);
+    const written = await history(store, 3);
+    const b = await store.create(keyOf('b'), configMap('b'));
+    const c = await store.create(keyOf('c'), configMap('c'));
+    const deleted = await store.delete(keyOf('b'));
+    await store.create('/registry/secrets/default/s', configMap('s'));
+    const storage = new InstrumentedStorage(store);
+    const cacher = newCacher(storage, new FakeClock());
+    await cacher.start();
+    expect(storage.lists).toBe(0);
+    expect(storage.watches[0]?.options.resourceVersion).toBe('1');
+    const cached = await cacher.getList(prefix, { recursive: true, resourceVersion: '0' });
+    expect(cached.items).toEqual((await store.getList(prefix, { recursive: true })).items);
+    expect(cached.items.map((item) => item.metadata.name)).toEqual(['a', 'c']);
+    const watch = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: '1' }));
+    await vi.waitFor(() => expect(watch.events).toHaveLength(6));
+    expect(watch.events.map((event) => event.type)).toEqual(['ADDED', 'MODIFIED', 'MODIFIED', 'ADDED', 'ADDED', 'DELETED']);
+    expect(watch.events.map((event) => event.object)).toEqual([...written, b, c, deleted]);
+    expect(watch.events[5]?.previousObject).toEqual(b);
+    // The state and the history hold one copy of an unchanged object.
+    expect(watch.events[4]?.object).toBe(cached.items[1]);
   });
 
   it('lists the storage in pages of listPageSize at the first page\'s revision; later writes arrive as events', async () => {
@@ -240,6 +267,8 @@ describe('Cacher filling', () => {
     expect(cacher.isReady).toBe(false);
     await clock.advance(500);
     await started;
+    // The replay was to build the state too (the backend never compacted): the cache lists instead.
+    expect(storage.lists).toBe(1);
     const last = revisionOf(elsewhere);
     expect(cacher.resourceVersion).toBe(last);
     const tooOld = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(written[2]!)) }));

@@ -30,7 +30,8 @@ export interface CacherOptions {
   maxHistory?: number;
   /**
    * Replay the backend's retained history on start, so old-but-uncompacted watches resume. Default true.
-   * Needs `progressNotify` (a progress notification tells when the replay has caught up).
+   * Needs `progressNotify` (a progress notification tells when the replay has caught up). A backend that
+   * has never compacted is not listed: the replay of its whole log builds the state and the history.
    */
   loadHistory?: boolean;
   /**

@@ -2,7 +2,7 @@ import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import type { StorageWatchEvent } from '@kapi/storage';
 import { CacheStore, type Indexers } from './cache-store.js';
 import type { Clock, TimerHandle } from './clock.js';
-import { WatchCacheEvent } from './watch-cache-event.js';
+import { WatchCacheEvent, type WatchCacheEventType } from './watch-cache-event.js';
 import { WatchCacheHistory, type WatchCacheHistoryOptions } from './watch-cache-history.js';
 
 /** Options of a {@link WatchCache}. */
@@ -43,6 +43,8 @@ export class WatchCache {
   private revision = 0;
   /** While replaying old history after a (re)list: the list revision the replay must reach. */
   private replayUntil = 0;
+  /** The replay builds the state too (it covers every event the backend ever had): see {@link replayAll}. */
+  private replayFillsState = false;
   private readonly waiters = new Set<FreshnessWaiter>();
 
   constructor(private readonly options: WatchCacheOptions) {
@@ -60,6 +62,11 @@ export class WatchCache {
     return this.replayUntil > 0;
   }
 
+  /** True while a {@link replayAll} replay is building the state (the state is incomplete until it ends). */
+  get replayingState(): boolean {
+    return this.replayFillsState;
+  }
+
   /**
    * Resets the cache to a list taken at `listRevision`. With `historyBase` below it, the events in
    * (historyBase, listRevision] are expected next (a replay); they fill the history without touching the
@@ -70,7 +77,19 @@ export class WatchCache {
     this.history.reset(Math.min(historyBase, listRevision));
     this.revision = listRevision;
     this.replayUntil = historyBase < listRevision ? listRevision : 0;
+    this.replayFillsState = false;
     this.notifyWaiters();
+  }
+
+  /**
+   * Resets the cache to empty at `revision`, expecting every event of the backend's log up to it next
+   * (a backend that has never compacted holds them all): the replay builds the state and the history at
+   * once, so a cold start reads and decodes each stored object once, not once for a list and again for
+   * the history. `onReplayComplete` fires once the replay reaches `revision`.
+   */
+  replayAll(revision: number): void {
+    this.replace([], revision, 1);
+    this.replayFillsState = this.replayUntil > 0;
   }
 
   /** Applies one event from the backend watch (BOOKMARK and ERROR are not events for this method). */
@@ -82,17 +101,15 @@ export class WatchCache {
     const now = this.options.clock.now();
     if (this.replayUntil > 0) {
       if (revision <= this.replayUntil) {
-        this.history.add(new WatchCacheEvent(event.type, key, this.shared(key, object), event.previousObject, revision, now));
+        if (this.replayFillsState) this.history.add(this.applyToState(event.type, key, object, event.previousObject, revision, now));
+        else this.history.add(new WatchCacheEvent(event.type, key, this.shared(key, object), event.previousObject, revision, now));
         if (revision === this.replayUntil) this.finishReplay();
         return;
       }
       this.finishReplay();
     }
     if (revision <= this.revision) return;
-    const previous = this.store.get(key) ?? event.previousObject;
-    const cacheEvent = new WatchCacheEvent(event.type, key, object, previous, revision, now);
-    if (event.type === 'DELETED') this.store.delete(key);
-    else this.store.set(key, object);
+    const cacheEvent = this.applyToState(event.type, key, object, event.previousObject, revision, now);
     this.history.add(cacheEvent);
     this.revision = revision;
     this.options.onEvent(cacheEvent);
@@ -161,8 +178,24 @@ export class WatchCache {
     return current && objectRevision(current) === objectRevision(object) ? current : object;
   }
 
+  /** Applies a change to the state; returns its history event (whose previous object is the state's, if held). */
+  private applyToState(
+    type: WatchCacheEventType,
+    key: string,
+    object: KubeObject,
+    previousObject: KubeObject | undefined,
+    revision: number,
+    now: number,
+  ): WatchCacheEvent {
+    const previous = this.store.get(key) ?? previousObject;
+    if (type === 'DELETED') this.store.delete(key);
+    else this.store.set(key, object);
+    return new WatchCacheEvent(type, key, object, previous, revision, now);
+  }
+
   private finishReplay(): void {
     this.replayUntil = 0;
+    this.replayFillsState = false;
     this.options.onReplayComplete();
   }
 
