@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildHandlerChain, requestContext, writeJson, type Handler } from './handler.js';
 import { withRequestBody } from './with-request-body.js';
@@ -57,5 +57,53 @@ describe('withRequestBody', () => {
     const response = await server.send('/api/v1/namespaces/a/configmaps', { method: 'POST', body: '{"a":12}' });
     expect(response.status).toBe(413);
     expect(response.json).toMatchObject({ reason: 'RequestEntityTooLarge', message: 'Request entity too large: limit is 4' });
+  });
+
+  it('reads and drops a refused body within the discard bound, so the client reads the 413 and its connection is reused', async () => {
+    server = await serve(buildHandlerChain([withRequestInfo(), withRequestBody({ limitBytes: 1024 })], echoLength));
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    /** A POST of `size` bytes, declared (Content-Length) or chunked in 16 KiB writes. */
+    const post = (size: number, chunked: boolean) =>
+      new Promise<{ status: number; reason: string }>((resolve, reject) => {
+        const outgoing = httpRequest(`${server?.url ?? ''}/api/v1/namespaces/a/configmaps`, {
+          method: 'POST',
+          agent,
+          headers: chunked ? { 'Content-Type': 'application/json' } : { 'Content-Type': 'application/json', 'Content-Length': size },
+        });
+        outgoing.on('socket', (socket) => sockets.add(socket));
+        outgoing.on('response', (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, reason: (JSON.parse(body) as { reason?: string }).reason ?? '' }));
+        });
+        outgoing.on('error', reject);
+        for (let sent = 0; sent < size; sent += 16_384) outgoing.write(Buffer.alloc(Math.min(16_384, size - sent), 'x'));
+        outgoing.end();
+      });
+    try {
+      // Bodies of 1.9x the limit (declared and chunked): each gets its 413, and all go over one connection.
+      expect(await post(1946, false)).toEqual({ status: 413, reason: 'RequestEntityTooLarge' });
+      expect(await post(1946, true)).toEqual({ status: 413, reason: 'RequestEntityTooLarge' });
+      expect(await post(10, false)).toEqual({ status: 200, reason: '' });
+      expect(sockets.size).toBe(1);
+      // Past the limit and the discard bound: the 413 is sent with Connection: close, without reading the body.
+      const declared = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const outgoing = httpRequest(`${server?.url ?? ''}/api/v1/namespaces/a/configmaps`, {
+          method: 'POST',
+          agent,
+          headers: { 'Content-Type': 'application/json', 'Content-Length': 1 << 20 },
+        });
+        outgoing.on('response', (response) => {
+          response.resume();
+          resolve({ status: response.statusCode ?? 0, connection: response.headers.connection });
+        });
+        outgoing.on('error', reject);
+        outgoing.write('{');
+      });
+      expect(declared).toEqual({ status: 413, connection: 'close' });
+    } finally {
+      agent.destroy();
+    }
   });
 });

@@ -8,6 +8,12 @@ import { requestTimeoutMessage } from './with-request-timeout.js';
 export interface RequestBodyOptions {
   /** Largest body read (upstream `MaxRequestBodyBytes`); default 3 MiB. */
   limitBytes?: number;
+  /**
+   * How much of a refused (413) body is still read and dropped so that the client, which is still
+   * sending it, gets to read the answer instead of a broken pipe, and the connection stays usable; a body
+   * longer than the limit by more than this closes the connection. Default: the limit again.
+   */
+  discardBytes?: number;
   /** The longest the body may take to arrive, counted from when the request was received; default 60 s. */
   timeoutMs?: number;
 }
@@ -24,10 +30,12 @@ function hasBody(request: IncomingMessage): boolean {
  * filters after it run, so a client that trickles its body in holds no max-in-flight seat while it
  * does (put it just before withMaxInFlight). The read has its own deadline (`timeoutMs`, capped by the
  * request's deadline from withRequestTimeout): past it the client gets 504 Timeout and the connection
- * is closed; past `limitBytes` it gets 413.
+ * is closed; past `limitBytes` it gets 413, and the rest of the body (up to `discardBytes` more) is read
+ * and dropped so that a client still sending it reads the 413 rather than a broken pipe.
  */
 export function withRequestBody(options: RequestBodyOptions = {}): Filter {
   const limit = options.limitBytes ?? 3 * 1024 * 1024;
+  const discard = options.discardBytes ?? limit;
   const timeoutMs = options.timeoutMs ?? 60_000;
   return (next) => (request, response) => {
     const context = requestContext(request, response);
@@ -40,18 +48,42 @@ export function withRequestBody(options: RequestBodyOptions = {}): Filter {
         return next(request, response);
       },
       (error: unknown) => {
-        closeConnectionAfter(request, response);
+        if (!(error instanceof BodyTooLarge && drain(request, error.received, limit + discard))) closeConnectionAfter(request, response);
         writeStatus(response, error);
       },
     );
   };
 }
 
+/** The 413 of a body past the limit, with how much of it was read. */
+class BodyTooLarge extends StatusError {
+  constructor(
+    limit: number,
+    readonly received: number,
+  ) {
+    super(StatusError.requestEntityTooLarge(`limit is ${limit}`).status);
+  }
+}
+
+/**
+ * Reads and drops the rest of a refused body (`received` bytes of it read so far) while it stays within
+ * `maxBytes` in all: a declared length past that is not read at all (false: close the connection), and a
+ * chunked body that goes past it has its request destroyed (its connection on HTTP/1, its stream on h2).
+ * True when the body is being drained, so the connection can stay open.
+ */
+function drain(request: IncomingMessage, received: number, maxBytes: number): boolean {
+  if (Number(request.headers['content-length'] ?? '0') > maxBytes) return false;
+  request.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > maxBytes) request.destroy();
+  });
+  request.resume();
+  return true;
+}
+
 /** Reads the body, failing with 413 past `limit` bytes and 504 at `deadline` (epoch ms) or on abort. */
 function readWithin(request: IncomingMessage, limit: number, deadline: number, signal: AbortSignal): Promise<Buffer> {
-  if (Number(request.headers['content-length'] ?? '0') > limit) {
-    return Promise.reject(StatusError.requestEntityTooLarge(`limit is ${limit}`));
-  }
+  if (Number(request.headers['content-length'] ?? '0') > limit) return Promise.reject(new BodyTooLarge(limit, 0));
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -68,7 +100,7 @@ function readWithin(request: IncomingMessage, limit: number, deadline: number, s
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limit) finish(StatusError.requestEntityTooLarge(`limit is ${limit}`));
+      if (size > limit) finish(new BodyTooLarge(limit, size));
       else chunks.push(chunk);
     };
     const onEnd = (): void => finish();
