@@ -7,6 +7,9 @@ import { Cacher } from '@kapi/watch-cache';
 import { builtInKinds, builtInResources } from './resources/index.js';
 import { STORAGE_READINESS_HOOK, storageReadinessHook } from './storage-readiness.js';
 
+/** The backend reads a watch cache's initialisation makes (a list, or a replay of a never-compacted log). */
+const gatedReads = new Set<PropertyKey>(['get', 'range', 'currentRevision', 'compactedRevision']);
+
 /** A MemoryBackend whose reads wait until `open()`: the watch cache over it cannot initialize before. */
 function gatedBackend(): { kv: MemoryBackend; open: () => void } {
   const backend = new MemoryBackend();
@@ -14,14 +17,14 @@ function gatedBackend(): { kv: MemoryBackend; open: () => void } {
   const gate = new Promise<void>((resolve) => (open = resolve));
   const kv = new Proxy(backend, {
     get(target, property) {
-      if (property === 'range') {
-        return async (...args: Parameters<MemoryBackend['range']>) => {
-          await gate;
-          return target.range(...args);
-        };
-      }
       const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      if (typeof value !== 'function') return value;
+      const method = (value as (...args: unknown[]) => unknown).bind(target);
+      if (!gatedReads.has(property)) return method;
+      return async (...args: unknown[]) => {
+        await gate;
+        return method(...args);
+      };
     },
   });
   return { kv, open };
