@@ -214,6 +214,24 @@ function readCa(directory: string): string {
   return readFileSync(join(directory, 'ca.crt'), 'utf8');
 }
 
+/** The GET rows alone (scenario `get`): one 2 KB object on SQLite beside its controls. */
+export async function getBench(options: { quick: boolean }): Promise<BenchRow[]> {
+  const directory = mkdtempSync(join(tmpdir(), 'kapi-get-bench-'));
+  try {
+    const server = await startServer(directory, ['--storage=sqlite']);
+    const path = '/api/v1/namespaces/default/configmaps';
+    await server.client.request({ method: 'POST', path, body: httpObject('two-kb') });
+    const bytes = (await server.client.raw({ method: 'GET', path: `${path}/two-kb` })).body;
+    const tls = { key: readFileSync(join(directory, 'apiserver.key'), 'utf8'), cert: readFileSync(join(directory, 'apiserver.crt'), 'utf8') };
+    const rows = await getRows(server, `${path}/two-kb`, bytes, tls, options.quick ? 5 : 10);
+    server.client.close();
+    await server.running.stop();
+    return rows;
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
 /** HTTP scenarios: GET of one 2 KB object, create, LIST of 10k, each beside its control. */
 export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]> {
   const duration = options.quick ? 5 : 10;

@@ -1,5 +1,5 @@
 import { printTable, writeResults, type BenchRow } from './harness.js';
-import { httpBench } from './http-bench.js';
+import { getBench, httpBench } from './http-bench.js';
 import { storageBench } from './storage-bench.js';
 
 /**
@@ -12,6 +12,7 @@ const wanted = args.filter((arg) => !arg.startsWith('--'));
 const scenarios: Record<string, () => Promise<BenchRow[]>> = {
   storage: () => storageBench({ quick }),
   http: () => httpBench({ quick }),
+  get: () => getBench({ quick }),
   watch: async () => (await import('./watch-bench.js')).watchBench({ quick }),
   overload: async () => (await import('./overload-bench.js')).overloadBench({ quick }),
   aggregator: async () => (await import('./aggregator-bench.js')).aggregatorBench({ quick }),

@@ -52,6 +52,42 @@ describe('withRequestBody', () => {
     });
   });
 
+  it('stops reading when the client goes away mid-body, with no abort signal made for the read', async () => {
+    let reached = false;
+    let settled: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => (settled = resolve));
+    let signalMade = false;
+    const chain = buildHandlerChain([withRequestInfo(), withRequestBody()], () => {
+      reached = true;
+    });
+    server = await serve((request, response) => {
+      const context = requestContext(request, response);
+      const descriptor = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(context), 'signal');
+      Object.defineProperty(context, 'signal', {
+        get() {
+          signalMade = true;
+          return descriptor?.get?.call(context) as AbortSignal;
+        },
+      });
+      const work = chain(request, response);
+      void Promise.resolve(work).then(() => {
+        expect(request.listenerCount('data')).toBe(0);
+        settled();
+      });
+    });
+    const outgoing = httpRequest(`${server.url}/api/v1/namespaces/a/configmaps`, {
+      method: 'POST',
+      headers: { 'Transfer-Encoding': 'chunked', 'Content-Type': 'application/json' },
+    });
+    outgoing.on('error', () => undefined);
+    outgoing.write('{');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    outgoing.destroy();
+    await done;
+    expect(reached).toBe(false);
+    expect(signalMade).toBe(false);
+  });
+
   it('answers 413 past the size limit', async () => {
     server = await serve(buildHandlerChain([withRequestInfo(), withRequestBody({ limitBytes: 4 })], echoLength));
     const response = await server.send('/api/v1/namespaces/a/configmaps', { method: 'POST', body: '{"a":12}' });

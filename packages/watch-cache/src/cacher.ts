@@ -221,8 +221,12 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     const revision = text === '' ? 0 : parseResourceVersion(text);
     if (revision === undefined || !this.owns(key) || !this.ready.isReady) return this.storage.get(key, options);
     if (text === '') {
-      if (!this.consistentStorage || !this.options.consistentGetFromCache) return this.storage.get(key, options);
-      if (!(await this.caughtUpForConsistentRead()) || !this.ready.isReady) return this.storage.get(key, options);
+      const storage = this.consistentStorage;
+      if (!storage || !this.options.consistentGetFromCache) return this.storage.get(key, options);
+      // Usually the cache is already at the storage's revision: one await, no waiting machinery.
+      const current = await storage.getCurrentResourceVersion();
+      if (this.cache.resourceVersion < current && !(await this.caughtUpForConsistentRead(current))) return this.storage.get(key, options);
+      if (!this.ready.isReady) return this.storage.get(key, options);
     } else if (revision > 0) await this.cache.waitUntilFresh(revision, FRESHNESS_TIMEOUT_MS);
     const object = this.cache.store.get(key);
     if (object) return object;
@@ -370,10 +374,13 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     if (!this.ready.isReady) this.ready.setPending(error);
   }
 
-  /** Waits for the cache to catch up for a consistent read; false when it cannot in time (read the storage then). */
-  private async caughtUpForConsistentRead(): Promise<boolean> {
+  /**
+   * Waits for the cache to catch up for a consistent read (with the storage's revision `current` when
+   * already read); false when it cannot in time (read the storage then).
+   */
+  private async caughtUpForConsistentRead(current?: number): Promise<boolean> {
     try {
-      await this.waitForConsistency();
+      await this.waitForConsistency(FRESHNESS_TIMEOUT_MS, current);
       return true;
     } catch (error) {
       if (StatusError.isInstance(error) && error.code === 504) return false;
@@ -381,11 +388,11 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     }
   }
 
-  private waitForConsistency(timeoutMs = FRESHNESS_TIMEOUT_MS): Promise<number> {
+  private waitForConsistency(timeoutMs = FRESHNESS_TIMEOUT_MS, current?: number): Promise<number> {
     const storage = this.consistentStorage;
     const requester = this.progressRequester;
     if (!storage || !requester) return Promise.resolve(this.cache.resourceVersion);
-    return waitForConsistentRevision(storage, this.cache, requester, timeoutMs);
+    return waitForConsistentRevision(storage, this.cache, requester, timeoutMs, current);
   }
 
   private queueCapacity(): number {

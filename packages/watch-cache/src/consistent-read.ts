@@ -48,16 +48,18 @@ export class ConditionalProgressRequester {
 export type ConsistentReadStorage = ProgressRequester & RevisionReader;
 
 /**
- * Waits until the cache has caught up with the backend's current revision, requesting progress while
- * waiting, and returns that revision. Fails (504 too large) after `timeoutMs`.
+ * Waits until the cache has caught up with the backend's current revision (`current`, or read from the
+ * storage when not given), requesting progress while waiting, and returns that revision. Fails (504 too
+ * large) after `timeoutMs`.
  */
 export async function waitForConsistentRevision(
   storage: ConsistentReadStorage,
   cache: WatchCache,
   requester: ConditionalProgressRequester,
   timeoutMs: number,
+  current?: number,
 ): Promise<number> {
-  const revision = await storage.getCurrentResourceVersion();
+  const revision = current ?? (await storage.getCurrentResourceVersion());
   if (cache.resourceVersion < revision) {
     await requester.whileWaiting(() => cache.waitUntilFresh(revision, timeoutMs));
   }

@@ -1,18 +1,30 @@
 import type { Interface } from '@kapi/storage';
 import type { ServerMetrics } from '../metrics/index.js';
 
-async function timed<T>(
-  metrics: ServerMetrics,
-  operation: string,
-  resource: string,
-  run: () => Promise<T>,
-): Promise<T> {
+/**
+ * Runs `run`, recording its duration once it settles. Not an async function: a storage call costs one
+ * promise reaction here rather than an async frame and its awaits (every GET passes here).
+ */
+function timed<T>(metrics: ServerMetrics, operation: string, resource: string, run: () => Promise<T>): Promise<T> {
   const started = performance.now();
+  const observe = (): void => metrics.observeStorage(operation, resource, (performance.now() - started) / 1000);
+  let work: Promise<T>;
   try {
-    return await run();
-  } finally {
-    metrics.observeStorage(operation, resource, (performance.now() - started) / 1000);
+    work = run();
+  } catch (error) {
+    observe();
+    return Promise.reject(error);
   }
+  return work.then(
+    (value) => {
+      observe();
+      return value;
+    },
+    (error: unknown) => {
+      observe();
+      throw error;
+    },
+  );
 }
 
 /**
