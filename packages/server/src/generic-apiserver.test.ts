@@ -292,14 +292,20 @@ describe('GenericAPIServer', () => {
 
   it('shuts down gracefully: readyz fails, new requests get 429, in-flight requests finish', async () => {
     let unblock!: () => void;
+    let arrived!: () => void;
     const blocked = new Promise<void>((resolve) => (unblock = resolve));
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
     const slow: Filter = (next) => async (request, response) => {
-      if (request.headers['x-slow']) await blocked;
+      if (request.headers['x-slow']) {
+        arrived();
+        await blocked;
+      }
       return next(request, response);
     };
     const api = await start({ innermostFilters: [slow] });
     const inFlight = api.call('POST', widgetsPath(), widget('a'), { 'x-slow': '1' });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The shutdown starts once the slow request is in flight (a fixed sleep lost that race on a loaded machine).
+    await reached;
     const shutdown = api.server.shutdown();
     const refused = await api.call('GET', widgetsPath());
     expect(refused.status).toBe(429);
