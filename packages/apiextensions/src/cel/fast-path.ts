@@ -2,6 +2,7 @@ import { celList, isCelList, isCelMap, type CelInput, type CelList, type CelValu
 import type { Expr } from './cost-estimate.js';
 import { patternMatches } from './cel-environment.js';
 import { jsonListItems } from './json-containers.js';
+import { nativePattern } from './native-pattern.js';
 
 /**
  * A fast evaluation of the common subset of rule expressions (field access, `has`, logic, comparisons of
@@ -123,8 +124,11 @@ function stringTest(name: string, target: Value, argument: Value): boolean {
       return target.startsWith(argument);
     case 'endsWith':
       return target.endsWith(argument);
-    default:
-      return patternMatches(target, argument);
+    default: {
+      // A pattern both engines read alike runs natively; the rest (and any doubt) goes to RE2.
+      const native = nativePattern(argument);
+      return native !== undefined ? native.test(target) : patternMatches(target, argument);
+    }
   }
 }
 
