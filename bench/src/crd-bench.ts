@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { celCompilationCount } from '@kapi/apiextensions';
 import { parse } from 'yaml';
 import { measureRate, row, type BenchRow } from './harness.js';
+import { profiled } from './cpu-profile.js';
 import { alternately, load, startServer, warmedLoad } from './http-bench.js';
 
 const fixtures = fileURLToPath(new URL('../../tests/fixtures/crds/gateway-api/', import.meta.url));
@@ -59,10 +60,10 @@ export async function crdBench(options: { quick: boolean }): Promise<BenchRow[]>
     const configMaps = '/api/v1/namespaces/default/configmaps';
     const route = JSON.stringify(httpRoute(undefined));
     const configMap = JSON.stringify(configMapLike(httpRoute(undefined), undefined));
-    // Alternately, twice each: the first load on a fresh server pays for JIT warm-up, which would favour the second kind.
+    // Alternately, twice each (KAPI_BENCH_PROFILE: a CPU profile of each measured run, crd-create-*.cpuprofile): the first load on a fresh server pays for JIT warm-up, which would favour the second kind.
     const { control, subject } = await alternately(
-      () => warmedLoad({ ...spec, url: `${server.running.url}${configMaps}`, body: configMap }),
-      () => warmedLoad({ ...spec, url: `${server.running.url}${routes}`, body: route }),
+      () => warmedLoad({ ...spec, url: `${server.running.url}${configMaps}`, body: configMap }, (run) => profiled('crd-create-configmap', run)),
+      () => warmedLoad({ ...spec, url: `${server.running.url}${routes}`, body: route }, (run) => profiled('crd-create-httproute', run)),
     );
     rows.push(row(`create over HTTPS, 64 connections (${route.length} B)`, 'HTTPRoute (schema + CEL)', subject.requestsPerSecond, 'ConfigMap, same size', control.requestsPerSecond, 'writes/s', '>= 50%'));
     // CPU the server process spent per create: much less sensitive to the machine's load than the rates.

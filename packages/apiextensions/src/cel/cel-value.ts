@@ -1,6 +1,7 @@
 import { isRecord, type SchemaNode } from '../schema/schema-node.js';
 import { schemaFacts } from '../schema/schema-facts.js';
-import { celList, celMap, type CelInput } from '@bufbuild/cel';
+import type { CelInput, CelValue } from '@bufbuild/cel';
+import { jsonCelList, jsonCelMap } from './json-containers.js';
 
 const reserved = new Set([
   'true',
@@ -77,17 +78,19 @@ export function toCelValue(value: unknown, schema: SchemaNode | undefined, cache
   const facts = schema === undefined ? undefined : schemaFacts(schema);
   if (Array.isArray(value)) {
     const items = facts?.items;
-    converted = celList(value.map((item) => toCelValue(item, items, cache)));
+    const list: CelValue[] = new Array<CelValue>(value.length);
+    for (let index = 0; index < value.length; index++) list[index] = toCelValue(value[index], items, cache) as CelValue;
+    converted = jsonCelList(list);
   } else if (isRecord(value)) {
-    const out = new Map<string, CelInput>();
+    const out = new Map<string, CelValue>();
     for (const key of Object.keys(value)) {
       const child = value[key];
       if (child === undefined) continue;
       const property = facts?.properties.get(key);
       const name = property !== undefined ? escapePropertyName(key) : key;
-      out.set(name, toCelValue(child, property ?? facts?.additionalProperties, cache));
+      out.set(name, toCelValue(child, property ?? facts?.additionalProperties, cache) as CelValue);
     }
-    converted = celMap(out);
+    converted = jsonCelMap(out);
   }
   cache?.set(value, { schema, value: converted });
   return converted;

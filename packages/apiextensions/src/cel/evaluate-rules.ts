@@ -1,9 +1,10 @@
 import type { FieldError } from '@kapi/apimachinery';
-import type { CelInput } from '@bufbuild/cel';
+import { isCelList, isCelMap, type CelInput, type CelValue } from '@bufbuild/cel';
 import { childPath, isRecord, sameJson } from '../schema/schema-node.js';
 import type { RuleProgram } from './rule-program.js';
 import type { RuleNode } from './rule-tree.js';
-import { toCelValue, type CelValueCache } from './cel-value.js';
+import { escapePropertyName, toCelValue, type CelValueCache } from './cel-value.js';
+import { schemaFacts } from '../schema/schema-facts.js';
 import { optionalOf } from './optional-value.js';
 import { ruleReasons } from './rule-shape.js';
 
@@ -51,6 +52,17 @@ function correlatedItem(item: unknown, old: unknown, keys: unknown): unknown {
   );
 }
 
+/**
+ * The converted value of a child from its parent's converted map, when the parent's conversion holds it
+ * exactly: under the CEL name `name` (its escaped property name, or its own key) with no other key of the
+ * object able to share that name. Escaping only ever yields names containing `__`, so a name without one
+ * belongs to one key alone; any other child is converted on its own, as before.
+ */
+function childOf(parent: CelValue | undefined, name: string): CelValue | undefined {
+  if (parent === undefined || name.includes('__') || !isCelMap(parent)) return undefined;
+  return parent.get(name);
+}
+
 function evaluateNode(
   node: RuleNode,
   value: unknown,
@@ -58,22 +70,29 @@ function evaluateNode(
   path: string,
   errors: FieldError[],
   cache: CelValueCache,
+  converted: CelValue | undefined,
 ): void {
   if (value === undefined || value === null) return;
+  // `converted` is `value` converted under `node.schema` by an ancestor's conversion (the same result as
+  // converting it here); rule-free ancestors leave it undefined and the first node with rules converts.
+  let self = converted;
   if (node.rules.length > 0) {
-    const self = toCelValue(value, node.schema, cache);
+    self ??= toCelValue(value, node.schema) as CelValue;
     let oldSelf: CelInput | undefined;
     let unchanged: boolean | undefined;
+    // Rules that do not read oldSelf share one set of bindings (evaluation only reads them).
+    let shared: Record<string, CelInput> | undefined;
     for (const program of node.rules) {
-      const bindings: Record<string, CelInput> = { self };
+      let bindings: Record<string, CelInput>;
       if (program.rule.optionalOldSelf === true) {
-        bindings['oldSelf'] = optionalOf(
-          old === undefined ? undefined : (oldSelf ??= toCelValue(old, node.schema, cache)),
-        );
+        bindings = {
+          self,
+          oldSelf: optionalOf(old === undefined ? undefined : (oldSelf ??= toCelValue(old, node.schema, cache))),
+        };
       } else if (program.isTransition) {
         if (old === undefined) continue;
-        bindings['oldSelf'] = oldSelf ??= toCelValue(old, node.schema, cache);
-      }
+        bindings = { self, oldSelf: (oldSelf ??= toCelValue(old, node.schema, cache)) };
+      } else bindings = shared ??= { self };
       const result = program.evaluate(bindings);
       if (result === true) continue;
       if (typeof result === 'string') {
@@ -93,13 +112,14 @@ function evaluateNode(
   }
   if (Array.isArray(value)) {
     if (node.items === undefined) return;
-    const isMapList = node.schema['x-kubernetes-list-type'] === 'map';
+    const isMapList = old !== undefined && node.schema['x-kubernetes-list-type'] === 'map';
+    const items = self !== undefined && isCelList(self) ? self : undefined;
     for (let index = 0; index < value.length; index++) {
       const item: unknown = value[index];
       const oldItem = isMapList
         ? correlatedItem(item, old, node.schema['x-kubernetes-list-map-keys'])
         : undefined;
-      evaluateNode(node.items, item, oldItem, `${path}[${index}]`, errors, cache);
+      evaluateNode(node.items, item, oldItem, `${path}[${index}]`, errors, cache, items?.get(index));
     }
     return;
   }
@@ -108,16 +128,28 @@ function evaluateNode(
   for (const [name, child] of node.properties) {
     const field = value[name];
     // Absent fields run no rules: skip them before building their path.
-    if (field !== undefined && field !== null) evaluateNode(child, field, oldObject?.[name], childPath(path, name), errors, cache);
+    if (field !== undefined && field !== null)
+      evaluateNode(child, field, oldObject?.[name], childPath(path, name), errors, cache, childOf(self, escapePropertyName(name)));
   }
-  if (node.additionalProperties !== undefined)
+  if (node.additionalProperties !== undefined) {
+    const declared = schemaFacts(node.schema).properties;
     for (const [key, child] of Object.entries(value))
-      evaluateNode(node.additionalProperties, child, oldObject?.[key], `${path}[${key}]`, errors, cache);
+      evaluateNode(
+        node.additionalProperties,
+        child,
+        oldObject?.[key],
+        `${path}[${key}]`,
+        errors,
+        cache,
+        // A declared key was converted under its property's schema, not the additionalProperties one.
+        declared.has(key) ? undefined : childOf(self, key),
+      );
+  }
 }
 
 /** Runs compiled CEL rules over an object (and its old version for transition rules), returning upstream-style errors. */
 export function evaluateRules(root: RuleNode | undefined, object: unknown, old?: unknown): FieldError[] {
   const errors: FieldError[] = [];
-  if (root !== undefined) evaluateNode(root, object, old, '', errors, new Map());
+  if (root !== undefined) evaluateNode(root, object, old, '', errors, new Map(), undefined);
   return errors;
 }

@@ -1,6 +1,8 @@
 import { celList, isCelList, isCelMap, type CelInput, type CelList, type CelValue } from '@bufbuild/cel';
 import type { Expr } from './cost-estimate.js';
 import { patternMatches } from './cel-environment.js';
+import { jsonListItems } from './json-containers.js';
+import { nativePattern } from './native-pattern.js';
 
 /**
  * A fast evaluation of the common subset of rule expressions (field access, `has`, logic, comparisons of
@@ -59,8 +61,10 @@ function listOf(value: Value): CelList {
   return value;
 }
 
-/** The list's items, read by index: a CelList's iterator is a generator, several times slower. */
-function itemsOf(list: CelList): Value[] {
+/** The list's items (read only), read by index: a CelList's iterator is a generator, several times slower. */
+function itemsOf(list: CelList): readonly Value[] {
+  const own = jsonListItems(list);
+  if (own !== undefined) return own;
   const size = list.size;
   const items = new Array<Value>(size);
   for (let index = 0; index < size; index++) items[index] = list.get(index) as Value;
@@ -120,8 +124,11 @@ function stringTest(name: string, target: Value, argument: Value): boolean {
       return target.startsWith(argument);
     case 'endsWith':
       return target.endsWith(argument);
-    default:
-      return patternMatches(target, argument);
+    default: {
+      // A pattern both engines read alike runs natively; the rest (and any doubt) goes to RE2.
+      const native = nativePattern(argument);
+      return native !== undefined ? native.test(target) : patternMatches(target, argument);
+    }
   }
 }
 

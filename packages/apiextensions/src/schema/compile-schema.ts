@@ -5,7 +5,7 @@ import type { SchemaNode } from './schema-node.js';
 import { pruneObjectInPlace, unknownFieldPaths } from './prune.js';
 import { applyDefaultsInPlace } from './defaults.js';
 import { hasOnlyDeclaredFields, isPrunedAndDefaulted } from './normalized.js';
-import { bodySchemaOf, validateOpenAPI } from './validate-object.js';
+import { bodySchemaOf, compileOpenAPIValidation } from './validate-object.js';
 import { ratchetErrors } from './ratchet.js';
 import { compileRules } from '../cel/rule-tree.js';
 import { evaluateRules } from '../cel/evaluate-rules.js';
@@ -28,7 +28,7 @@ const notCheckedMessage =
  */
 export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
   const node = schema as SchemaNode;
-  const bodySchema = bodySchemaOf(node);
+  const validateOpenAPI = compileOpenAPIValidation(bodySchemaOf(node));
   const rules = compileRules(schema);
   const messageExpressions = rules.programs.filter((program) =>
     program.rule.messageExpression?.trim(),
@@ -40,7 +40,7 @@ export function compileSchema(schema: JSONSchemaProps): CompiledSchema {
     applyDefaults: (object) => applyDefaultsInPlace(object, node),
     isPrunedAndDefaulted: (object) => isPrunedAndDefaulted(object, node),
     validate(object, old) {
-      const found = validateOpenAPI(object, bodySchema);
+      const found = validateOpenAPI(object);
       const errors: FieldError[] = old === undefined ? found : ratchetErrors(found, object, old);
       if (rules.root === undefined) return errors;
       if (errors.some((error) => blockingTypes.has(error.type))) {

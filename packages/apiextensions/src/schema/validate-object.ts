@@ -2,6 +2,7 @@ import { validateAgainstSchema, type FieldError } from '@kapi/apimachinery';
 import { childPath, isRecord, type SchemaNode } from './schema-node.js';
 import { schemaFacts } from './schema-facts.js';
 import { stringFormatChecks } from './string-formats.js';
+import { compileValidityCheck } from './fast-validate.js';
 
 /**
  * Upstream reports type mismatches as TypeInvalid, int-or-string as `integer,string`, and TooLong without the
@@ -100,4 +101,25 @@ export function validateOpenAPI(object: Record<string, unknown>, bodySchema: Sch
   const errors = validateAgainstSchema(body, bodySchema).map(upstreamShape);
   checkExtras(body, bodySchema, '', errors);
   return errors;
+}
+
+/** True when `checkExtras` finds nothing under `schema` (the general check of a subtree the compiled checks leave out). */
+function extrasHold(value: unknown, schema: SchemaNode): boolean {
+  const errors: FieldError[] = [];
+  checkExtras(value, schema, '', errors);
+  return errors.length === 0;
+}
+
+/**
+ * `validateOpenAPI` against one body schema, compiled once: a valid object (the common case) is recognised by
+ * checks compiled per schema node, which build no paths or errors; any other object gets the general
+ * validation, for its exact errors.
+ */
+export function compileOpenAPIValidation(bodySchema: SchemaNode): (object: Record<string, unknown>) => FieldError[] {
+  const holds = compileValidityCheck(bodySchema, extrasHold);
+  return (object) => {
+    const body: Record<string, unknown> = {};
+    for (const key in object) if (Object.hasOwn(object, key) && !typeMeta.has(key)) body[key] = object[key];
+    return holds(body) ? [] : validateOpenAPI(object, bodySchema);
+  };
 }
