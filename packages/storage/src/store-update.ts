@@ -44,6 +44,7 @@ async function fetchState(store: StoreContext, key: string, ignoreNotFound: bool
 /**
  * State from a (possibly outdated) cached object: its resourceVersion and its encoding; stale when it was
  * decoded from a stale value (then written back, conditioned on that resourceVersion, without a read).
+ * A stale object is not encoded: its bytes only serve the no-op check, which a stale value skips.
  */
 function stateFromObject(store: StoreContext, object: KubeObject): ObjectState {
   let revision = 0;
@@ -52,7 +53,8 @@ function stateFromObject(store: StoreContext, object: KubeObject): ObjectState {
   } catch {
     revision = 0;
   }
-  return { object, data: store.codec.encodePlain(object), stale: decodedStale(object), revision, exists: true };
+  const stale = decodedStale(object);
+  return { object, data: stale ? EMPTY : store.codec.encodePlain(object), stale, revision, exists: true };
 }
 
 /** storage.Preconditions.Check: UID first, then resourceVersion, with the upstream messages. */

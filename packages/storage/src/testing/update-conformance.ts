@@ -196,6 +196,31 @@ export function describeUpdateConformance(context: SuiteContext): void {
       expect(await store.get(key)).toEqual(rewritten);
     });
 
+    it('neither modifies nor returns a cachedExistingObject (a cache hands over the object it holds)', async () => {
+      const { store, kv } = context.target;
+      const key = `${context.prefix()}a`;
+      const created = await store.create(key, testObject('a'));
+      const deepFreeze = <T>(value: T): T => {
+        if (typeof value === 'object' && value !== null) Object.values(value).forEach(deepFreeze);
+        return Object.freeze(value);
+      };
+      const changed = (current: KubeObject) => {
+        current.metadata.labels = { touched: 'yes' };
+        return current;
+      };
+      for (const writer of [store, new Store({ kv, transformer: alwaysStale })]) {
+        const cached = deepFreeze(structuredClone(await store.get(key))) as KubeObject;
+        const snapshot = structuredClone(cached);
+        const noOp = await writer.guaranteedUpdate(key, { cachedExistingObject: cached, tryUpdate: (current) => current });
+        const updated = await writer.guaranteedUpdate(key, { cachedExistingObject: cached, tryUpdate: changed });
+        expect(noOp).not.toBe(cached);
+        expect(updated).not.toBe(cached);
+        expect(updated.metadata.labels).toEqual({ touched: 'yes' });
+        expect(cached).toEqual(snapshot);
+      }
+      expect(revisionOf(created)).toBeGreaterThan(0);
+    });
+
     it('rewrites a stale stored value from a current cachedExistingObject with one tryUpdate call', async () => {
       const { store, kv } = context.target;
       const key = `${context.prefix()}a`;
