@@ -72,6 +72,21 @@ describe('clientCertAuthenticator', () => {
     }
   });
 
+  it('reads the certificate once per HTTP/2 connection, whose requests each have a socket proxy of their own', () => {
+    const authenticate = clientCertAuthenticator();
+    let reads = 0;
+    const peer = { subject: { CN: 'carol', O: 'dev' }, serialNumber: '01' };
+    const session = {};
+    const streamRequest = () =>
+      ({
+        socket: { authorized: true, getPeerCertificate: () => (reads++, peer) },
+        stream: { session },
+      }) as unknown as Parameters<typeof authenticate>[0];
+    const users = [authenticate(streamRequest()), authenticate(streamRequest()), authenticate(streamRequest())];
+    expect(users).toEqual(Array.from({ length: 3 }, () => ({ name: 'carol', groups: ['dev'] })));
+    expect(reads).toBe(1);
+  });
+
   it('refuses a certificate from another CA (no anonymous fallback)', async () => {
     const stranger = certificates.client('/CN=mallory/O=system:masters', { untrusted: true });
     const response = await server.send('/api/v1/pods', { tls: { ca: certificates.ca, ...stranger } });

@@ -15,14 +15,16 @@ export function clientCertAuthenticator(): Authenticator {
   return (request) => {
     const socket = request.socket as Partial<TLSSocket>;
     if (typeof socket.getPeerCertificate !== 'function') return undefined;
-    let outcome = outcomes.get(socket);
+    // Over HTTP/2, `request.socket` is a new proxy per stream: the connection is the stream's session.
+    const connection: object = (request as { stream?: { session?: object } }).stream?.session ?? socket;
+    let outcome = outcomes.get(connection);
     if (!outcome) {
       try {
         outcome = { user: peerUser(socket as TLSSocket) };
       } catch (error) {
         outcome = { error: error as Error };
       }
-      outcomes.set(socket, outcome);
+      outcomes.set(connection, outcome);
     }
     if ('error' in outcome) throw outcome.error;
     return outcome.user && { name: outcome.user.name, groups: [...(outcome.user.groups ?? [])] };

@@ -1,6 +1,7 @@
 import { Informer, sleep, type RestClient } from '@kapi/client';
 import { defaultBackoff, type BackoffOptions } from './retry.js';
 import { isFinished, migrationClient, runMigration, type MigrationObserver } from './migration-runner.js';
+import { Http2Transport, restTransport, type ObjectTransport } from './object-transport.js';
 import type { StorageVersionMigration } from './storage-version-migration-api.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -17,6 +18,11 @@ export interface MigrationControllerOptions {
   pageSize?: number;
   /** Object writes of a page in flight at once (default 1), within the qps limit. */
   writesInFlight?: number;
+  /**
+   * Read pages and write objects over one HTTP/2 connection (default true; an `http:` server, or one
+   * that does not negotiate HTTP/2, is served over the REST client's HTTP/1.1 connections instead).
+   */
+  http2?: boolean;
   backoff?: BackoffOptions;
   observer?: MigrationObserver;
 }
@@ -43,9 +49,11 @@ export class MigrationController {
   private abort: AbortController | undefined;
   private workers: Array<Promise<void>> = [];
   private readonly limiter: TokenBucket;
+  private readonly transport: ObjectTransport;
 
   constructor(private readonly options: MigrationControllerOptions) {
     this.informer = new Informer(migrationClient(options.rest));
+    this.transport = options.http2 === false ? restTransport(options.rest) : new Http2Transport(options.rest);
     this.limiter = new TokenBucket(options.qps ?? 5, options.burst ?? 10);
     this.informer.addEventHandler({
       onAdd: (object) => this.enqueue(object.metadata.name ?? ''),
@@ -67,6 +75,7 @@ export class MigrationController {
     for (const wake of this.waiters.splice(0)) wake();
     await Promise.all(this.workers);
     await this.informer.stop();
+    this.transport.close();
     this.workers = [];
     this.abort = undefined;
   }
@@ -95,6 +104,7 @@ export class MigrationController {
       try {
         await runMigration(name, {
           rest: this.options.rest,
+          transport: this.transport,
           limiter: this.limiter,
           backoff: this.options.backoff ?? defaultBackoff,
           pageSize: this.options.pageSize ?? 500,

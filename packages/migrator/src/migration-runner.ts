@@ -2,6 +2,7 @@ import { StatusError, setCondition } from '@kapi/apimachinery';
 import { ResourceClient, errorFromResponse, type RestClient } from '@kapi/client';
 import { finishCustomResourceMigration, startCustomResourceMigration } from './crd-stored-versions.js';
 import { discoverResource, type DiscoveredResource } from './discovery.js';
+import { restTransport, type ObjectTransport } from './object-transport.js';
 import { readPage, type Page, type PageItem } from './page-reader.js';
 import { effectivePageSize } from './page-size.js';
 import { withRetry, type BackoffOptions } from './retry.js';
@@ -27,6 +28,8 @@ export interface MigrationObserver {
 /** What {@link runMigration} needs. */
 export interface MigrationRunContext {
   rest: RestClient;
+  /** How pages are read and objects written (default: the REST client; the controller uses HTTP/2). */
+  transport?: ObjectTransport | undefined;
   limiter: TokenBucket;
   backoff: BackoffOptions;
   /** Objects listed per page (default 500; when throttled, see {@link effectivePageSize}). */
@@ -144,8 +147,8 @@ function percentDone(progress: MigrationProgress): number | undefined {
 }
 
 /** A no-op PUT of `body` (the object as listed); its answer's body is not parsed. Non-2xx is thrown as a StatusError. */
-async function writeBack(rest: RestClient, path: string, body: Buffer): Promise<void> {
-  const response = await rest.raw({ method: 'PUT', path, body });
+async function writeBack(transport: ObjectTransport, path: string, body: Buffer): Promise<void> {
+  const response = await transport.raw({ method: 'PUT', path, body });
   if (response.statusCode < 200 || response.statusCode >= 300) throw errorFromResponse(response.statusCode, response.body);
 }
 
@@ -166,13 +169,14 @@ async function migratePages(
   const collection = objects.collectionPath(undefined);
   const itemPath = (item: PageItem) => `${objects.collectionPath(item.namespace)}/${encodeURIComponent(item.name)}`;
   const typeMeta = { apiVersion, kind: target.kind };
+  const transport = context.transport ?? restTransport(context.rest);
   for (;;) {
     if (context.signal.aborted) return false;
     // Only this page is held, as the response's bytes (the previous one is out of scope while this one is read).
     let page: Page;
     try {
       const token = progress.continueToken;
-      page = await retry(() => readPage(context.rest, collection, { limit, ...(token ? { continue: token } : {}) }, typeMeta));
+      page = await retry(() => readPage(transport, collection, { limit, ...(token ? { continue: token } : {}) }, typeMeta));
     } catch (error) {
       // The saved token expired (compaction): start over; rewritten objects are now no-ops.
       if (!(StatusError.isInstance(error) && error.code === 410) || !progress.continueToken) throw error;
@@ -192,7 +196,7 @@ async function migratePages(
         }
         await context.limiter.take(context.signal);
         try {
-          await retry(() => writeBack(context.rest, itemPath(item), item.body));
+          await retry(() => writeBack(transport, itemPath(item), item.body));
           progress.migratedObjects++;
           context.observer?.onObjectMigrated?.(migration);
         } catch (error) {

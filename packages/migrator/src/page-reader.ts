@@ -1,4 +1,5 @@
-import { errorFromResponse, type RestClient } from '@kapi/client';
+import { errorFromResponse } from '@kapi/client';
+import type { ObjectTransport } from './object-transport.js';
 
 /** One listed object as the migrator writes it back: its identity and its bytes as listed. */
 export interface PageItem {
@@ -103,12 +104,12 @@ export function pageItem(bytes: Buffer, start: number, end: number, typeMeta: { 
  * StatusError.
  */
 export async function readPage(
-  rest: RestClient,
+  transport: Pick<ObjectTransport, 'raw'>,
   path: string,
   query: { limit: number; continue?: string },
   typeMeta: { apiVersion: string; kind: string },
 ): Promise<Page> {
-  const response = await rest.raw({ method: 'GET', path, query });
+  const response = await transport.raw({ method: 'GET', path, query });
   if (response.statusCode < 200 || response.statusCode >= 300) throw errorFromResponse(response.statusCode, response.body);
   const bytes = response.body;
   const layout = scanList(bytes);

@@ -130,7 +130,10 @@ export interface GuaranteedUpdateOptions {
   /** When the key does not exist, call tryUpdate with an empty object (create-on-update) instead of failing. */
   ignoreNotFound?: boolean;
   preconditions?: Preconditions;
-  /** A possibly stale copy of the current object (e.g. from a cache) to try first, saving a read. */
+  /**
+   * A possibly stale copy of the current object (e.g. from a cache) to try first, saving a read. It is
+   * only read, never modified nor returned: a cache may pass the object it holds.
+   */
   cachedExistingObject?: KubeObject;
 }
 
@@ -139,6 +142,7 @@ export interface DeleteOptions {
   preconditions?: Preconditions;
   /** Called with the current object before deleting; throwing aborts the delete. */
   validateDeletion?: (current: KubeObject) => void | Promise<void>;
+  /** As {@link GuaranteedUpdateOptions.cachedExistingObject}; `validateDeletion` may be handed it as it is. */
   cachedExistingObject?: KubeObject;
 }
 

@@ -2,6 +2,7 @@ import type { KubeObject } from '@kapi/apimachinery';
 import type { DeleteOptions, GuaranteedUpdateOptions, Preconditions, UpdateResult } from './interfaces.js';
 import type { KVEntry, KVWriteOptions } from './kv-backend.js';
 import { decodedStale } from './stale-objects.js';
+import { rememberStoredEncoding } from './stored-encoding.js';
 import { StorageError } from './storage-error.js';
 import { bytesEqual, parseResourceVersion } from './store-codec.js';
 import type { StoreContext } from './store.js';
@@ -44,6 +45,7 @@ async function fetchState(store: StoreContext, key: string, ignoreNotFound: bool
 /**
  * State from a (possibly outdated) cached object: its resourceVersion and its encoding; stale when it was
  * decoded from a stale value (then written back, conditioned on that resourceVersion, without a read).
+ * A stale object is not encoded: its bytes only serve the no-op check, which a stale value skips.
  */
 function stateFromObject(store: StoreContext, object: KubeObject): ObjectState {
   let revision = 0;
@@ -52,7 +54,8 @@ function stateFromObject(store: StoreContext, object: KubeObject): ObjectState {
   } catch {
     revision = 0;
   }
-  return { object, data: store.codec.encodePlain(object), stale: decodedStale(object), revision, exists: true };
+  const stale = decodedStale(object);
+  return { object, data: stale ? EMPTY : store.codec.encodePlain(object), stale, revision, exists: true };
 }
 
 /** storage.Preconditions.Check: UID first, then resourceVersion, with the upstream messages. */
@@ -116,6 +119,8 @@ export async function storeGuaranteedUpdate(store: StoreContext, key: string, op
       throw error;
     }
     const { object, ttlSeconds } = normalizeResult(outcome);
+    // Asked when encoding, as create does: the encoding version may change while the write waits.
+    const verbatim = store.codec.codec.decodesVerbatim?.() ?? false;
     const encoded = store.codec.encode(key, object);
     if (state.exists && !state.stale && bytesEqual(encoded.data, state.data)) {
       // Only trust a no-op against the stored bytes when they were just read. When the fresh read is
@@ -149,7 +154,10 @@ export async function storeGuaranteedUpdate(store: StoreContext, key: string, op
       current = true;
       continue;
     }
-    return store.codec.decodePlain(key, encoded.data, result.revision);
+    const updated = store.codec.decodePlain(key, encoded.data, result.revision);
+    // The response of the write can reuse the bytes written (see storedEncodingOf).
+    if (verbatim) rememberStoredEncoding(updated, encoded.data);
+    return updated;
   }
 }
 

@@ -1,6 +1,6 @@
 import type { KubeObject } from '@kapi/apimachinery';
 
-/** The JSON bytes objects returned by `Store.create` were decoded from, without their resourceVersion. */
+/** The JSON bytes objects returned by `Store.create` and `Store.guaranteedUpdate` (after a write) were decoded from, without their resourceVersion. */
 const encodings = new WeakMap<object, Uint8Array>();
 
 /** Records that `object` is the JSON parse of `data` with only `metadata.resourceVersion` set after it. */
@@ -9,9 +9,10 @@ export function rememberStoredEncoding(object: KubeObject, data: Uint8Array): vo
 }
 
 /**
- * The JSON bytes a created object was decoded from (what the store wrote, before any transformer),
- * without `metadata.resourceVersion`, when its codec decodes verbatim; `undefined` for anything else.
- * Valid only while the object is unmodified: for a create's response, written right after the create.
+ * The JSON bytes a created or updated object was decoded from (what the store wrote, before any
+ * transformer), without `metadata.resourceVersion`, when its codec decodes verbatim; `undefined` for
+ * anything else (a no-op update included). Valid only while the object is unmodified: for a create's or
+ * an update's response, written right after the write.
  */
 export function storedEncodingOf(object: object): Uint8Array | undefined {
   return encodings.get(object);

@@ -1,7 +1,6 @@
 import { StatusError, toStatus, type KubeObject } from '@kapi/apimachinery';
 import {
   StorageError,
-  copyStaleMark,
   WatchChannel,
   encodeContinueToken,
   isCompactor,
@@ -181,12 +180,12 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
    * validation failing on a stale copy would run a second time on the fresh one.
    */
   delete(key: string, options: DeleteOptions = {}): Promise<KubeObject> {
-    const cachedExistingObject = options.cachedExistingObject ?? (options.validateDeletion ? undefined : this.cachedCopy(key));
+    const cachedExistingObject = options.cachedExistingObject ?? (options.validateDeletion ? undefined : this.cachedObject(key));
     return this.storage.delete(key, cachedExistingObject ? { ...options, cachedExistingObject } : options);
   }
 
   guaranteedUpdate(key: string, options: GuaranteedUpdateOptions): Promise<KubeObject> {
-    const cachedExistingObject = options.cachedExistingObject ?? this.cachedCopy(key);
+    const cachedExistingObject = options.cachedExistingObject ?? this.cachedObject(key);
     return this.storage.guaranteedUpdate(key, cachedExistingObject ? { ...options, cachedExistingObject } : options);
   }
 
@@ -423,13 +422,13 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
   }
 
   /** A private copy of the cached object at `key` for a write to start from, when the cache is ready. */
-  private cachedCopy(key: string): KubeObject | undefined {
+  /**
+   * The cached object at `key` itself, not a copy: the storage reads a `cachedExistingObject` and hands
+   * the update function its own copy (the object keeps the storage's "decoded stale" mark).
+   */
+  private cachedObject(key: string): KubeObject | undefined {
     if (!this.ready.isReady || !this.owns(key)) return undefined;
-    const object = this.cache.store.get(key);
-    if (!object) return undefined;
-    const copy = structuredClone(object);
-    copyStaleMark(object, copy);
-    return copy;
+    return this.cache.store.get(key);
   }
 }
 

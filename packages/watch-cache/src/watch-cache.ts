@@ -101,7 +101,7 @@ export class WatchCache {
     const now = this.options.clock.now();
     if (this.replayUntil > 0) {
       if (revision <= this.replayUntil) {
-        if (this.replayFillsState) this.history.add(this.applyToState(event.type, key, object, event.previousObject, revision, now));
+        if (this.replayFillsState) this.history.add(this.applyToState(event.type, event, key, object, revision, now));
         else this.history.add(new WatchCacheEvent(event.type, key, this.shared(key, object), event.previousObject, revision, now));
         if (revision === this.replayUntil) this.finishReplay();
         return;
@@ -109,7 +109,7 @@ export class WatchCache {
       this.finishReplay();
     }
     if (revision <= this.revision) return;
-    const cacheEvent = this.applyToState(event.type, key, object, event.previousObject, revision, now);
+    const cacheEvent = this.applyToState(event.type, event, key, object, revision, now);
     this.history.add(cacheEvent);
     this.revision = revision;
     this.options.onEvent(cacheEvent);
@@ -178,16 +178,20 @@ export class WatchCache {
     return current && objectRevision(current) === objectRevision(object) ? current : object;
   }
 
-  /** Applies a change to the state; returns its history event (whose previous object is the state's, if held). */
+  /**
+   * Applies a change to the state; returns its history event (whose previous object is the state's, if
+   * held). The event's `previousObject` is read only when the state does not hold the key: the storage
+   * decodes (decrypts) it lazily, and the state's copy is the same version.
+   */
   private applyToState(
     type: WatchCacheEventType,
+    event: StorageWatchEvent,
     key: string,
     object: KubeObject,
-    previousObject: KubeObject | undefined,
     revision: number,
     now: number,
   ): WatchCacheEvent {
-    const previous = this.store.get(key) ?? previousObject;
+    const previous = this.store.get(key) ?? event.previousObject;
     if (type === 'DELETED') this.store.delete(key);
     else this.store.set(key, object);
     return new WatchCacheEvent(type, key, object, previous, revision, now);

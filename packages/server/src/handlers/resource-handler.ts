@@ -351,7 +351,8 @@ async function serveVerb(
         version,
         writeContext(request, environment, write.dryRun, path.subresource, write),
       );
-      return respond(request, response, route, result.created ? 201 : 200, result.object, false);
+      // An update that wrote answers with the bytes the store wrote, as a create does.
+      return respond(request, response, route, result.created ? 201 : 200, result.object, false, undefined, reuseStoredEncoding(result.object));
     }
     case 'patch': {
       const write = parseWriteQuery(query, 'PatchOptions', isApplyPatch(request));

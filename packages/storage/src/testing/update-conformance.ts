@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ValueTransformer } from '../codec.js';
 import type { ResponseMeta } from '../interfaces.js';
 import { Store } from '../store.js';
+import { storedEncodingOf } from '../stored-encoding.js';
 import { EventReader, expectRejection, expectStorageError, revisionOf, testObject, type SuiteContext } from './conformance-helpers.js';
 
 /** Reads values as they are but reports them stale, as a transformer does after key rotation. */
@@ -194,6 +195,47 @@ export function describeUpdateConformance(context: SuiteContext): void {
       expect(revisionOf(rewritten)).toBeGreaterThan(revisionOf(created));
       expect(rewritten.data).toEqual(created.data);
       expect(await store.get(key)).toEqual(rewritten);
+    });
+
+    it('keeps the JSON it wrote on an updated object for the response (storedEncodingOf), not on a no-op', async () => {
+      const { store } = context.target;
+      const key = `${context.prefix()}a`;
+      await store.create(key, testObject('a'));
+      const updated = await store.guaranteedUpdate(key, {
+        tryUpdate: (current) => ({ ...current, data: { ...(current.data as Record<string, string>), extra: 'é"\\' } }),
+      });
+      const stored = storedEncodingOf(updated);
+      expect(stored).toBeDefined();
+      const { resourceVersion, ...metadata } = updated.metadata;
+      expect(resourceVersion).toBeDefined();
+      expect(Buffer.from(stored ?? []).toString('utf8')).toBe(JSON.stringify({ ...updated, metadata }));
+      const noOp = await store.guaranteedUpdate(key, { tryUpdate: (current) => current });
+      expect(storedEncodingOf(noOp)).toBeUndefined();
+    });
+
+    it('neither modifies nor returns a cachedExistingObject (a cache hands over the object it holds)', async () => {
+      const { store, kv } = context.target;
+      const key = `${context.prefix()}a`;
+      const created = await store.create(key, testObject('a'));
+      const deepFreeze = <T>(value: T): T => {
+        if (typeof value === 'object' && value !== null) Object.values(value).forEach(deepFreeze);
+        return Object.freeze(value);
+      };
+      const changed = (current: KubeObject) => {
+        current.metadata.labels = { touched: 'yes' };
+        return current;
+      };
+      for (const writer of [store, new Store({ kv, transformer: alwaysStale })]) {
+        const cached = deepFreeze(structuredClone(await store.get(key))) as KubeObject;
+        const snapshot = structuredClone(cached);
+        const noOp = await writer.guaranteedUpdate(key, { cachedExistingObject: cached, tryUpdate: (current) => current });
+        const updated = await writer.guaranteedUpdate(key, { cachedExistingObject: cached, tryUpdate: changed });
+        expect(noOp).not.toBe(cached);
+        expect(updated).not.toBe(cached);
+        expect(updated.metadata.labels).toEqual({ touched: 'yes' });
+        expect(cached).toEqual(snapshot);
+      }
+      expect(revisionOf(created)).toBeGreaterThan(0);
     });
 
     it('rewrites a stale stored value from a current cachedExistingObject with one tryUpdate call', async () => {
