@@ -2,6 +2,7 @@
  * Read-only helpers over JSON Schema values (TypeBox schemas are JSON Schema), shared by defaulting,
  * validation and unknown-field detection. Internal to the package.
  */
+import { RE2JS } from '@bufbuild/re2';
 
 /** A JSON Schema node seen as a plain record. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -61,20 +62,38 @@ export function branchesOf(schema: JsonSchema): JsonSchema[] {
   return out;
 }
 
-const patternCache = new Map<string, RegExp>();
+/** What a compiled `pattern` answers: does the text contain a match (as Go's `MatchString`). */
+export interface PatternMatcher {
+  test(text: string): boolean;
+}
 
-/** A compiled (cached) `pattern`/`patternProperties` regular expression. */
-export function compiledPattern(pattern: string): RegExp {
+const patternCache = new Map<string, PatternMatcher>();
+
+/**
+ * A compiled (cached) `pattern`/`patternProperties` regular expression. Upstream compiles them with Go's
+ * regexp (RE2): a JavaScript RegExp where the pattern compiles as one (Unicode mode first), else RE2
+ * itself, which also reads what JavaScript does not, such as inline flags (`^(?i)(abort|warn)?$`) and
+ * POSIX classes. A pattern neither reads is an error of the schema, which CRD validation refuses.
+ */
+export function compiledPattern(pattern: string): PatternMatcher {
   let compiled = patternCache.get(pattern);
   if (compiled === undefined) {
-    try {
-      compiled = new RegExp(pattern, 'u');
-    } catch {
-      compiled = new RegExp(pattern);
-    }
+    compiled = nativeRegExp(pattern) ?? RE2JS.compile(pattern);
     patternCache.set(pattern, compiled);
   }
   return compiled;
+}
+
+function nativeRegExp(pattern: string): RegExp | undefined {
+  try {
+    return new RegExp(pattern, 'u');
+  } catch {
+    try {
+      return new RegExp(pattern);
+    } catch {
+      return undefined;
+    }
+  }
 }
 
 /**

@@ -14,6 +14,21 @@ function withSpec(spec: JSONSchemaProps): JSONSchemaProps {
 }
 
 describe('structural schema rules', () => {
+  it('refuses a pattern RE2 does not compile, with Go\'s error text, and accepts RE2-only syntax', () => {
+    expect(
+      check(
+        withSpec({
+          type: 'object',
+          properties: { foo: { type: 'string', pattern: '+' }, flags: { type: 'string', pattern: '^(?i)(abort|warn)?$' } },
+          allOf: [{ properties: { foo: { pattern: '(' } } }],
+        }),
+      ),
+    ).toEqual([
+      `${root}.properties[spec].properties[foo].pattern: Invalid value: "+": must be a valid regular expression, but isn't: error parsing regexp: missing argument to repetition operator: \`+\``,
+      `${root}.properties[spec].allOf[0].properties[foo].pattern: Invalid value: "(": must be a valid regular expression, but isn't: error parsing regexp: missing closing ): \`(\``,
+    ]);
+  });
+
   it('accepts a typical structural schema', () => {
     expect(
       check(

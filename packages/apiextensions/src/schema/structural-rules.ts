@@ -1,3 +1,4 @@
+import { RE2JS } from '@bufbuild/re2';
 import type { FieldError } from '@kapi/apimachinery';
 import { isRecord, propertySchemas, type SchemaNode } from './schema-node.js';
 
@@ -67,7 +68,20 @@ function isAtomic(schema: SchemaNode | undefined): boolean {
   return false;
 }
 
+/** A `pattern` must compile as Go's regexp (RE2) compiles it, with Go's error text. */
+function checkPattern(schema: SchemaNode, path: string, errors: FieldError[]): void {
+  const pattern = schema['pattern'];
+  if (typeof pattern !== 'string' || pattern === '') return;
+  try {
+    RE2JS.compile(pattern);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    errors.push(invalid(`${path}.pattern`, pattern, `must be a valid regular expression, but isn't: ${reason}`));
+  }
+}
+
 function checkValueValidation(schema: SchemaNode, path: string, errors: FieldError[]): void {
+  checkPattern(schema, path, errors);
   for (const [keyword, detail] of valueValidationForbidden) {
     const value = schema[keyword];
     if (value !== undefined && value !== false && value !== '')
@@ -248,6 +262,7 @@ function checkNode(schema: SchemaNode, path: string, isRoot: boolean, errors: Fi
         ),
       );
   }
+  checkPattern(schema, path, errors);
   checkLists(schema, path, errors);
   if (isRoot && properties.has('metadata'))
     checkRootMetadata(properties.get('metadata') as SchemaNode, `${path}.properties[metadata]`, errors);
