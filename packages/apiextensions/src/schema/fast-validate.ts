@@ -1,4 +1,4 @@
-import { validateAgainstSchema } from '@kapi/apimachinery';
+import { compiledPattern, validateAgainstSchema, type PatternMatcher } from '@kapi/apimachinery';
 import { isRecord, type SchemaNode } from './schema-node.js';
 import { stringFormatChecks } from './string-formats.js';
 
@@ -18,17 +18,13 @@ const integerFormatRanges: Record<string, [number, number]> = {
   int64: [-(2 ** 63), 2 ** 63 - 1],
 };
 
-/** As apimachinery compiles `pattern`: Unicode mode, else without it; undefined when neither compiles. */
-function compilePattern(pattern: unknown): RegExp | undefined {
+/** The pattern as apimachinery's validation compiles it (RegExp, else RE2); undefined when neither reads it. */
+function compilePattern(pattern: unknown): PatternMatcher | undefined {
   if (typeof pattern !== 'string') return undefined;
   try {
-    return new RegExp(pattern, 'u');
+    return compiledPattern(pattern);
   } catch {
-    try {
-      return new RegExp(pattern);
-    } catch {
-      return undefined;
-    }
+    return undefined;
   }
 }
 
