@@ -171,7 +171,7 @@ const formatChecks: Record<string, (value: string) => boolean> = {
 };
 
 /** The number of Unicode code points (a surrogate pair counts once), without splitting the string. */
-function codePointLength(value: string): number {
+export function codePointLength(value: string): number {
   let length = value.length;
   for (let index = 0; index < value.length; index++) {
     const unit = value.charCodeAt(index);

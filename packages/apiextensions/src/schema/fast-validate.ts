@@ -1,4 +1,4 @@
-import { compiledPattern, validateAgainstSchema, type PatternMatcher } from '@kapi/apimachinery';
+import { codePointLength, compiledPattern, validateAgainstSchema, type PatternMatcher } from '@kapi/apimachinery';
 import { isRecord, type SchemaNode } from './schema-node.js';
 import { stringFormatChecks } from './string-formats.js';
 
@@ -26,22 +26,6 @@ function compilePattern(pattern: unknown): PatternMatcher | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The number of Unicode code points (a surrogate pair counts once), as apimachinery counts for min/maxLength. */
-function codePointLength(value: string): number {
-  let length = value.length;
-  for (let index = 0; index < value.length; index++) {
-    const unit = value.charCodeAt(index);
-    if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < value.length) {
-      const next = value.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        length--;
-        index++;
-      }
-    }
-  }
-  return length;
 }
 
 /** apimachinery's enum equality. */
