@@ -19,7 +19,8 @@ export {
   storageStateResource,
 } from './storage-state-api.js';
 export type { MigrationObserver, MigrationRunContext } from './migration-runner.js';
-export { runMigration, isFinished, migrationClient } from './migration-runner.js';
+export type { PageItem } from './page-reader.js';
+export { runMigration, isFinished, isSkipped, migrationClient, migrationWrite } from './migration-runner.js';
 export type { MigrationControllerOptions } from './migration-controller.js';
 export { MigrationController } from './migration-controller.js';
 export type { BackoffOptions } from './retry.js';

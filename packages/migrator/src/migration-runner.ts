@@ -2,8 +2,8 @@ import { StatusError, setCondition } from '@kapi/apimachinery';
 import { ResourceClient, errorFromResponse, type RestClient } from '@kapi/client';
 import { finishCustomResourceMigration, startCustomResourceMigration } from './crd-stored-versions.js';
 import { discoverResource, type DiscoveredResource } from './discovery.js';
-import { restTransport, type ObjectTransport } from './object-transport.js';
-import { readPage, type Page, type PageItem } from './page-reader.js';
+import { restTransport, type ObjectRequest, type ObjectTransport } from './object-transport.js';
+import { METADATA_PAGE_ACCEPT, readPage, type Page, type PageItem } from './page-reader.js';
 import { effectivePageSize } from './page-size.js';
 import { withRetry, type BackoffOptions } from './retry.js';
 import {
@@ -40,6 +40,8 @@ export interface MigrationRunContext {
   observer?: MigrationObserver | undefined;
 }
 
+const MERGE_PATCH = 'application/merge-patch+json';
+
 const migrationRef = { group: STORAGE_MIGRATION_GROUP, version: STORAGE_MIGRATION_VERSION, resource: 'storageversionmigrations', namespaced: false };
 
 /** The migrations client of a REST client. */
@@ -58,9 +60,11 @@ class MigrationFailure extends Error {}
 
 /**
  * Runs one migration to its end: records the checkpoint (the resource's list resourceVersion), then
- * lists the resource in pages and writes every object back unchanged with its UID and resourceVersion,
- * so storage re-encodes what is stale and a concurrently changed (409) or deleted (404) object is
- * skipped, never overwritten or resurrected. Objects newer than the checkpoint are skipped. The continue
+ * lists the resource in pages and writes every object back unchanged with its UID and resourceVersion
+ * (pages of metadata only and a merge PATCH of just those two fields, or, for a resource without the
+ * patch verb, full pages and a PUT of each object as listed), so storage re-encodes what is stale and a
+ * concurrently changed (409), deleted (404) or re-created (UID) object is skipped, never overwritten or
+ * resurrected. The next page is read while the current one's objects are written. Objects newer than the checkpoint are skipped. The continue
  * token and counts are saved in status after each page, so a restarted migrator resumes there.
  * Retriable errors are retried with backoff; any other error fails the migration with its message.
  * For custom resources, the CRD's `StorageMigrating` condition follows the migration, and success prunes
@@ -146,10 +150,33 @@ function percentDone(progress: MigrationProgress): number | undefined {
   return total === 0 ? 100 : Math.floor((done * 100) / total);
 }
 
-/** A no-op PUT of `body` (the object as listed); its answer's body is not parsed. Non-2xx is thrown as a StatusError. */
-async function writeBack(transport: ObjectTransport, path: string, body: Buffer): Promise<void> {
-  const response = await transport.raw({ method: 'PUT', path, body });
+/** Writes an object back unchanged; its answer's body is not parsed. Non-2xx is thrown as a StatusError. */
+async function writeBack(transport: ObjectTransport, request: ObjectRequest): Promise<void> {
+  const response = await transport.raw(request);
   if (response.statusCode < 200 || response.statusCode >= 300) throw errorFromResponse(response.statusCode, response.body);
+}
+
+/**
+ * The write that migrates `item`: a merge PATCH of only its UID and resourceVersion (the server parses a
+ * few bytes, and the patched object is the stored one), or, where the resource does not offer patch, a PUT
+ * of the item as listed. Either way a changed object (another resourceVersion) answers 409, a deleted
+ * one 404, and nothing is written but what the store finds stale.
+ */
+export function migrationWrite(path: string, item: PageItem, patch: boolean): ObjectRequest {
+  if (!patch) return { method: 'PUT', path, body: item.body };
+  const metadata = { ...(item.uid !== undefined ? { uid: item.uid } : {}), resourceVersion: item.resourceVersion };
+  return { method: 'PATCH', path, contentType: MERGE_PATCH, body: Buffer.from(JSON.stringify({ metadata })) };
+}
+
+/**
+ * A write that finds another object than the one listed: changed (409), deleted (404), or deleted and
+ * created again under its name (a PATCH's 422 on `metadata.uid`, as upstream answers a patch changing the
+ * UID): skipped, never overwritten or resurrected.
+ */
+export function isSkipped(error: unknown): boolean {
+  if (!StatusError.isInstance(error)) return false;
+  if (error.code === 409 || error.code === 404) return true;
+  return error.code === 422 && (error.status.details?.causes ?? []).some((cause) => cause.field === 'metadata.uid');
 }
 
 /** Walks the pages from the saved continue token; false when aborted before the end. */
@@ -170,21 +197,32 @@ async function migratePages(
   const itemPath = (item: PageItem) => `${objects.collectionPath(item.namespace)}/${encodeURIComponent(item.name)}`;
   const typeMeta = { apiVersion, kind: target.kind };
   const transport = context.transport ?? restTransport(context.rest);
+  // With patch, pages list only metadata and each object is patched with its UID and resourceVersion.
+  const patch = target.verbs.includes('patch');
+  const read = (token: string | undefined): Promise<Page> => {
+    const reading = retry(() => readPage(transport, collection, { limit, ...(token ? { continue: token } : {}) }, typeMeta, patch ? METADATA_PAGE_ACCEPT : undefined));
+    // Awaited (and its error handled) when its page's turn comes; not when the migration stops first.
+    reading.catch(() => undefined);
+    return reading;
+  };
+  // The next page, read while this one's objects are written (two pages held at most).
+  let next: { token: string; page: Promise<Page> } | undefined;
   for (;;) {
     if (context.signal.aborted) return false;
-    // Only this page is held, as the response's bytes (the previous one is out of scope while this one is read).
     let page: Page;
+    const token = progress.continueToken;
     try {
-      const token = progress.continueToken;
-      page = await retry(() => readPage(transport, collection, { limit, ...(token ? { continue: token } : {}) }, typeMeta));
+      page = await (next && next.token === token ? next.page : read(token));
     } catch (error) {
+      next = undefined;
       // The saved token expired (compaction): start over; rewritten objects are now no-ops.
       if (!(StatusError.isInstance(error) && error.code === 410) || !progress.continueToken) throw error;
       delete progress.continueToken;
       continue;
     }
+    next = page.continue ? { token: page.continue, page: read(page.continue) } : undefined;
     // The page's writes, `writesInFlight` at a time; the first error that is not a skip stops the others.
-    // Each object goes back as the bytes it was listed with (UID and resourceVersion preconditions included).
+    // Each write carries the UID and resourceVersion listed (preconditions).
     let cursor = 0;
     let failure: { error: unknown } | undefined;
     const writer = async () => {
@@ -196,11 +234,12 @@ async function migratePages(
         }
         await context.limiter.take(context.signal);
         try {
-          await retry(() => writeBack(transport, itemPath(item), item.body));
+          const request = migrationWrite(itemPath(item), item, patch);
+          await retry(() => writeBack(transport, request));
           progress.migratedObjects++;
           context.observer?.onObjectMigrated?.(migration);
         } catch (error) {
-          if (StatusError.isInstance(error) && (error.code === 409 || error.code === 404)) progress.skippedObjects++;
+          if (isSkipped(error)) progress.skippedObjects++;
           else failure ??= { error };
         }
       }
@@ -208,17 +247,16 @@ async function migratePages(
     await Promise.all(Array.from({ length: Math.max(1, context.writesInFlight ?? 1) }, writer));
     if (failure) throw failure.error;
     if (context.signal.aborted) return false;
-    const next = page.continue;
     const remaining = page.remainingItemCount;
-    if (next) progress.continueToken = next;
+    if (page.continue) progress.continueToken = page.continue;
     else delete progress.continueToken;
     if (remaining !== undefined) progress.remainingObjects = remaining;
-    else if (!next) progress.remainingObjects = 0;
+    else if (!page.continue) progress.remainingObjects = 0;
     else delete progress.remainingObjects;
     const percent = percentDone(progress);
     if (percent === undefined) delete progress.percent;
     else progress.percent = percent;
     await savePage({ ...progress });
-    if (!next) return true;
+    if (!page.continue) return true;
   }
 }

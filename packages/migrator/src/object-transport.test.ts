@@ -21,6 +21,8 @@ interface Seen {
   protocol: string;
   authorization: string | undefined;
   body: string;
+  accept?: string | undefined;
+  contentType?: string | undefined;
 }
 
 /** Answers every request with its method, URL, HTTP version, Authorization and body, as JSON. */
@@ -55,9 +57,9 @@ async function listen(server: Http2SecureServer | ReturnType<typeof createHttpsS
   return `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-function transportFor(server: string): Http2Transport {
+function transportFor(server: string, timeoutMs?: number): Http2Transport {
   const rest = new RestClient({ server, ca: tls.ca, token: 'secret' });
-  const transport = new Http2Transport(rest);
+  const transport = new Http2Transport(rest, timeoutMs);
   closers.push(() => rest.close(), () => transport.close());
   return transport;
 }
@@ -121,5 +123,38 @@ describe('Http2Transport', () => {
     expect(seen).toEqual([{ method: 'PUT', url: '/api/v1/x', protocol: '1.1', authorization: 'Bearer secret', body: '{"a":1}' }]);
     await transport.raw({ method: 'GET', path: '/api/v1/y' });
     expect(seen.map((entry) => entry.protocol)).toEqual(['1.1', '1.1']);
+  });
+
+  it('sends the Accept and Content-Type of a request (a metadata-only page, a merge patch)', async () => {
+    const seen: Seen[] = [];
+    const server = createSecureServer({ ...tls }, (request, response) => {
+      seen.push({ method: request.method, url: request.url, protocol: request.httpVersion, authorization: undefined, body: '', accept: request.headers.accept, contentType: request.headers['content-type'] });
+      request.resume();
+      request.on('end', () => response.end('{}'));
+    });
+    const transport = transportFor(await listen(server));
+    await transport.raw({ method: 'GET', path: '/l', accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json' });
+    await transport.raw({ method: 'PATCH', path: '/o', contentType: 'application/merge-patch+json', body: Buffer.from('{}') });
+    await transport.raw({ method: 'GET', path: '/plain' });
+    expect(seen.map(({ method, accept, contentType }) => ({ method, accept, contentType }))).toEqual([
+      { method: 'GET', accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json', contentType: undefined },
+      { method: 'PATCH', accept: 'application/json', contentType: 'application/merge-patch+json' },
+      { method: 'GET', accept: 'application/json', contentType: undefined },
+    ]);
+  });
+
+  it('fails a request the server does not answer in time with a retriable timeout, and serves the next one', async () => {
+    const server = createSecureServer({ ...tls }, (request, response) => {
+      if (request.url === '/hang') return;
+      response.end('{}');
+    });
+    const transport = transportFor(await listen(server), 200);
+    const started = Date.now();
+    const failure: unknown = await transport.raw({ method: 'GET', path: '/hang' }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toMatch(/timed out after 200 ms/);
+    expect(isRetriable(failure)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect((await transport.raw({ method: 'GET', path: '/fine' })).statusCode).toBe(200);
   });
 });

@@ -1,14 +1,18 @@
-import { connect, type ClientHttp2Session, type OutgoingHttpHeaders } from 'node:http2';
+import { connect, constants, type ClientHttp2Session, type OutgoingHttpHeaders } from 'node:http2';
 import type { RestClient } from '@kapi/client';
 
 /** A page read or an object write of a migration. */
 export interface ObjectRequest {
-  method: 'GET' | 'PUT';
+  method: 'GET' | 'PUT' | 'PATCH';
   /** Absolute API path, e.g. `/api/v1/namespaces/default/configmaps/a`. */
   path: string;
   query?: Record<string, string | number | undefined>;
-  /** JSON bytes (a PUT's object). */
+  /** JSON bytes (a PUT's object, a PATCH's patch). */
   body?: Buffer;
+  /** The body's media type (default `application/json`). */
+  contentType?: string;
+  /** The Accept header (default `application/json`). */
+  accept?: string;
 }
 
 /** A response: its status and body bytes (whatever the status). */
@@ -24,9 +28,12 @@ export interface ObjectTransport {
   close(): void;
 }
 
+/** How long a request may take before it fails with a retriable timeout (the migration retries it). */
+export const defaultRequestTimeoutMs = 60_000;
+
 /** The REST client's own transport (HTTP/1.1 keep-alive). */
-export function restTransport(rest: RestClient): ObjectTransport {
-  return { raw: (request) => rest.raw(request), close: () => undefined };
+export function restTransport(rest: RestClient, timeoutMs = defaultRequestTimeoutMs): ObjectTransport {
+  return { raw: (request) => rest.raw({ ...request, timeoutMs }), close: () => undefined };
 }
 
 /** A transport failure a migration may simply try again (the write is conditional on its resourceVersion). */
@@ -61,7 +68,11 @@ export class Http2Transport implements ObjectTransport {
   private readonly pathPrefix: string;
   private readonly headers: OutgoingHttpHeaders;
 
-  constructor(private readonly rest: RestClient) {
+  /** `timeoutMs`: a request not answered in full by then fails with a retriable timeout error and its stream is reset. */
+  constructor(
+    private readonly rest: RestClient,
+    private readonly timeoutMs = defaultRequestTimeoutMs,
+  ) {
     const url = new URL(rest.config.server);
     this.fallback = url.protocol !== 'https:';
     this.origin = url.origin;
@@ -74,7 +85,7 @@ export class Http2Transport implements ObjectTransport {
   }
 
   async raw(request: ObjectRequest): Promise<ObjectResponse> {
-    if (this.fallback) return this.rest.raw(request);
+    if (this.fallback) return this.rest.raw({ ...request, timeoutMs: this.timeoutMs });
     let session: ClientHttp2Session;
     try {
       session = await this.open();
@@ -82,7 +93,7 @@ export class Http2Transport implements ObjectTransport {
       if (this.connected) throw retriable(error);
       // Never connected over HTTP/2 (no h2 in ALPN, or no server): the REST client decides.
       this.fallback = true;
-      return this.rest.raw(request);
+      return this.rest.raw({ ...request, timeoutMs: this.timeoutMs });
     }
     return this.send(session, request);
   }
@@ -130,11 +141,12 @@ export class Http2Transport implements ObjectTransport {
     return new Promise((resolve, reject) => {
       const headers: OutgoingHttpHeaders = {
         ...this.headers,
+        ...(request.accept ? { accept: request.accept } : {}),
         ':method': request.method,
         ':path': `${this.pathPrefix}${request.path}${queryString(request.query)}`,
       };
       if (request.body) {
-        headers['content-type'] = 'application/json';
+        headers['content-type'] = request.contentType ?? 'application/json';
         headers['content-length'] = request.body.length;
       }
       let settled = false;
@@ -164,6 +176,12 @@ export class Http2Transport implements ObjectTransport {
         if (settled) return;
         settle();
         reject(retriable(error));
+      });
+      stream.setTimeout(this.timeoutMs, () => {
+        if (settled) return;
+        settle();
+        reject(Object.assign(new Error(`HTTP/2: ${request.method} ${request.path} timed out after ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' }));
+        stream.close(constants.NGHTTP2_CANCEL);
       });
       stream.on('close', () => {
         if (settled) return;

@@ -44,7 +44,7 @@ describe('pageItem', () => {
     const text = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns', resourceVersion: '12', uid: 'u' }, data: { k: 'v' } });
     const bytes = Buffer.from(`[${text}]`);
     const item = pageItem(bytes, 1, bytes.length - 1, typeMeta);
-    expect({ ...item, body: item.body.toString() }).toEqual({ name: 'a', namespace: 'ns', resourceVersion: '12', body: text });
+    expect({ ...item, body: item.body.toString() }).toEqual({ name: 'a', namespace: 'ns', uid: 'u', resourceVersion: '12', body: text });
   });
 
   it('adds the apiVersion and kind an item lacks, keeping everything else as listed', () => {

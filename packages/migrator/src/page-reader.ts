@@ -5,8 +5,12 @@ import type { ObjectTransport } from './object-transport.js';
 export interface PageItem {
   name: string;
   namespace: string | undefined;
+  uid: string | undefined;
   resourceVersion: string;
-  /** The item's JSON as the server listed it (with `apiVersion` and `kind` added when the item lacks them). */
+  /**
+   * The item's JSON as the server listed it (with `apiVersion` and `kind` added when the item lacks them);
+   * of a metadata-only page, the item's PartialObjectMetadata.
+   */
   body: Buffer;
 }
 
@@ -77,7 +81,7 @@ export function scanList(bytes: Uint8Array): ListLayout {
 interface ItemHead {
   apiVersion?: unknown;
   kind?: unknown;
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+  metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string };
 }
 
 /** An item of the page: its identity read from its own bytes, which become the body written back (typed when they are not). */
@@ -92,13 +96,20 @@ export function pageItem(bytes: Buffer, start: number, end: number, typeMeta: { 
   return {
     name: head.metadata?.name ?? '',
     namespace: head.metadata?.namespace,
+    uid: head.metadata?.uid,
     resourceVersion: head.metadata?.resourceVersion ?? '0',
     body: missing.length === 0 ? item : Buffer.concat([Buffer.from(`{${missing.join(',')}${empty ? '' : ','}`), item.subarray(1)]),
   };
 }
 
 /**
- * LISTs one page of `path` and keeps it as the response's bytes (one buffer outside the JavaScript heap)
+ * The Accept header of a metadata-only page (as client-go's metadata client asks): items are
+ * PartialObjectMetadata, or whole objects from a server that does not offer that form.
+ */
+export const METADATA_PAGE_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+
+/**
+ * LISTs one page of `path` (`accept`: its Accept header, e.g. {@link METADATA_PAGE_ACCEPT}) and keeps it as the response's bytes (one buffer outside the JavaScript heap)
  * and the offsets of its items: the page is never held as parsed objects; an item is parsed on its own,
  * when asked for, only to read its name, namespace and resourceVersion. A non-2xx answer is thrown as a
  * StatusError.
@@ -108,8 +119,9 @@ export async function readPage(
   path: string,
   query: { limit: number; continue?: string },
   typeMeta: { apiVersion: string; kind: string },
+  accept?: string,
 ): Promise<Page> {
-  const response = await transport.raw({ method: 'GET', path, query });
+  const response = await transport.raw({ method: 'GET', path, query, ...(accept ? { accept } : {}) });
   if (response.statusCode < 200 || response.statusCode >= 300) throw errorFromResponse(response.statusCode, response.body);
   const bytes = response.body;
   const layout = scanList(bytes);

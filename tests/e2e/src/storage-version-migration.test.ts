@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeList, KubeObject } from '@kapi/apimachinery';
-import { RestClient } from '@kapi/client';
-import { MigrationController, type StorageVersionMigration } from '@kapi/migrator';
+import { RestClient, errorFromResponse } from '@kapi/client';
+import { MigrationController, isSkipped, migrationWrite, type PageItem, type StorageVersionMigration } from '@kapi/migrator';
 import { startEtcd, type EtcdInstance } from '@kapi/storage-etcd3/testing';
 import { kubectl, startServer, type TestServer } from './harness.js';
 
@@ -151,6 +151,41 @@ describe('storage version migration (StorageVersionMigration over HTTP, real etc
     }
   });
 
+  it("skips an object deleted or created again since it was listed: the migration's write neither resurrects nor overwrites it", async () => {
+    const path = '/api/v1/namespaces/default/configmaps';
+    const listed = async (name: string): Promise<PageItem> => {
+      const object = await admin.request<KubeObject>({ method: 'POST', path, body: { metadata: { name }, data: { v: 'first' } } });
+      return { name, namespace: 'default', uid: object.metadata.uid, resourceVersion: object.metadata.resourceVersion ?? '', body: Buffer.from(JSON.stringify(object)) };
+    };
+    const write = async (item: PageItem) => {
+      const response = await admin.raw(migrationWrite(`${path}/${item.name}`, item, true));
+      return response.statusCode < 300 ? undefined : errorFromResponse(response.statusCode, response.body);
+    };
+    // Unchanged: answered 200, nothing written (no new resourceVersion).
+    const unchanged = await listed('unchanged');
+    expect(await write(unchanged)).toBeUndefined();
+    expect((await admin.request<KubeObject>({ method: 'GET', path: `${path}/unchanged` })).metadata.resourceVersion).toBe(unchanged.resourceVersion);
+    // Deleted: 404, skipped, and not created again.
+    const deleted = await listed('deleted');
+    await admin.request({ method: 'DELETE', path: `${path}/deleted` });
+    const gone = await write(deleted);
+    expect(gone?.code).toBe(404);
+    expect(isSkipped(gone)).toBe(true);
+    expect((await admin.raw({ method: 'GET', path: `${path}/deleted` })).statusCode).toBe(404);
+    // Deleted and created again under its name (another UID): refused, skipped, the new object untouched.
+    const recreated = await listed('recreated');
+    await admin.request({ method: 'DELETE', path: `${path}/recreated` });
+    const replacement = await admin.request<KubeObject>({ method: 'POST', path, body: { metadata: { name: 'recreated' }, data: { v: 'second' } } });
+    const refused = await write(recreated);
+    expect(isSkipped(refused)).toBe(true);
+    // The same name and resourceVersion with another UID (as if the store had reused the revision) is refused too.
+    const sameVersion = await write({ ...recreated, resourceVersion: replacement.metadata.resourceVersion ?? '' });
+    expect(sameVersion?.code).toBe(422);
+    expect(isSkipped(sameVersion)).toBe(true);
+    const after = await admin.request<KubeObject>({ method: 'GET', path: `${path}/recreated` });
+    expect([after.metadata.uid, after.metadata.resourceVersion, after['data']]).toEqual([replacement.metadata.uid, replacement.metadata.resourceVersion, { v: 'second' }]);
+  });
+
   it('refuses a change of spec.resource', async () => {
     const response = await admin.raw({
       method: 'PATCH',
@@ -201,7 +236,8 @@ describe('storage version migration (StorageVersionMigration over HTTP, real etc
       const condition = failed.status?.conditions?.find((candidate) => candidate.type === 'Failed');
       expect(condition?.reason).toBe('StorageVersionMigrationFailed');
       expect(condition?.message).toContain('migration encountered unhandled error: ');
-      expect(condition?.message).toContain('configmaps "c1" is forbidden: User "limited-migrator" cannot update resource "configmaps"');
+      // The migrator writes with a merge PATCH of uid and resourceVersion where the resource offers patch.
+      expect(condition?.message).toContain('configmaps "c1" is forbidden: User "limited-migrator" cannot patch resource "configmaps"');
     } finally {
       await controller.stop();
       limited.close();

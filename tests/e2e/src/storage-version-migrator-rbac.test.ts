@@ -138,7 +138,7 @@ describe('the standalone migrator under least privilege', () => {
       const condition = failed.status?.conditions?.find((candidate) => candidate.type === 'Failed');
       expect(condition?.reason).toBe('StorageVersionMigrationFailed');
       expect(condition?.message).toBe(
-        'migration encountered unhandled error: secrets "s-0" is forbidden: User "narrow-migrator" cannot update resource "secrets" in API group "" in the namespace "default"',
+        'migration encountered unhandled error: secrets "s-0" is forbidden: User "narrow-migrator" cannot patch resource "secrets" in API group "" in the namespace "default"',
       );
       expect(migrator.output()).toContain('secrets-narrow: Failed: migration encountered unhandled error: secrets "s-0" is forbidden');
     } finally {
