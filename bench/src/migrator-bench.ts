@@ -272,10 +272,13 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
     await server.stop();
 
     // Back to key1 at 40 qps, the foreground measured in alternating phases without and with it.
-    server = await startServer(directory, storageArgs, [key1, key2]);
-    console.log(`[bench] migrator (${backend}): foreground writes with and without a ${throttledQps} qps migration`);
-    const foreground = await profiled(`migrator-foreground-${backend}`, () => foregroundP99(server.client, quick ? 3 : 5, quick ? 4 : 8));
-    await server.stop();
+    let foreground: Awaited<ReturnType<typeof foregroundP99>> | undefined;
+    if (process.env.KAPI_BENCH_MIGRATOR_FOREGROUND !== '0') {
+      server = await startServer(directory, storageArgs, [key1, key2]);
+      console.log(`[bench] migrator (${backend}): foreground writes with and without a ${throttledQps} qps migration`);
+      foreground = await profiled(`migrator-foreground-${backend}`, () => foregroundP99(server.client, quick ? 3 : 5, quick ? 4 : 8));
+      await server.stop();
+    }
 
     const controlRate = await control();
     const pageMb = (500 * 2048) / 2 ** 20;
@@ -296,10 +299,14 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
         ...row(`migrator heap growth while migrating (${backend})`, 'standalone migrator: live heap, peak - start', unthrottled.peakMb - unthrottled.baselineMb, 'one page of 500 x 2 KB', pageMb, 'MB (lower is better)', '<= 100%'),
         notes: `live heap after a forced GC every second: ${unthrottled.baselineMb.toFixed(1)} MB at the start, peak ${unthrottled.peakMb.toFixed(1)} MB; Buffers outside the heap (the page's bytes, sockets) ${unthrottled.baselineBuffersMb.toFixed(1)} MB at the start, peak ${unthrottled.peakBuffersMb.toFixed(1)} MB`,
       },
-      {
-        ...row(`foreground PUT p99, ${throttledQps} qps migration (${backend})`, 'while migrating', foreground.during, 'no migration (alternating phases)', foreground.idle, 'ms (lower is better)', '<= 110%'),
-        notes: `open loop, a PUT every ${foregroundIntervalMs} ms; ${foreground.samples} samples a side; ${foreground.loop}`,
-      },
+      ...(foreground
+        ? [
+            {
+              ...row(`foreground PUT p99, ${throttledQps} qps migration (${backend})`, 'while migrating', foreground.during, 'no migration (alternating phases)', foreground.idle, 'ms (lower is better)', '<= 110%'),
+              notes: `open loop, a PUT every ${foregroundIntervalMs} ms; ${foreground.samples} samples a side; ${foreground.loop}`,
+            },
+          ]
+        : []),
     ];
   } finally {
     rmSync(directory, { recursive: true, force: true });
@@ -309,7 +316,8 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
 /**
  * Migrator scenario: N objects (KAPI_BENCH_MIGRATOR_OBJECTS, default 10k; 2k with --quick; the issue's
  * target is stated for 100000) on SQLite and etcd (KAPI_BENCH_MIGRATOR_BACKENDS=sqlite or =etcd runs one
- * of them).
+ * of them). KAPI_BENCH_MIGRATOR_FOREGROUND=0 leaves out the foreground phases (for quicker A/B runs of the
+ * unthrottled migration).
  */
 export async function migratorBench(options: { quick: boolean }): Promise<BenchRow[]> {
   const total = Number(process.env.KAPI_BENCH_MIGRATOR_OBJECTS ?? (options.quick ? 2000 : 10_000));

@@ -31,6 +31,15 @@ async function failing(body: unknown, headers: Record<string, string>, target = 
 }
 
 describe('PATCH', () => {
+  it('answers a patch that wrote with the object as stored, compact, its new resourceVersion last in metadata', async () => {
+    const response = await fetch(`${api.url}${path}`, { method: 'PATCH', headers: merge, body: JSON.stringify({ metadata: { labels: { a: 'b' } } }) });
+    const text = await response.text();
+    const answered = JSON.parse(text) as { metadata: Record<string, unknown> };
+    expect(text).toBe(JSON.stringify(answered));
+    expect(Object.keys(answered.metadata).at(-1)).toBe('resourceVersion');
+    expect(answered).toEqual((await api.call('GET', path)).body);
+  });
+
   it('applies JSON patches and bumps generation', async () => {
     const result = await api.call(
       'PATCH',

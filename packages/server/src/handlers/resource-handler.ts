@@ -362,7 +362,8 @@ async function serveVerb(
         write,
         context: writeContext(request, environment, write.dryRun, path.subresource, write),
       });
-      return respond(request, response, route, patched.created ? 201 : 200, patched.object, false);
+      // A patch that wrote answers with the bytes the store wrote, as an update does.
+      return respond(request, response, route, patched.created ? 201 : 200, patched.object, false, undefined, reuseStoredEncoding(patched.object));
     }
     case 'delete': {
       const options = await readDeleteOptions(request, query, environment.protobuf);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '@kapi/apimachinery';
-import { copyObject, formatTime } from './object-meta.js';
+import { copyObject, formatTime, specChanged } from './object-meta.js';
 
 describe('copyObject', () => {
   it('deep-copies a JSON object: equal, sharing nothing', () => {
@@ -32,5 +32,25 @@ describe('formatTime', () => {
     expect(formatTime(new Date('2026-11-22T10:00:00.900Z'))).toBe('2026-11-22T10:00:00Z');
     expect(formatTime(new Date('2026-11-22T10:00:00.100Z'))).toBe('2026-11-22T10:00:00Z');
     expect(formatTime(new Date('2026-11-22T10:00:01.000Z'))).toBe('2026-11-22T10:00:01Z');
+  });
+});
+
+describe('specChanged', () => {
+  const base = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { x: '1', y: '2' }, list: [{ a: 1 }, { b: [1, 2] }] };
+
+  it('compares everything but metadata, status, apiVersion and kind as JSON: key order ignored, undefined members absent', () => {
+    expect(specChanged(base, { ...base, metadata: { name: 'a', labels: { l: 'v' } }, status: { phase: 'x' }, apiVersion: 'v2' })).toBe(false);
+    expect(specChanged(base, { kind: 'ConfigMap', list: [{ a: 1 }, { b: [1, 2] }], data: { y: '2', x: '1' }, metadata: { name: 'a' }, apiVersion: 'v1' })).toBe(false);
+    expect(specChanged(base, { ...base, extra: undefined, data: { x: '1', y: '2', z: undefined } })).toBe(false);
+  });
+
+  it('sees any change of a spec value, nested or in arrays', () => {
+    expect(specChanged(base, { ...base, data: { x: '1' } })).toBe(true);
+    expect(specChanged(base, { ...base, data: { x: '1', y: '2', z: '3' } })).toBe(true);
+    expect(specChanged(base, { ...base, list: [{ a: 1 }, { b: [2, 1] }] })).toBe(true);
+    expect(specChanged(base, { ...base, list: [{ a: 1 }] })).toBe(true);
+    expect(specChanged(base, { ...base, data: { x: 1, y: '2' } })).toBe(true);
+    expect(specChanged({ ...base, data: null }, { ...base, data: {} })).toBe(true);
+    expect(specChanged({ ...base, list: [] }, { ...base, list: {} })).toBe(true);
   });
 });

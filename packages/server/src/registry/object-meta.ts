@@ -28,19 +28,43 @@ function copyJson(value: unknown): unknown {
   return copy;
 }
 
-/** Everything but metadata and status, for deciding whether `metadata.generation` moves. */
-function specPart(object: KubeObject): Record<string, unknown> {
-  const rest: Record<string, unknown> = { ...object };
-  delete rest['metadata'];
-  delete rest['status'];
-  delete rest['apiVersion'];
-  delete rest['kind'];
-  return rest;
+/** Top-level fields that are not spec: they never move `metadata.generation`. */
+const notSpec = new Set(['metadata', 'status', 'apiVersion', 'kind']);
+
+/**
+ * True when anything besides metadata and status differs (upstream bumps generation then). Compared as
+ * JSON (key order ignored, undefined members absent) without encoding either side: a no-op update, such
+ * as a migration's, compares equal values of the whole object.
+ */
+export function specChanged(previous: KubeObject, next: KubeObject): boolean {
+  return !sameJson(previous, next, notSpec);
 }
 
-/** True when anything besides metadata and status differs (upstream bumps generation then). */
-export function specChanged(previous: KubeObject, next: KubeObject): boolean {
-  return JSON.stringify(sortKeys(specPart(previous))) !== JSON.stringify(sortKeys(specPart(next)));
+/** Equality of two values as JSON would write them: key order ignored, members whose value is undefined absent. */
+function sameJson(left: unknown, right: unknown, skip?: ReadonlySet<string>): boolean {
+  if (left === right) return true;
+  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
+  if (Array.isArray(left) || Array.isArray(right)) {
+    if (!Array.isArray(left) || !Array.isArray(right) || left.length !== right.length) return false;
+    for (let index = 0; index < left.length; index++) {
+      // JSON writes an undefined element as null.
+      if (!sameJson(left[index] ?? null, right[index] ?? null)) return false;
+    }
+    return true;
+  }
+  const leftRecord = left as Record<string, unknown>;
+  const rightRecord = right as Record<string, unknown>;
+  let members = 0;
+  for (const key in leftRecord) {
+    if (!Object.prototype.hasOwnProperty.call(leftRecord, key) || skip?.has(key) || leftRecord[key] === undefined) continue;
+    members++;
+    if (!sameJson(leftRecord[key], rightRecord[key])) return false;
+  }
+  for (const key in rightRecord) {
+    if (!Object.prototype.hasOwnProperty.call(rightRecord, key) || skip?.has(key) || rightRecord[key] === undefined) continue;
+    members--;
+  }
+  return members === 0;
 }
 
 /** JSON with object keys sorted, for order-insensitive comparison. */

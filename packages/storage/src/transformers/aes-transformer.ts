@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { randomNonce } from './random-nonce.js';
 import type { TransformContext, TransformedValue, ValueTransformer } from '../codec.js';
 import { startsWith } from './prefix-transformer.js';
 
@@ -89,7 +90,7 @@ const gcmTagSize = 16;
 export const aesGcmMode: AesMode = {
   name: 'aesgcm',
   seal(secret, plain, additionalData) {
-    const nonce = randomBytes(gcmNonceSize);
+    const nonce = randomNonce(gcmNonceSize);
     const cipher = createCipheriv(algorithm('gcm', secret) as 'aes-256-gcm', secret, nonce, { authTagLength: gcmTagSize });
     cipher.setAAD(additionalData);
     return Buffer.concat([nonce, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
@@ -111,7 +112,7 @@ const cbcBlockSize = 16;
 export const aesCbcMode: AesMode = {
   name: 'aescbc',
   seal(secret, plain) {
-    const iv = randomBytes(cbcBlockSize);
+    const iv = randomNonce(cbcBlockSize);
     const cipher = createCipheriv(algorithm('cbc', secret), secret, iv);
     return Buffer.concat([iv, cipher.update(plain), cipher.final()]);
   },

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import nacl from 'tweetnacl';
 import type { AesMode } from './aes-transformer.js';
+import { randomNonce } from './random-nonce.js';
 
 const nonceSize = nacl.secretbox.nonceLength;
 
@@ -12,7 +12,7 @@ const nonceSize = nacl.secretbox.nonceLength;
 export const secretboxMode: AesMode = {
   name: 'secretbox',
   seal(secret, plain) {
-    const nonce = randomBytes(nonceSize);
+    const nonce = randomNonce(nonceSize);
     return Buffer.concat([nonce, nacl.secretbox(plain, nonce, secret)]);
   },
   open(secret, sealed) {

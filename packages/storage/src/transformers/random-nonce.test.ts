@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { randomNonce } from './random-nonce.js';
+
+describe('randomNonce', () => {
+  it('hands out fresh bytes of the size asked, never the same ones twice, across pool refills', () => {
+    const seen = new Set<string>();
+    for (let index = 0; index < 1000; index++) {
+      const nonce = randomNonce(24);
+      expect(nonce).toHaveLength(24);
+      seen.add(nonce.toString('hex'));
+    }
+    expect(seen.size).toBe(1000);
+    expect(randomNonce(12)).toHaveLength(12);
+    expect(randomNonce(5000)).toHaveLength(5000);
+  });
+
+  it('returns copies: a nonce does not change when the pool is refilled', () => {
+    const first = randomNonce(16);
+    const kept = Buffer.from(first);
+    for (let index = 0; index < 600; index++) randomNonce(16);
+    expect(first.equals(kept)).toBe(true);
+  });
+});
