@@ -64,8 +64,9 @@ class MigrationFailure extends Error {}
  * (pages of metadata only and a merge PATCH of just those two fields, or, for a resource without the
  * patch verb, full pages and a PUT of each object as listed), so storage re-encodes what is stale and a
  * concurrently changed (409), deleted (404) or re-created (UID) object is skipped, never overwritten or
- * resurrected. The next page is read while the current one's objects are written. Objects newer than the checkpoint are skipped. The continue
- * token and counts are saved in status after each page, so a restarted migrator resumes there.
+ * resurrected. The next page is read while the current one's objects are written. Objects newer than
+ * the checkpoint are skipped. The continue token and counts are saved in status after each page, so a
+ * restarted migrator resumes there.
  * Retriable errors are retried with backoff; any other error fails the migration with its message.
  * For custom resources, the CRD's `StorageMigrating` condition follows the migration, and success prunes
  * its `status.storedVersions` to the storage version (see crd-stored-versions.ts).
