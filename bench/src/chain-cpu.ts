@@ -40,7 +40,8 @@ export async function chainCpuPerGet(handler: Handler, path: string, headers: Re
   const run = async (serve: Handler): Promise<number> => {
     let started = 0;
     const before = process.cpuUsage();
-    // 50 in flight, as requests on many connections interleave in a server.
+    // 50 in flight, as requests on many connections interleave in a server (the consistent GETs of one
+    // event-loop turn then share one storage revision read, as a loaded server's do).
     await Promise.all(
       Array.from({ length: 50 }, async () => {
         while (started < requests) {

@@ -85,7 +85,7 @@ export async function getRows(server: RunningBench, path: string, bytes: Buffer,
   });
   rows.push({
     ...row('GET vs a bare server spending the same CPU, 100 connections', 'kube-apiserver-lite', get.requestsPerSecond, spinningName, spun.requestsPerSecond, 'req/s'),
-    notes: "below 100%: the apiserver costs more per GET over TLS than its in-process handler CPU (node internals, timers, GC, syscalls such as the SQLite revision probe)",
+    notes: "below 100%: the apiserver costs more per GET over TLS than its in-process handler CPU (node internals, timers, GC, syscalls)",
   });
   return rows;
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toStatusError, type Status } from '@kapi/apimachinery';
+import type { Completion } from './completion.js';
 
 /** An HTTP handler. It may be async; a rejected promise is a failure the panic-recovery filter turns into a 500. */
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
@@ -52,6 +53,8 @@ export interface RequestContext {
   signal: AbortSignal;
   /** Epoch ms when the request arrived. */
   receivedAt: number;
+  /** `performance.now()` when the request arrived: what its duration is measured from. */
+  readonly startedAt: number;
   /** Epoch ms after which a non-long-running request is cancelled (set by withRequestTimeout). */
   deadline?: number;
   /** True for watches and other long-running requests (exempt from max-in-flight and the timeout). */
@@ -149,10 +152,11 @@ function decodePath(rawPath: string): string {
  * The request's context. The abort controller is made on first use of `signal` (most requests never
  * look at it), and aborts when the response closes without finishing: the client went away.
  */
-class Context implements RequestContext {
+export class Context implements RequestContext {
   requestInfo?: RequestInfo;
   user?: UserInfo;
   receivedAt = Date.now();
+  readonly startedAt = performance.now();
   deadline?: number;
   longRunning = false;
   warnings: string[] = [];
@@ -162,6 +166,8 @@ class Context implements RequestContext {
   responseStatus?: Status;
   target: RequestTarget | undefined;
   response: ServerResponse | undefined;
+  /** The shared reaction to the handling promise (see `afterHandling`). */
+  completion: Completion | undefined;
   private controller: AbortController | undefined;
 
   get signal(): AbortSignal {
@@ -190,7 +196,8 @@ class Context implements RequestContext {
 /** Where a request keeps its context: a symbol-keyed property, cheaper per request than a WeakMap entry. */
 const contextKey = Symbol('kapi.request-context');
 
-function contextOf(request: IncomingMessage): Context {
+/** The request's context object (internal to this package: `requestContext` is the public view). */
+export function contextOf(request: IncomingMessage): Context {
   const holder = request as IncomingMessage & { [contextKey]?: Context };
   return (holder[contextKey] ??= new Context());
 }

@@ -9,6 +9,9 @@ export {
   writeStatus,
 } from './handler.js';
 
+export type { CompletionStep, Outcome } from './completion.js';
+export { afterHandling } from './completion.js';
+
 export type { PanicRecoveryOptions } from './with-panic-recovery.js';
 export { withPanicRecovery } from './with-panic-recovery.js';
 

@@ -1,4 +1,6 @@
 import { StatusError } from '@kapi/apimachinery';
+import type { IncomingMessage } from 'node:http';
+import { afterHandling } from './completion.js';
 import { requestContext, writeStatus, type Filter } from './handler.js';
 
 /** Options of {@link withMaxInFlight}. A limit of 0 means no limit. */
@@ -48,6 +50,12 @@ export function withMaxInFlight(options: MaxInFlightOptions = {}): MaxInFlightFi
   const exemptGroups = new Set(options.exemptGroups ?? ['system:masters']);
   const counts: InFlightCounts = { readOnly: 0, mutating: 0 };
 
+  const kindOf = (verb: string): keyof InFlightCounts => (nonMutatingVerbs.has(verb) ? 'readOnly' : 'mutating');
+  // The end of a counted request's handling (a step of the reaction the filters share).
+  const release = (request: IncomingMessage): void => {
+    counts[kindOf(requestContext(request).requestInfo?.verb ?? '')] -= 1;
+  };
+
   const filter: Filter = (next) => {
     if (readOnlyLimit === 0 && mutatingLimit === 0) return next;
     // Not an async function: exempt requests pass through at no cost.
@@ -62,7 +70,7 @@ export function withMaxInFlight(options: MaxInFlightOptions = {}): MaxInFlightFi
       if (!info.isResourceRequest && isProbe(info.path)) return next(request, response);
       if (context.user?.groups.some((group) => exemptGroups.has(group))) return next(request, response);
 
-      const kind: keyof InFlightCounts = nonMutatingVerbs.has(info.verb) ? 'readOnly' : 'mutating';
+      const kind = kindOf(info.verb);
       const limit = kind === 'readOnly' ? readOnlyLimit : mutatingLimit;
       if (limit > 0 && counts[kind] >= limit) {
         writeStatus(response, StatusError.tooManyRequests(tooManyRequestsMessage, 1));
@@ -80,9 +88,7 @@ export function withMaxInFlight(options: MaxInFlightOptions = {}): MaxInFlightFi
         counts[kind] -= 1;
         return;
       }
-      return work.finally(() => {
-        counts[kind] -= 1;
-      });
+      return afterHandling(request, response, work, release);
     };
   };
   return Object.assign(filter, { inFlight: (): InFlightCounts => ({ ...counts }) });

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { abortResponse } from './abort-response.js';
+import { afterHandling, type Outcome } from './completion.js';
 import { writeStatus, type Filter, requestContext } from './handler.js';
 
 /** Options of {@link withPanicRecovery}. */
@@ -22,7 +23,15 @@ export function withPanicRecovery(options: PanicRecoveryOptions = {}): Filter {
     }
     writeStatus(response, error);
   };
-  // Not an async function: a handler that answers synchronously costs no promise here.
+  const recoverFailure = (request: IncomingMessage, response: ServerResponse, outcome: Outcome): void => {
+    if (!outcome.failed) return;
+    const error = outcome.error;
+    outcome.failed = false;
+    outcome.error = undefined;
+    recover(error, request, response);
+  };
+  // Not an async function: a handler that answers synchronously costs no promise here, and an
+  // asynchronous one adds a step to the reaction the filters share (no promise or closure of its own).
   return (next) => (request, response) => {
     requestContext(request, response);
     let work: void | Promise<void>;
@@ -32,6 +41,6 @@ export function withPanicRecovery(options: PanicRecoveryOptions = {}): Filter {
       recover(error, request, response);
       return;
     }
-    if (work) return work.then(undefined, (error: unknown) => recover(error, request, response));
+    if (work) return afterHandling(request, response, work, recoverFailure);
   };
 }

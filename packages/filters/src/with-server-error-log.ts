@@ -1,5 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { StatusError } from '@kapi/apimachinery';
+import { afterHandling } from './completion.js';
 import { requestContext, type Filter } from './handler.js';
 
 /** Options of {@link withServerErrorLog}. */
@@ -19,7 +20,8 @@ export function withServerErrorLog(options: ServerErrorLogOptions = {}): Filter 
   const log = (request: IncomingMessage, response: ServerResponse): void => {
     if (response.statusCode >= 500) write(serverErrorLine(request, response));
   };
-  // Not an async function: a handler that answers synchronously costs no promise here.
+  // Not an async function: a handler that answers synchronously costs no promise here, and an
+  // asynchronous one adds a step to the reaction the filters share (no promise or closure of its own).
   return (next) => (request, response) => {
     let work: void | Promise<void>;
     try {
@@ -32,13 +34,7 @@ export function withServerErrorLog(options: ServerErrorLogOptions = {}): Filter 
       log(request, response);
       return;
     }
-    return work.then(
-      () => log(request, response),
-      (error: unknown) => {
-        log(request, response);
-        throw error;
-      },
-    );
+    return afterHandling(request, response, work, log);
   };
 }
 

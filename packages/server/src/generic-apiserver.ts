@@ -7,11 +7,13 @@ import {
   type StorageVersionInfo,
 } from '@kapi/apimachinery';
 import {
+  afterHandling,
   buildHandlerChain,
   closeConnectionAfter,
   requestContext,
   requestTarget,
   writeStatus,
+  type CompletionStep,
   type Handler,
 } from '@kapi/filters';
 import { isCloser, type Interface } from '@kapi/storage';
@@ -134,35 +136,39 @@ export class GenericAPIServer {
         return;
       }
     }
-    const started = performance.now();
+    requestContext(request, response);
     this.inFlight++;
     // Not an async function: the request's end is handled once, with no promise of its own when the
-    // chain answered synchronously.
+    // chain answered synchronously, and as a step of the filters' shared reaction when it did not.
     let work: void | Promise<void>;
     try {
       work = next(request, response);
     } catch (error) {
       if (!response.headersSent) writeStatus(response, error);
-      this.finish(request, response, started);
+      this.finish(request, response);
       return;
     }
     if (!work) {
-      this.finish(request, response, started);
+      this.finish(request, response);
       return;
     }
-    return work.then(
-      () => this.finish(request, response, started),
-      (error: unknown) => {
-        if (!response.headersSent) writeStatus(response, error);
-        this.finish(request, response, started);
-      },
-    );
+    return afterHandling(request, response, work, this.finishHandling);
   }
 
+  /** The end of a request whose handling was asynchronous: a failure left unanswered is answered here. */
+  private readonly finishHandling: CompletionStep = (request, response, outcome) => {
+    if (outcome.failed) {
+      outcome.failed = false;
+      if (!response.headersSent) writeStatus(response, outcome.error);
+    }
+    this.finish(request, response);
+  };
+
   /** The end of a tracked request: it leaves the in-flight count and its metrics are recorded. */
-  private finish(request: IncomingMessage, response: ServerResponse, started: number): void {
+  private finish(request: IncomingMessage, response: ServerResponse): void {
     this.inFlight--;
-    const info = requestContext(request).requestInfo;
+    const context = requestContext(request);
+    const info = context.requestInfo;
     if (info?.isResourceRequest) {
       this.metrics.observeRequest({
         verb: info.verb,
@@ -172,7 +178,7 @@ export class GenericAPIServer {
         subresource: info.subresource,
         scope: info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster',
         code: response.statusCode,
-        durationSeconds: (performance.now() - started) / 1000,
+        durationSeconds: (performance.now() - context.startedAt) / 1000,
       });
     }
   }

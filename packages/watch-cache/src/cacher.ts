@@ -29,6 +29,7 @@ import { resolveCacherOptions, type CacherOptions, type CacherWatchOptions, type
 import { ConditionalProgressRequester, waitForConsistentRevision, type ConsistentReadStorage } from './consistent-read.js';
 import { parseResourceVersion, routeList } from './list-routing.js';
 import { ReadyState } from './ready.js';
+import { RevisionBatch } from './revision-batch.js';
 import { ObjectMatcher, watcherQueueCapacity } from './selection.js';
 import { WatchCache } from './watch-cache.js';
 import type { WatchCacheEvent } from './watch-cache-event.js';
@@ -57,6 +58,8 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
   private readonly watchers: CacheWatchers;
   private readonly consistentStorage: ConsistentReadStorage | undefined;
   private readonly progressRequester: ConditionalProgressRequester | undefined;
+  /** The storage's revision for consistent GETs, read once per turn of the event loop. */
+  private readonly consistentGetRevision: RevisionBatch | undefined;
   private started = false;
   private stopping: Promise<void> | undefined;
   private failure: unknown;
@@ -115,6 +118,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     if (this.options.progressNotify && isProgressRequester(storage) && isRevisionReader(storage)) {
       this.consistentStorage = storage;
       this.progressRequester = new ConditionalProgressRequester(storage, clock, undefined, (error) => this.recordError(error));
+      this.consistentGetRevision = new RevisionBatch(() => storage.getCurrentResourceVersion());
     }
   }
 
@@ -222,8 +226,9 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     if (text === '') {
       const storage = this.consistentStorage;
       if (!storage || !this.options.consistentGetFromCache) return this.storage.get(key, options);
-      // Usually the cache is already at the storage's revision: one await, no waiting machinery.
-      const current = await storage.getCurrentResourceVersion();
+      // Usually the cache is already at the storage's revision: one await, no waiting machinery. The
+      // revision is read once for all the GETs of this turn of the event loop, after they all arrived.
+      const current = await (this.consistentGetRevision?.next() ?? storage.getCurrentResourceVersion());
       if (this.cache.resourceVersion < current && !(await this.caughtUpForConsistentRead(current))) return this.storage.get(key, options);
       if (!this.ready.isReady) return this.storage.get(key, options);
     } else if (revision > 0) await this.cache.waitUntilFresh(revision, FRESHNESS_TIMEOUT_MS);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterHandling, type CompletionStep } from '@kapi/filters';
 import { writeError } from './response-writer.js';
 
 /**
@@ -13,10 +14,20 @@ export function answered(response: ServerResponse): void | Promise<void> {
   });
 }
 
-/** Writes what a REST handler failed with (or cuts a response it had begun); the handlers are async. */
+/** A REST handler's failure, answered (or the response it had begun cut). */
+const answerFailure: CompletionStep = (request, response, outcome) => {
+  if (!outcome.failed) return;
+  const error = outcome.error;
+  outcome.failed = false;
+  outcome.error = undefined;
+  if (!response.headersSent) writeError(request, response, error);
+  else response.end();
+};
+
+/**
+ * Writes what a REST handler failed with (or cuts a response it had begun); the handlers are async. A
+ * step of the reaction the filters around share (see `afterHandling`).
+ */
 export function answerFailures(request: IncomingMessage, response: ServerResponse, work: Promise<void>): Promise<void> {
-  return work.then(undefined, (error: unknown) => {
-    if (!response.headersSent) writeError(request, response, error);
-    else response.end();
-  });
+  return afterHandling(request, response, work, answerFailure);
 }
