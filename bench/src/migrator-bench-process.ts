@@ -8,6 +8,8 @@ const migratorMain = resolve(here, '../../apps/storage-version-migrator/src/main
 
 /** The standalone storage-version-migrator, started from source with the heap sampler (heap-sampler.ts) preloaded. */
 export interface MigratorProcess {
+  /** Rejects if the process exits before `stop()` is called (a crashed migrator must fail the scenario, not hang it). */
+  readonly died: Promise<never>;
   /** Starts the heap sampling (the live heap now is the baseline). */
   startSampling(): void;
   /** SIGTERM (it stops after its current page's writes), then its heap figures in bytes and its CPU time (µs) since sampling started. */
@@ -29,6 +31,13 @@ export async function startMigratorProcess(flags: string[]): Promise<MigratorPro
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  let stopping = false;
+  const died = exited.then(() => {
+    if (!stopping) throw new Error(`the storage-version-migrator exited (code ${String(child.exitCode)}, signal ${String(child.signalCode)}):\n${output}`);
+    return new Promise<never>(() => undefined);
+  });
+  // Observed by whoever races it; never an unhandled rejection on its own.
+  died.catch(() => undefined);
   const deadline = Date.now() + 60_000;
   while (!output.includes('running (qps')) {
     if (child.exitCode !== null || Date.now() > deadline) {
@@ -38,8 +47,10 @@ export async function startMigratorProcess(flags: string[]): Promise<MigratorPro
     await sleep(50);
   }
   return {
+    died,
     startSampling: () => child.kill('SIGUSR2'),
     stop: async () => {
+      stopping = true;
       child.kill('SIGTERM');
       await exited;
       const line = /\[heap-sampler\] (\{.*\})/.exec(output)?.[1];

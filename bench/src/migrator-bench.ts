@@ -99,17 +99,20 @@ async function migrateStandalone(server: { client: RestClient; kubeconfig: strin
     '--trigger=false',
     '--leader-elect=false',
   ]);
-  await runToEnd(server.client, `${name}-warm-up`, 'secrets');
+  await Promise.race([runToEnd(server.client, `${name}-warm-up`, 'secrets'), migrator.died]);
   migrator.startSampling();
   const started = process.hrtime.bigint();
   const cpuAtStart = process.cpuUsage();
-  const seconds = await profiled(`migrator-apiserver-${name}`, () => runToEnd(server.client, name)).then(
+  const seconds = await profiled(`migrator-apiserver-${name}`, () => Promise.race([runToEnd(server.client, name), migrator.died])).then(
     () => Number(process.hrtime.bigint() - started) / 1e9,
     (error: unknown) => error,
   );
   const serverCpu = process.cpuUsage(cpuAtStart);
+  if (typeof seconds !== 'number') {
+    await migrator.stop().catch(() => undefined);
+    throw seconds;
+  }
   const heap = await migrator.stop();
-  if (typeof seconds !== 'number') throw seconds;
   return {
     rate: total / seconds,
     baselineMb: heap.baseline / 2 ** 20,
