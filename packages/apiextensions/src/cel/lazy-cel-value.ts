@@ -48,15 +48,10 @@ class LazyCelMap {
    */
   private converted: (string | CelValue)[] | undefined;
 
-  /** The schema's declared properties by CEL name (looked up once per map, not per read). */
-  private readonly names: ReadonlyMap<string, string> | undefined;
-
   constructor(
     private readonly object: Record<string, unknown>,
     private readonly facts: SchemaFacts | undefined,
-  ) {
-    this.names = facts === undefined ? undefined : celNamesOf(facts);
-  }
+  ) {}
 
   private all(): Map<string, CelValue> {
     if (this.fields === undefined) {
@@ -96,14 +91,11 @@ class LazyCelMap {
     const facts = this.facts;
     const object = this.object;
     if (facts === undefined) return Object.hasOwn(object, key) ? this.found(key, object[key], undefined) : undefined;
-    const declared = this.names?.get(key);
+    const declared = celNamesOf(facts).get(key);
     if (declared !== undefined) {
       // An undeclared key spelled like a declared property's escaped name: the conversion's order decides.
       if (declared !== key && Object.hasOwn(object, key)) return this.all().get(key);
-      const value = object[declared];
-      // Absent, or inherited (a JSON value is never a function): not a field.
-      if (value === undefined || (typeof value === 'function' && !Object.hasOwn(object, declared))) return undefined;
-      return this.convert(key, value, facts.properties.get(declared));
+      return Object.hasOwn(object, declared) ? this.found(key, object[declared], facts.properties.get(declared)) : undefined;
     }
     // A declared property is only known by its CEL name; an undeclared key by itself.
     if (facts.properties.has(key) || !Object.hasOwn(object, key)) return undefined;
