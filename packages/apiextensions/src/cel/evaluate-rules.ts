@@ -4,7 +4,6 @@ import { childPath, isRecord, sameJson } from '../schema/schema-node.js';
 import type { RuleProgram } from './rule-program.js';
 import type { RuleNode } from './rule-tree.js';
 import { toCelValue, type CelValueCache } from './cel-value.js';
-import { toLazyCelValue } from './lazy-cel-value.js';
 import { schemaFacts } from '../schema/schema-facts.js';
 import { optionalOf } from './optional-value.js';
 import { ruleReasons } from './rule-shape.js';
@@ -94,7 +93,7 @@ function evaluateNode(
   // converting it here); rule-free ancestors leave it undefined and the first node with rules converts.
   let self = converted;
   if (node.rules.length > 0) {
-    self ??= toLazyCelValue(value, node.schema) as CelValue;
+    self ??= toCelValue(value, node.schema) as CelValue;
     let oldSelf: CelInput | undefined;
     let unchanged: boolean | undefined;
     // Rules that do not read oldSelf share one set of bindings (evaluation only reads them).

@@ -2,7 +2,6 @@ import { celList, isCelList, isCelMap, type CelInput, type CelList, type CelValu
 import type { Expr } from './cost-estimate.js';
 import { patternMatches } from './cel-environment.js';
 import { jsonListItems } from './json-containers.js';
-import { lazyListItems } from './lazy-cel-value.js';
 import { nativePattern } from './native-pattern.js';
 
 /**
@@ -67,7 +66,7 @@ function listOf(value: Value): CelList {
 
 /** The list's items (read only), read by index: a CelList's iterator is a generator, several times slower. */
 function itemsOf(list: CelList): readonly Value[] {
-  const own = jsonListItems(list) ?? lazyListItems(list);
+  const own = jsonListItems(list);
   if (own !== undefined) return own;
   const size = list.size;
   const items = new Array<Value>(size);

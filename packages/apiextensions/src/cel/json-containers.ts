@@ -7,9 +7,8 @@ import type { CelList, CelMap, CelValue } from '@bufbuild/cel';
  * through `toCel` again. They answer every read exactly as the library's NativeMap and ArrayList do over
  * the same contents (string keys only; `has` is false for a null value, as there).
  */
-/** The brands the CEL library recognises maps and lists by (also set on lazy-cel-value's containers). */
-export const mapBrand = Symbol.for('@bufbuild/cel/map');
-export const listBrand = Symbol.for('@bufbuild/cel/list');
+const mapBrand = Symbol.for('@bufbuild/cel/map');
+const listBrand = Symbol.for('@bufbuild/cel/list');
 
 /** A CEL map of a JSON object's converted fields (string keys). */
 class JsonCelMap {
