@@ -14,6 +14,13 @@ export interface Codec {
    * bytes it wrote ({@link storedEncodingOf}). Absent means false.
    */
   decodesVerbatim?(): boolean;
+  /**
+   * True when the codec recognises the buffers its `encode` returned (e.g. a custom resource codec, which
+   * need not prune and default again what it has just normalized): the store then decodes its own recent
+   * writes (the read-back, the watch event, a GET soon after) from that very buffer rather than from the
+   * backend's copy of the bytes. Absent means false.
+   */
+  readonly recognizesOwnEncodings?: boolean;
 }
 
 /** JSON codec with no version conversion. */

@@ -2,8 +2,9 @@
 const defaultCapacity = 1024;
 
 /**
- * The plain bytes of the last values a store wrote through a transformer (encryption), by key: the watch
- * event of a store's own write then reads them here instead of decrypting what it has just encrypted.
+ * The plain bytes of the last values a store wrote through a transformer (encryption), or with a codec
+ * that recognises its own encodings, by key: the watch event of a store's own write then reads them here
+ * instead of decrypting what it has just encrypted (and as the very buffer the codec encoded).
  * A value is recognised by its exact stored bytes, so a later write of the key by anyone else misses.
  * Bounded: the oldest keys are forgotten first.
  */

@@ -52,11 +52,13 @@ export class StoreCodec {
 
   /**
    * Records that `encoded` is being written at `key`: decoding those bytes back (the write's watch event)
-   * skips the transformer. Called before the write (its event may come first); the pairing of stored and
+   * skips the transformer, and decodes the very plain buffer the codec encoded (what a codec that
+   * {@link Codec.recognizesOwnEncodings} recognises). Called before the write (its event may come first); the pairing of stored and
    * plain bytes holds whether or not the write succeeds.
    */
   written(key: string, encoded: EncodedObject): void {
-    if (encoded.stored !== encoded.data) this.recentWrites.remember(key, encoded.stored, encoded.data);
+    if (encoded.stored !== encoded.data || this.codec.recognizesOwnEncodings === true)
+      this.recentWrites.remember(key, encoded.stored, encoded.data);
   }
 
   /** The transformer says, from the stored value's prefix alone, that reading it would report it stale. */

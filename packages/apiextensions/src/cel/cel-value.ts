@@ -83,7 +83,8 @@ export function toCelValue(value: unknown, schema: SchemaNode | undefined, cache
     converted = jsonCelList(list);
   } else if (isRecord(value)) {
     const out = new Map<string, CelValue>();
-    for (const key of Object.keys(value)) {
+    // for-in, not Object.keys: no array of keys per object (JSON objects have no inherited enumerable keys).
+    for (const key in value) {
       const child = value[key];
       if (child === undefined) continue;
       const property = facts?.properties.get(key);

@@ -3,7 +3,7 @@ import { isCelList, isCelMap, type CelInput, type CelValue } from '@bufbuild/cel
 import { childPath, isRecord, sameJson } from '../schema/schema-node.js';
 import type { RuleProgram } from './rule-program.js';
 import type { RuleNode } from './rule-tree.js';
-import { escapePropertyName, toCelValue, type CelValueCache } from './cel-value.js';
+import { toCelValue, type CelValueCache } from './cel-value.js';
 import { schemaFacts } from '../schema/schema-facts.js';
 import { optionalOf } from './optional-value.js';
 import { ruleReasons } from './rule-shape.js';
@@ -23,6 +23,22 @@ function withFieldPath(path: string, fieldPath: string): string {
 /** The rule's message, else `failed rule: <rule>` (upstream's ruleErrorString: the message when there is one). */
 function ruleText(program: RuleProgram): string {
   return program.rule.message?.trim() || program.rule.rule.trim();
+}
+
+/**
+ * Where the walk is, as segments (a property name, a list index, `{ key }` for an additionalProperties
+ * key): pushed and popped on the way down, turned into a field path only for an error.
+ */
+type PathSegment = string | number | { key: string };
+
+function pathOf(segments: readonly PathSegment[]): string {
+  let path = '';
+  for (const segment of segments) {
+    if (typeof segment === 'string') path = childPath(path, segment);
+    else if (typeof segment === 'number') path = `${path}[${segment}]`;
+    else path = `${path}[${segment.key}]`;
+  }
+  return path;
 }
 
 function nodePath(path: string): string {
@@ -67,7 +83,7 @@ function evaluateNode(
   node: RuleNode,
   value: unknown,
   old: unknown,
-  path: string,
+  path: PathSegment[],
   errors: FieldError[],
   cache: CelValueCache,
   converted: CelValue | undefined,
@@ -100,14 +116,14 @@ function evaluateNode(
         const detail = text.startsWith('no such overload')
           ? `'${text}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText(program)}`
           : `${text} evaluating rule: ${ruleText(program)}`;
-        errors.push({ field: nodePath(path), type: 'FieldValueInvalid', value: node.schema['type'], detail });
+        errors.push({ field: nodePath(pathOf(path)), type: 'FieldValueInvalid', value: node.schema['type'], detail });
         continue;
       }
       // Ratcheting (GA upstream): a value unchanged since the old object may keep failing a non-transition rule.
       if (!program.isTransition && old !== undefined && (unchanged ??= sameJson(value, old))) continue;
       const message =
         program.message(bindings) ?? (program.rule.message?.trim() || `failed rule: ${ruleText(program)}`);
-      errors.push(ruleError(program, path, value, message));
+      errors.push(ruleError(program, pathOf(path), value, message));
     }
   }
   if (Array.isArray(value)) {
@@ -119,37 +135,44 @@ function evaluateNode(
       const oldItem = isMapList
         ? correlatedItem(item, old, node.schema['x-kubernetes-list-map-keys'])
         : undefined;
-      evaluateNode(node.items, item, oldItem, `${path}[${index}]`, errors, cache, items?.get(index));
+      path.push(index);
+      evaluateNode(node.items, item, oldItem, path, errors, cache, items?.get(index));
+      path.pop();
     }
     return;
   }
   if (!isRecord(value)) return;
   const oldObject = isRecord(old) ? old : undefined;
-  for (const [name, child] of node.properties) {
+  for (const { name, celName, node: child } of node.propertyList) {
     const field = value[name];
-    // Absent fields run no rules: skip them before building their path.
-    if (field !== undefined && field !== null)
-      evaluateNode(child, field, oldObject?.[name], childPath(path, name), errors, cache, childOf(self, escapePropertyName(name)));
+    // Absent fields run no rules.
+    if (field === undefined || field === null) continue;
+    path.push(name);
+    evaluateNode(child, field, oldObject?.[name], path, errors, cache, childOf(self, celName));
+    path.pop();
   }
   if (node.additionalProperties !== undefined) {
     const declared = schemaFacts(node.schema).properties;
-    for (const [key, child] of Object.entries(value))
+    for (const [key, child] of Object.entries(value)) {
+      path.push({ key });
       evaluateNode(
         node.additionalProperties,
         child,
         oldObject?.[key],
-        `${path}[${key}]`,
+        path,
         errors,
         cache,
         // A declared key was converted under its property's schema, not the additionalProperties one.
         declared.has(key) ? undefined : childOf(self, key),
       );
+      path.pop();
+    }
   }
 }
 
 /** Runs compiled CEL rules over an object (and its old version for transition rules), returning upstream-style errors. */
 export function evaluateRules(root: RuleNode | undefined, object: unknown, old?: unknown): FieldError[] {
   const errors: FieldError[] = [];
-  if (root !== undefined) evaluateNode(root, object, old, '', errors, new Map(), undefined);
+  if (root !== undefined) evaluateNode(root, object, old, [], errors, new Map(), undefined);
   return errors;
 }

@@ -24,10 +24,13 @@ class Scope {
   constructor(
     readonly name: string,
     public value: Value,
-    readonly parent: Scope | Record<string, CelInput>,
+    public parent: Scope | Record<string, CelInput>,
   ) {}
 }
 type Node = (scope: Scope | Record<string, CelInput>) => Value;
+
+/** What a reused scope's parent is between runs. */
+const empty: Record<string, CelInput> = {};
 
 const minInt = -(2n ** 63n);
 const maxInt = 2n ** 63n - 1n;
@@ -82,9 +85,16 @@ function codePoints(text: string): number {
   return count;
 }
 
+/** `BigInt(n)` of small sizes, made once: a bigint is a heap object, and rules take sizes often. */
+const smallInts = Array.from({ length: 256 }, (_, index) => BigInt(index));
+
+function sizeOf(count: number): bigint {
+  return smallInts[count] ?? BigInt(count);
+}
+
 function size(value: Value): bigint {
-  if (typeof value === 'string') return BigInt(codePoints(value));
-  if (isCelList(value) || isCelMap(value)) return BigInt(value.size);
+  if (typeof value === 'string') return sizeOf(codePoints(value));
+  if (isCelList(value) || isCelMap(value)) return sizeOf(value.size);
   throw giveUp;
 }
 
@@ -232,18 +242,31 @@ function compileComprehension(loop: ComprehensionExpr): Node | undefined {
   const [range, init, condition, step, result] = parts.map((part) => compileNode(part as Expr));
   if (!range || !init || !condition || !step || !result) return undefined;
   const { iterVar, accuVar } = loop;
+  // One pair of scopes for every run of this loop: no value a loop computes keeps a reference to them, and
+  // evaluation is synchronous and never re-enters the same loop before it returns (an inner loop is another
+  // node), so each run resets them instead of allocating its own.
+  const accumulator = new Scope(accuVar, null, empty);
+  const iteration = new Scope(iterVar, null, accumulator);
   return (scope) => {
     const over = range(scope);
     const items: Iterable<Value> = isCelMap(over) ? over.keys() : itemsOf(listOf(over));
-    const accumulator = new Scope(accuVar, init(scope), scope);
-    // One scope for every iteration: no value the loop computes keeps a reference to it.
-    const iteration = new Scope(iterVar, null, accumulator);
-    for (const item of items) {
-      iteration.value = item;
-      if (!bool(condition(iteration))) break;
-      accumulator.value = step(iteration);
+    const initial = init(scope);
+    accumulator.parent = scope;
+    accumulator.value = initial;
+    iteration.value = null;
+    try {
+      for (const item of items) {
+        iteration.value = item;
+        if (!bool(condition(iteration))) break;
+        accumulator.value = step(iteration);
+      }
+      return result(accumulator);
+    } finally {
+      // Keep no value of this run alive.
+      accumulator.parent = empty;
+      accumulator.value = null;
+      iteration.value = null;
     }
-    return result(accumulator);
   };
 }
 

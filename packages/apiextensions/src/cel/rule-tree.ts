@@ -3,12 +3,15 @@ import type { JSONSchemaProps, ValidationRule } from '../schema/json-schema-prop
 import { childPath, isRecord, type SchemaNode } from '../schema/schema-node.js';
 import { compileRule, type RuleProgram } from './rule-program.js';
 import { ruleShapeErrors } from './rule-shape.js';
+import { escapePropertyName } from './cel-value.js';
 
 /** The compiled rules of a schema, in a tree shaped like the schema, holding only branches that contain rules. */
 export interface RuleNode {
   readonly schema: SchemaNode;
   readonly rules: RuleProgram[];
   readonly properties: Map<string, RuleNode>;
+  /** `properties` as a list, with each property's CEL name (escaped), for the walk. */
+  readonly propertyList: readonly { name: string; celName: string; node: RuleNode }[];
   readonly additionalProperties: RuleNode | undefined;
   readonly items: RuleNode | undefined;
 }
@@ -76,5 +79,6 @@ function compileNode(schema: SchemaNode, path: string, out: CompiledRules): Rule
   const items = isRecord(schema['items']) ? compileNode(schema['items'], `${path}.items`, out) : undefined;
   if (rules.length === 0 && properties.size === 0 && additional === undefined && items === undefined)
     return undefined;
-  return { schema, rules, properties, additionalProperties: additional, items };
+  const propertyList = [...properties].map(([name, node]) => ({ name, celName: escapePropertyName(name), node }));
+  return { schema, rules, properties, propertyList, additionalProperties: additional, items };
 }

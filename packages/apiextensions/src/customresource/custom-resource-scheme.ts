@@ -2,7 +2,6 @@ import type { FieldError, GroupVersion, GroupVersionKind, KubeObject, Scheme } f
 import type { CodecForOptions, SchemeLike } from '@kapi/server';
 import { jsonCodec, type Codec } from '@kapi/storage';
 import type { CompiledSchema } from '../schema/compiled-schema.js';
-import { RecentEncodings } from './recent-encodings.js';
 
 const gvkKey = (gvk: GroupVersionKind) => `${gvk.group}/${gvk.version}/${gvk.kind}`;
 
@@ -36,8 +35,8 @@ export class CustomResourceScheme implements SchemeLike {
   private readonly compiled = new Map<string, CompiledSchema>();
   /** `<group>/<kind>` of kinds converted by a webhook, which the store converts asynchronously. */
   private readonly convertedAsync = new Set<string>();
-  /** What each schema's codec wrote last, pruned and defaulted. */
-  private readonly recent = new WeakMap<CompiledSchema, RecentEncodings>();
+  /** The buffers each schema's codec encoded (pruned and defaulted), while they live. */
+  private readonly encoded = new WeakMap<CompiledSchema, WeakSet<Uint8Array>>();
 
   constructor(readonly base: Scheme) {}
 
@@ -108,9 +107,10 @@ export class CustomResourceScheme implements SchemeLike {
   /**
    * The base codec, plus what upstream's storage codec does for a custom resource: pruning of fields the
    * schema does not declare (here with the schema's defaults too) when writing, and pruning then defaulting
-   * when reading, for fields and defaults the schema gained or lost since. Bytes this server just wrote
-   * (recognised by content: the store reads its write back, the watch cache decodes the event's copy) are
-   * already both, so they decode as they are, and a create's response can reuse them.
+   * when reading, for fields and defaults the schema gained or lost since. Bytes this codec just wrote are
+   * already both, so they decode as they are (and a create's response can reuse them): the store hands
+   * its read-back and the watch events of its own writes the very buffer encoded here
+   * ({@link Codec.recognizesOwnEncodings}), recognised by identity, with no key built from the bytes.
    */
   codecFor(options: CodecForOptions): Codec {
     // Webhook-converted kinds are stored and read at their own version: the store awaits the webhook.
@@ -121,26 +121,27 @@ export class CustomResourceScheme implements SchemeLike {
         const schema = this.schemaOf(object);
         if (!schema) return codec.encode(object);
         const data = codec.encode(schema.isPrunedAndDefaulted(object) ? object : normalized(object, schema));
-        this.recentEncodings(schema).add(data);
+        this.encodedBy(schema).add(data);
         return data;
       },
       decode: (data) => {
         const object = codec.decode(data);
         const schema = this.schemaOf(object);
-        if (schema && !this.recent.get(schema)?.has(data)) {
+        if (schema && !this.encoded.get(schema)?.has(data)) {
           schema.prune(object);
           schema.applyDefaults(object);
         }
         return object;
       },
       decodesVerbatim: () => codec.decodesVerbatim?.() ?? false,
+      recognizesOwnEncodings: true,
     };
   }
 
-  private recentEncodings(schema: CompiledSchema): RecentEncodings {
-    let recent = this.recent.get(schema);
-    if (!recent) this.recent.set(schema, (recent = new RecentEncodings()));
-    return recent;
+  private encodedBy(schema: CompiledSchema): WeakSet<Uint8Array> {
+    let encoded = this.encoded.get(schema);
+    if (!encoded) this.encoded.set(schema, (encoded = new WeakSet()));
+    return encoded;
   }
 
   kindFor(gvk: GroupVersionKind): { schema: unknown } | undefined {

@@ -23,7 +23,8 @@ function isNormalizedValue(value: unknown, facts: SchemaFacts, prune: boolean, i
   }
   if (!isRecord(value)) return true;
   if (defaults) for (const [name] of facts.defaults) if (value[name] === undefined) return false;
-  for (const key of Object.keys(value)) {
+  // for-in, not Object.keys: no array of keys per object (JSON objects have no inherited enumerable keys).
+  for (const key in value) {
     const child = facts.properties.get(key) ?? facts.additionalProperties;
     // The root and embedded resources keep their TypeMeta and metadata unpruned (defaults still apply there).
     const pruned = prune && !(isResource && typeMetaFields.has(key));

@@ -163,7 +163,7 @@ async function readObject(
   // One UTF-8 decode of the body serves the parse and the duplicate-field scan.
   const text = body.toString('utf8');
   const decoded = decodeObjectBody(type, body, protobuf, text);
-  const duplicates = duplicateJsonKeys(text).map((key) => `duplicate field ${JSON.stringify(key)}`);
+  const duplicates = duplicateJsonKeys(text, decoded).map((key) => `duplicate field ${JSON.stringify(key)}`);
   if (duplicates.length > 0 && fieldValidation === 'Strict') {
     const { kind } = route.definition;
     throw StatusError.badRequest(

@@ -19,7 +19,8 @@ function copyJson(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map(copyJson);
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
+  // for-in, not Object.keys: no array of keys per copied object (JSON objects have no inherited enumerable keys).
+  for (const key in value) {
     const item = copyJson((value as Record<string, unknown>)[key]);
     // JSON.parse makes "__proto__" an own property; keep it one (assignment would set the prototype).
     if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
