@@ -1,3 +1,4 @@
+import type { KubeObject } from '@kapi/apimachinery';
 import { Informer, sleep, type RestClient } from '@kapi/client';
 import { defaultBackoff, type BackoffOptions } from './retry.js';
 import { isFinished, migrationClient, runMigration, type MigrationObserver } from './migration-runner.js';
@@ -55,10 +56,14 @@ export class MigrationController {
     this.informer = new Informer(migrationClient(options.rest));
     this.transport = options.http2 === false ? restTransport(options.rest) : new Http2Transport(options.rest);
     this.limiter = new TokenBucket(options.qps ?? 5, options.burst ?? 10);
-    this.informer.addEventHandler({
-      onAdd: (object) => this.enqueue(object.metadata.name ?? ''),
-      onUpdate: (_old, object) => this.enqueue(object.metadata.name ?? ''),
-    });
+    // A migration seen finished lets the next one of its resource start: the worker that ran it may have
+    // looked for that next one before the informer saw the finish, and skipped it as not the oldest.
+    const onChange = (object: KubeObject) => {
+      const migration = object as StorageVersionMigration;
+      if (!isFinished(migration)) return this.enqueue(migration.metadata.name ?? '');
+      for (const next of this.unfinished(groupResourceOf(migration))) this.enqueue(next.metadata.name ?? '');
+    };
+    this.informer.addEventHandler({ onAdd: onChange, onUpdate: (_old, object) => onChange(object) });
   }
 
   /** Starts the informer and the workers. */

@@ -10,6 +10,9 @@ interface StorageVersionObject extends KubeObject {
   status?: { commonEncodingVersion?: string };
 }
 
+/** How long a migration this trigger created may stay unseen by its informer before it is no longer waited for. */
+const createdUnseenMs = 30_000;
+
 /** Annotations the trigger puts on the migrations it creates. */
 export const TRIGGER_ENCODING_VERSION_ANNOTATION = 'migration.kapi.dev/encoding-version';
 export const TRIGGER_STORAGE_VERSION_RV_ANNOTATION = 'migration.kapi.dev/storage-version-resource-version';
@@ -48,6 +51,8 @@ export class MigrationTrigger {
   private readonly migrations: ResourceClient<StorageVersionMigration>;
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** Per StorageVersion name: the migration this trigger last created, until its informer shows it. */
+  private readonly created = new Map<string, { name: string; at: number }>();
 
   constructor(private readonly options: MigrationTriggerOptions) {
     this.storageVersions = new ResourceClient<StorageVersionObject>(options.rest, storageVersionsRef);
@@ -91,6 +96,13 @@ export class MigrationTrigger {
     const ours = (this.migrationInformer.indexer.list() as StorageVersionMigration[]).filter(
       (migration) => migration.spec?.resource?.resource === resource && (migration.spec.resource.group ?? '') === group,
     );
+    // A migration this trigger created that the informer has not shown yet counts as unfinished: a second
+    // event for the resource in between must not create another.
+    // (Bounded in time: one deleted before the informer ever showed it must not block the resource.)
+    const pending = this.created.get(name);
+    const unseen = pending && Date.now() - pending.at < createdUnseenMs && !ours.some((migration) => migration.metadata.name === pending.name);
+    if (unseen) return;
+    this.created.delete(name);
     const unfinished = ours.filter((migration) => !isFinished(migration));
     const encodingVersion = storageVersion?.status?.commonEncodingVersion;
     if (!storageVersion || !encodingVersion) {
@@ -135,6 +147,7 @@ export class MigrationTrigger {
       },
       spec: { resource: { group, resource } },
     });
+    if (created.metadata.name) this.created.set(name, { name: created.metadata.name, at: Date.now() });
     this.options.log?.(`migration trigger: ${name} is now encoded as ${encodingVersion}; started ${created.metadata.name ?? ''}`);
   }
 
