@@ -186,6 +186,19 @@ describe('storage version migration (StorageVersionMigration over HTTP, real etc
     expect([after.metadata.uid, after.metadata.resourceVersion, after['data']]).toEqual([replacement.metadata.uid, replacement.metadata.resourceVersion, { v: 'second' }]);
   });
 
+  it('runs migrations of one resource created together one after another, each to Succeeded', async () => {
+    const controller = new MigrationController({ rest: server.client(), qps: 0 });
+    controller.start();
+    try {
+      const names = ['queued-1', 'queued-2', 'queued-3', 'queued-4'];
+      await kubectl(server, ['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: names.map((name) => JSON.parse(migration(name, 'secrets')) as unknown) }));
+      // The next starts when the informer shows the previous finished, however late that is.
+      await kubectl(server, ['wait', '--for=condition=Succeeded', ...names.map((name) => `storageversionmigration/${name}`), '--timeout=90s']);
+    } finally {
+      await controller.stop();
+    }
+  });
+
   it('refuses a change of spec.resource', async () => {
     const response = await admin.raw({
       method: 'PATCH',
