@@ -1,7 +1,7 @@
 import type { TransformContext, TransformedValue, ValueTransformer } from '../codec.js';
 import { aesCbcMode, aesGcmMode, type AesMode } from './aes-transformer.js';
 import { identityProviderTransformer, prefixTransformer, type PrefixedTransformer } from './prefix-transformer.js';
-import { secretboxMode } from './secretbox-mode.js';
+import { loadFastSecretbox, secretboxMode } from './secretbox-mode.js';
 
 /** A named key of an encryption provider, as in the file (secret base64-encoded). */
 export interface EncryptionConfigurationKey {
@@ -116,6 +116,8 @@ export function providersTransformer(providers: readonly EncryptionProviderConfi
     }
     for (const type of ['aescbc', 'aesgcm', 'secretbox'] as const) {
       const { mode } = modes[type];
+      // libsodium's secretbox loads asynchronously; tweetnacl serves meanwhile (same bytes either way).
+      if (type === 'secretbox' && provider.secretbox) void loadFastSecretbox();
       for (const key of provider[type]?.keys ?? []) {
         const secret = Buffer.from(key.secret, 'base64');
         entries.push({
