@@ -1,6 +1,7 @@
 import type { KubeObject } from '@kapi/apimachinery';
 import type { DeleteOptions, GuaranteedUpdateOptions, Preconditions, UpdateResult } from './interfaces.js';
 import type { KVEntry, KVWriteOptions } from './kv-backend.js';
+import { deepCopy } from './deep-copy.js';
 import { decodedStale } from './stale-objects.js';
 import { rememberStoredEncoding } from './stored-encoding.js';
 import { StorageError } from './storage-error.js';
@@ -110,7 +111,7 @@ export async function storeGuaranteedUpdate(store: StoreContext, key: string, op
     let outcome: UpdateResult;
     try {
       const meta = state.ttlSeconds !== undefined ? { resourceVersion: state.revision, ttlSeconds: state.ttlSeconds } : { resourceVersion: state.revision };
-      outcome = await options.tryUpdate(structuredClone(state.object), meta);
+      outcome = await options.tryUpdate(deepCopy(state.object), meta);
     } catch (error) {
       if (!current) {
         await refetch();
@@ -196,7 +197,7 @@ export async function storeDelete(store: StoreContext, key: string, options: Del
       continue;
     }
     if (result.previous) return store.codec.decode(result.previous, result.revision).object;
-    const object = structuredClone(state.object);
+    const object = deepCopy(state.object);
     object.metadata.resourceVersion = String(result.revision);
     return object;
   }
