@@ -57,6 +57,10 @@ describe('FieldManager.update', () => {
     manager.update(live, next, { manager: 'storage-version-migrator', subresource: '' });
     expect(next.metadata.managedFields).toEqual(live.metadata.managedFields);
     expect(entries(next).map((entry) => entry.manager)).toEqual(['creator']);
+    // Equal as JSON (an undefined member is not written): still the object as it is.
+    const same = { ...structuredClone(live), extra: undefined } as KubeObject;
+    manager.update(live, same, { manager: 'storage-version-migrator', subresource: '' });
+    expect(same.metadata.managedFields).toEqual(live.metadata.managedFields);
   });
 
   it('moves changed fields to the writer, bumps time only on change, and drops emptied managers', () => {
