@@ -128,7 +128,7 @@ export async function scaleHttpRows(options: { count: number; idleWatches: numbe
     const control2 = await coldStart(seed.control, timeoutMs);
     const base = Math.min(control.readyMs, control2.readyMs);
     const baseCpu = Math.min(control.cpuMs, control2.cpuMs);
-    const coldNotes = `controls ${control.readyMs.toFixed(0)} / ${control2.readyMs.toFixed(0)} ms (tsx compiles the server from source: the base); RSS at ready: subject ${(compacted.rss / 1e6).toFixed(0)} MB, control ${(control.rss / 1e6).toFixed(0)} MB; ${seeded}`;
+    const coldNotes = `controls ${control.readyMs.toFixed(0)} / ${control2.readyMs.toFixed(0)} ms (the built server's own start: the base); RSS at ready: subject ${(compacted.rss / 1e6).toFixed(0)} MB, control ${(control.rss / 1e6).toFixed(0)} MB; ${seeded}`;
     rows.push({
       ...row(`cold start to /readyz 200, ${count} x 2 KB ConfigMaps, log compacted`, 'kube-apiserver-lite process', compacted.readyMs, 'same server, no ConfigMaps', base, 'ms (lower is better)', '<= 10 s'),
       notes: `cache fill ${(compacted.readyMs - base).toFixed(0)} ms over the control; ${coldNotes}`,
@@ -141,7 +141,7 @@ export async function scaleHttpRows(options: { count: number; idleWatches: numbe
     for (const [label, run] of [['log compacted', compacted], [`all ${count} creates still in the log`, uncompacted]] as const) {
       rows.push({
         ...row(`CPU time of the server process from spawn to /readyz 200, ${count} x 2 KB ConfigMaps, ${label}`, 'kube-apiserver-lite (all threads)', run.cpuMs, 'same server, no ConfigMaps', baseCpu, 'ms (lower is better)'),
-        notes: `cache fill ${(run.cpuMs - baseCpu).toFixed(0)} ms of CPU over the control (controls ${control.cpuMs} / ${control2.cpuMs} ms, tsx compiling the server from source included); wall ${run.readyMs.toFixed(0)} ms`,
+        notes: `cache fill ${(run.cpuMs - baseCpu).toFixed(0)} ms of CPU over the control (controls ${control.cpuMs} / ${control2.cpuMs} ms, the built server's own start); wall ${run.readyMs.toFixed(0)} ms`,
       });
     }
 

@@ -10,7 +10,8 @@ import { SqliteBackend } from '@kapi/storage-sqlite';
 import { measureRate, sampleObject } from './harness.js';
 import { benchToken, startServer } from './http-bench.js';
 
-const serverMain = fileURLToPath(new URL('../../apps/kube-apiserver-lite/src/main.ts', import.meta.url));
+/** The built server, as `npm start` runs it (`node dist/main.js`): a cold start measured under tsx would time the compiler. */
+const serverMain = fileURLToPath(new URL('../../apps/kube-apiserver-lite/dist/main.js', import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The namespace and name of object `i` of the scale point. */
@@ -128,7 +129,7 @@ export interface ColdStart {
 }
 
 /**
- * Starts kube-apiserver-lite from source in a child process on `dataDir` and measures the time from
+ * Starts the built kube-apiserver-lite in a child process on `dataDir` and measures the time from
  * spawning it to `/readyz` 200 (every watch cache filled), its CPU time and its RSS then; stops it with
  * SIGTERM. With `KAPI_BENCH_PROFILE` naming a directory, the server writes CPU profiles of its threads
  * there (`--cpu-prof`; they cover its shutdown too).
@@ -141,7 +142,7 @@ export async function coldStart(dataDir: string, timeoutMs: number): Promise<Col
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [...nodeArgs, '--conditions=@kapi/source', '--import', 'tsx', serverMain, `--data-dir=${dataDir}`, `--secure-port=${port}`, `--token-auth-file=${join(dataDir, 'tokens.csv')}`],
+    [...nodeArgs, serverMain, `--data-dir=${dataDir}`, `--secure-port=${port}`, `--token-auth-file=${join(dataDir, 'tokens.csv')}`],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let log = '';

@@ -19,7 +19,7 @@ import {
   storageReadinessHook,
   type ServerOptions,
 } from '@kapi/kube-apiserver-lite';
-import { ensureCertificates, issueClientCertificate, writeKubeconfig, type GenericAPIServer, type StorageFactory } from '@kapi/server';
+import { ensureCertificates, ensureClientCertificate, writeKubeconfig, type GenericAPIServer, type StorageFactory } from '@kapi/server';
 import { Store, type Interface } from '@kapi/storage';
 import { Cacher } from '@kapi/watch-cache';
 
@@ -102,7 +102,10 @@ export async function startAPIExtensionsLite(options: ServerOptions): Promise<Ru
   });
   const publicUrl = url.replace('0.0.0.0', '127.0.0.1');
   const kubeconfigPath = options.kubeconfigPath ?? join(options.dataDir, 'admin.kubeconfig');
-  const admin = issueClientCertificate(certificates.ca, { commonName: 'kubernetes-admin', organizations: ['system:masters'] });
+  const admin = ensureClientCertificate(certificates.ca, join(options.dataDir, 'admin.crt'), join(options.dataDir, 'admin.key'), {
+    commonName: 'kubernetes-admin',
+    organizations: ['system:masters'],
+  });
   writeKubeconfig(kubeconfigPath, {
     server: publicUrl,
     caData: certificates.ca.certificatePem,

@@ -119,6 +119,7 @@ export type {
 } from './metrics/index.js';
 export {
   ensureCertificates,
+  ensureClientCertificate,
   generateCertificateAuthority,
   issueClientCertificate,
   issueServingCertificate,
@@ -129,6 +130,7 @@ export type {
   CertificateAndKey,
   ClientCertificateOptions,
   EnsureCertificatesOptions,
+  EnsureClientCertificateOptions,
   ServerCertificates,
 } from './tls/index.js';
 export { KUBERNETES_VERSION, versionInfo, createVersionHandler } from './version.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultCertificateHosts, ensureCertificates, issueClientCertificate, type CertificateAndKey, type ServerCertificates } from './certificates.js';
+import { defaultCertificateHosts, ensureCertificates, ensureClientCertificate, generateCertificateAuthority, issueClientCertificate, type CertificateAndKey, type ServerCertificates } from './certificates.js';
 
 const day = 24 * 60 * 60 * 1000;
 
@@ -132,5 +132,29 @@ describe('ensureCertificates', () => {
       const anonymous = await get({ port, host: 'localhost', ca: first.ca.certificatePem });
       expect(JSON.parse(anonymous.body)).toMatchObject({ authorized: false });
     });
+  });
+
+  it('keeps a client certificate across calls, and issues a new one for another CA, subject, or when expiring', () => {
+    const paths = [join(dataDir, 'admin.crt'), join(dataDir, 'admin.key')] as const;
+    const admin = { commonName: 'kubernetes-admin', organizations: ['system:masters'] };
+    const issued = ensureClientCertificate(first.ca, ...paths, admin);
+    expect(new X509Certificate(issued.certificatePem).subject).toBe('O=system:masters\nCN=kubernetes-admin');
+    expect(statSync(paths[1]).mode & 0o777).toBe(0o600);
+    expect(readFileSync(paths[0], 'utf8')).toBe(issued.certificatePem);
+    const kept = ensureClientCertificate(first.ca, ...paths, admin);
+    expect(kept).toEqual(issued);
+
+    const otherGroups = ensureClientCertificate(first.ca, ...paths, { ...admin, organizations: ['system:masters', 'ops'] });
+    expect(otherGroups.privateKeyPem).not.toBe(issued.privateKeyPem);
+    expect(new X509Certificate(otherGroups.certificatePem).subject).toBe('O=system:masters\nO=ops\nCN=kubernetes-admin');
+
+    const otherCa = generateCertificateAuthority();
+    const reissued = ensureClientCertificate(otherCa, ...paths, admin);
+    expect(new X509Certificate(reissued.certificatePem).verify(new X509Certificate(otherCa.certificatePem).publicKey)).toBe(true);
+
+    const now = Date.now();
+    const renewed = ensureClientCertificate(otherCa, ...paths, { ...admin, now: () => now + 340 * day });
+    expect(renewed.certificatePem).not.toBe(reissued.certificatePem);
+    expect(Date.parse(new X509Certificate(renewed.certificatePem).validTo)).toBeGreaterThan(now + 600 * day);
   });
 });

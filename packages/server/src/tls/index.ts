@@ -1,10 +1,11 @@
 export {
   defaultCertificateHosts,
   ensureCertificates,
+  ensureClientCertificate,
   generateCertificateAuthority,
   issueClientCertificate,
   issueServingCertificate,
   readCertificatePair,
   writeCertificatePair,
 } from './certificates.js';
-export type { CertificateAndKey, ClientCertificateOptions, EnsureCertificatesOptions, ServerCertificates } from './certificates.js';
+export type { CertificateAndKey, ClientCertificateOptions, EnsureCertificatesOptions, EnsureClientCertificateOptions, ServerCertificates } from './certificates.js';
