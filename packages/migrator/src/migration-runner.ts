@@ -165,8 +165,9 @@ async function writeBack(transport: ObjectTransport, request: ObjectRequest): Pr
  */
 export function migrationWrite(path: string, item: PageItem, patch: boolean): ObjectRequest {
   if (!patch) return { method: 'PUT', path, body: item.body };
-  const metadata = { ...(item.uid !== undefined ? { uid: item.uid } : {}), resourceVersion: item.resourceVersion };
-  return { method: 'PATCH', path, contentType: MERGE_PATCH, body: Buffer.from(JSON.stringify({ metadata })) };
+  // {"metadata":{"uid":...,"resourceVersion":...}}, as JSON.stringify writes it, without the objects.
+  const uid = item.uid !== undefined ? `"uid":${JSON.stringify(item.uid)},` : '';
+  return { method: 'PATCH', path, contentType: MERGE_PATCH, body: Buffer.from(`{"metadata":{${uid}"resourceVersion":${JSON.stringify(item.resourceVersion)}}}`) };
 }
 
 /**
@@ -195,7 +196,14 @@ async function migratePages(
   const retry = <T>(action: () => Promise<T>) =>
     withRetry(action, context.backoff, context.signal, (error, delay) => context.observer?.onRetry?.(migration, error, delay));
   const collection = objects.collectionPath(undefined);
-  const itemPath = (item: PageItem) => `${objects.collectionPath(item.namespace)}/${encodeURIComponent(item.name)}`;
+  // The collection path of each namespace met, built once.
+  const collections = new Map<string | undefined, string>();
+  const itemPath = (item: PageItem) => {
+    let prefix = collections.get(item.namespace);
+    if (prefix === undefined) collections.set(item.namespace, (prefix = `${objects.collectionPath(item.namespace)}/`));
+    return `${prefix}${encodeURIComponent(item.name)}`;
+  };
+  const unlimited = context.limiter.qps <= 0;
   const typeMeta = { apiVersion, kind: target.kind };
   const transport = context.transport ?? restTransport(context.rest);
   // With patch, pages list only metadata and each object is patched with its UID and resourceVersion.
@@ -233,7 +241,7 @@ async function migratePages(
           progress.skippedObjects++;
           continue;
         }
-        await context.limiter.take(context.signal);
+        if (!unlimited) await context.limiter.take(context.signal);
         try {
           const request = migrationWrite(itemPath(item), item, patch);
           await retry(() => writeBack(transport, request));
