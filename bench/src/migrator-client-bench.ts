@@ -5,9 +5,9 @@ import { RestClient } from '@kapi/client';
 import { generateCertificateAuthority, issueServingCertificate } from '@kapi/server';
 
 /**
- * `tsx src/migrator-client-bench.ts [objects] [writesInFlight] [runs]`: the migrator's own CPU per object,
+ * `tsx src/migrator-client-bench.ts [objects] [writesInFlight] [runs] [patchDelayMs]`: the migrator's own CPU per object,
  * apart from the apiserver's: runMigration over HTTP/2 against a stand-in server in a child process
- * (migrator-client-server.ts: metadata pages, a canned 2.3 KB answer to each PATCH). Prints objects/s
+ * (migrator-client-server.ts: metadata pages, a canned 2.3 KB answer to each PATCH, after `patchDelayMs`). Prints objects/s
  * and this process's CPU µs per object for each run after a warm-up run.
  */
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -20,10 +20,10 @@ type Bucket = typeof import('../../packages/migrator/src/token-bucket.js');
 const { runMigration } = (await import(join(source, 'migration-runner.ts'))) as Runner;
 const { Http2Transport } = (await import(join(source, 'object-transport.ts'))) as Transport;
 const { TokenBucket } = (await import(join(source, 'token-bucket.ts'))) as Bucket;
-const [objects = 10_000, writesInFlight = 16, runs = 3] = process.argv.slice(2).map(Number);
+const [objects = 10_000, writesInFlight = 16, runs = 3, patchDelayMs = 0] = process.argv.slice(2).map(Number);
 const ca = generateCertificateAuthority();
 const serving = issueServingCertificate(ca, { hosts: ['127.0.0.1'] });
-const child = spawn(process.execPath, ['--conditions=@kapi/source', '--import', 'tsx', join(here, 'migrator-client-server.ts'), String(objects)], { stdio: ['pipe', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, ['--conditions=@kapi/source', '--import', 'tsx', join(here, 'migrator-client-server.ts'), String(objects), String(patchDelayMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
 child.stdin.end(JSON.stringify({ cert: serving.certificatePem, key: serving.privateKeyPem }));
 const port = await new Promise<number>((resolve) => {
   let output = '';

@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
  * from stdin as JSON, prints its port.
  */
 const total = Number(process.argv[2] ?? 10_000);
+/** How long each PATCH is answered after (ms): a server as slow as a real one batches fewer answers per read. */
+const patchDelayMs = Number(process.argv[3] ?? 0);
 const migration = (resourceVersion: string) => ({
   apiVersion: 'storagemigration.k8s.io/v1beta1',
   kind: 'StorageVersionMigration',
@@ -62,7 +64,11 @@ process.stdin.on('end', () => {
         return response.end(JSON.stringify(migration(String(resourceVersion))));
       }
       if (request.method === 'GET' && url.pathname === '/api/v1/configmaps') return response.end(page(Number(url.searchParams.get('continue') ?? 0)));
-      if (request.method === 'PATCH') return response.end(request.headers.accept?.includes('as=PartialObjectMetadata') ? patchedPartial : patched);
+      if (request.method === 'PATCH') {
+        const answer = request.headers.accept?.includes('as=PartialObjectMetadata') ? patchedPartial : patched;
+        if (patchDelayMs > 0) return void setTimeout(() => response.end(answer), patchDelayMs);
+        return response.end(answer);
+      }
       response.statusCode = 404;
       response.end('{"kind":"Status","apiVersion":"v1","status":"Failure","code":404}');
     });
