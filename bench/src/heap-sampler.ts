@@ -6,14 +6,20 @@
  * CPU the measured process then lacks: once a second keeps that small). When the process
  * exits it prints one line `[heap-sampler] {"baseline":..., "peak":..., "baselineBuffers":..., "peakBuffers":..., "cpuMicros":...}`
  * (bytes; the Buffers figures are the memory held by Buffers/ArrayBuffers outside the heap; the
- * process's CPU time, user + system, since the baseline).
+ * process's CPU time, user + system, since the baseline, less the CPU time of the sampler's own forced
+ * collections, so that the figure is the measured work's).
  */
 const collect = (globalThis as { gc?: () => void }).gc;
 if (!collect) throw new Error('heap-sampler needs node --expose-gc');
 let peakBuffers = 0;
 let baselineBuffers: number | undefined;
+/** CPU time (µs) spent in the forced collections since the baseline. */
+let collectingMicros = 0;
 const live = () => {
+  const before = process.cpuUsage();
   collect();
+  const spent = process.cpuUsage(before);
+  collectingMicros += spent.user + spent.system;
   const usage = process.memoryUsage();
   peakBuffers = Math.max(peakBuffers, usage.arrayBuffers);
   return usage.heapUsed;
@@ -22,13 +28,14 @@ let baseline: number | undefined;
 let peak = 0;
 let cpuAtBaseline: NodeJS.CpuUsage | undefined;
 process.on('SIGUSR2', () => {
-  cpuAtBaseline = process.cpuUsage();
   baseline = live();
+  cpuAtBaseline = process.cpuUsage();
+  collectingMicros = 0;
   peak = baseline;
   baselineBuffers = peakBuffers = process.memoryUsage().arrayBuffers;
   setInterval(() => (peak = Math.max(peak, live())), 1000).unref();
 });
 process.on('exit', () => {
   const cpu = process.cpuUsage(cpuAtBaseline);
-  process.stdout.write(`[heap-sampler] ${JSON.stringify({ baseline, peak, baselineBuffers, peakBuffers, cpuMicros: cpu.user + cpu.system })}\n`);
+  process.stdout.write(`[heap-sampler] ${JSON.stringify({ baseline, peak, baselineBuffers, peakBuffers, cpuMicros: cpu.user + cpu.system - collectingMicros })}\n`);
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 import type { KubeObject } from '@kapi/apimachinery';
 import { RestClient, sleep } from '@kapi/client';
 import { parseOptions, startControlPlane } from '@kapi/kube-apiserver-lite';
@@ -27,8 +27,8 @@ const transformerOf = (keys: Array<{ name: string; secret: string }>) =>
 const namespace = 'bench';
 const path = `/api/v1/namespaces/${namespace}/configmaps`;
 const migrationsPath = '/apis/storagemigration.k8s.io/v1beta1/storageversionmigrations';
-/** Object writes in flight for the unthrottled migration and for its controls. */
-const unthrottledWritesInFlight = 16;
+/** Object writes in flight for the unthrottled migration and for its controls (KAPI_BENCH_MIGRATOR_IN_FLIGHT overrides it). */
+const unthrottledWritesInFlight = Number(process.env.KAPI_BENCH_MIGRATOR_IN_FLIGHT ?? 16);
 /** The throttled migration's rate, and the foreground's (open loop: a PUT every 20 ms whatever the answers). */
 const throttledQps = 40;
 const foregroundIntervalMs = 20;
@@ -103,11 +103,13 @@ async function migrateStandalone(server: { client: RestClient; kubeconfig: strin
   migrator.startSampling();
   const started = process.hrtime.bigint();
   const cpuAtStart = process.cpuUsage();
+  const loopAtStart = performance.eventLoopUtilization();
   const seconds = await profiled(`migrator-apiserver-${name}`, () => Promise.race([runToEnd(server.client, name), migrator.died])).then(
     () => Number(process.hrtime.bigint() - started) / 1e9,
     (error: unknown) => error,
   );
   const serverCpu = process.cpuUsage(cpuAtStart);
+  const serverLoop = performance.eventLoopUtilization(loopAtStart);
   if (typeof seconds !== 'number') {
     await migrator.stop().catch(() => undefined);
     throw seconds;
@@ -121,6 +123,8 @@ async function migrateStandalone(server: { client: RestClient; kubeconfig: strin
     peakBuffersMb: heap.peakBuffers / 2 ** 20,
     serverMicrosPerObject: (serverCpu.user + serverCpu.system) / total,
     migratorMicrosPerObject: heap.cpuMicros / total,
+    /** How busy the apiserver's main thread (its event loop) was meanwhile, 0 to 1. */
+    serverLoopUtilization: serverLoop.utilization,
   };
 }
 
@@ -296,7 +300,9 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
           'objects/s',
           backend === 'SQLite' ? '>= 2000/s' : '>= 25%',
         ),
-        notes: `CPU per object: apiserver ${unthrottled.serverMicrosPerObject.toFixed(0)} µs, migrator ${unthrottled.migratorMicrosPerObject.toFixed(0)} µs`,
+        notes:
+          `CPU per object: apiserver ${unthrottled.serverMicrosPerObject.toFixed(0)} µs, migrator ${unthrottled.migratorMicrosPerObject.toFixed(0)} µs; ` +
+          `apiserver event loop busy ${(unthrottled.serverLoopUtilization * 100).toFixed(0)}% of the migration`,
       },
       {
         ...row(`migrator heap growth while migrating (${backend})`, 'standalone migrator: live heap, peak - start', unthrottled.peakMb - unthrottled.baselineMb, 'one page of 500 x 2 KB', pageMb, 'MB (lower is better)', '<= 100%'),

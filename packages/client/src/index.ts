@@ -1,7 +1,7 @@
 export type { RestConfig } from './rest-config.js';
 export { loadKubeconfig, kubeconfigFromText } from './rest-config.js';
 export type { RestRequest, RestResponse } from './rest-client.js';
-export { RestClient, errorFromResponse } from './rest-client.js';
+export { RestClient, buildQuery, errorFromResponse } from './rest-client.js';
 export type { WatchStream } from './watch-stream.js';
 export { decodeWatchStream } from './watch-stream.js';
 export type { ResourceRef, ListQuery, WriteQuery, PatchType } from './resource-client.js';

@@ -26,7 +26,12 @@ export interface RestResponse {
   body: Buffer;
 }
 
-function buildQuery(query: RestRequest['query']): string {
+/**
+ * The query string of a request: `?key=value&...` of the entries of `query` that are not undefined
+ * (values as strings, URL-encoded; `''` when there are none). Lets another transport of the client's
+ * requests (e.g. an HTTP/2 session) build the same URLs as {@link RestClient}.
+ */
+export function buildQuery(query: RestRequest['query']): string {
   if (!query) return '';
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));

@@ -18,6 +18,13 @@ describe('migrationWrite', () => {
     expect(JSON.parse(request.body?.toString() ?? '') as unknown).toEqual({ metadata: { uid: 'u-1', resourceVersion: '12' } });
   });
 
+  it('writes the patch exactly as JSON.stringify would, escapes included, and leaves out a UID not listed', () => {
+    const odd = { ...item, uid: 'u"\\1', resourceVersion: '7' };
+    expect(migrationWrite('/p/a', odd, true).body?.toString()).toBe(JSON.stringify({ metadata: { uid: 'u"\\1', resourceVersion: '7' } }));
+    const { uid: _uid, ...withoutUid } = item;
+    expect(migrationWrite('/p/a', { ...withoutUid, uid: undefined }, true).body?.toString()).toBe('{"metadata":{"resourceVersion":"12"}}');
+  });
+
   it('puts the object as listed where the resource offers no patch', () => {
     expect(migrationWrite('/p/a', item, false)).toEqual({ method: 'PUT', path: '/p/a', body: item.body });
   });

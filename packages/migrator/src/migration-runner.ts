@@ -65,8 +65,8 @@ class MigrationFailure extends Error {}
  * patch verb, full pages and a PUT of each object as listed), so storage re-encodes what is stale and a
  * concurrently changed (409), deleted (404) or re-created (UID) object is skipped, never overwritten or
  * resurrected. The next page is read while the current one's objects are written. Objects newer than
- * the checkpoint are skipped. The continue token and counts are saved in status after each page, so a
- * restarted migrator resumes there.
+ * the checkpoint are skipped. The continue token and counts are saved in status after each page (while
+ * the next page's objects are written), so a restarted migrator resumes there.
  * Retriable errors are retried with backoff; any other error fails the migration with its message.
  * For custom resources, the CRD's `StorageMigrating` condition follows the migration, and success prunes
  * its `status.storedVersions` to the storage version (see crd-stored-versions.ts).
@@ -165,8 +165,9 @@ async function writeBack(transport: ObjectTransport, request: ObjectRequest): Pr
  */
 export function migrationWrite(path: string, item: PageItem, patch: boolean): ObjectRequest {
   if (!patch) return { method: 'PUT', path, body: item.body };
-  const metadata = { ...(item.uid !== undefined ? { uid: item.uid } : {}), resourceVersion: item.resourceVersion };
-  return { method: 'PATCH', path, contentType: MERGE_PATCH, body: Buffer.from(JSON.stringify({ metadata })) };
+  // {"metadata":{"uid":...,"resourceVersion":...}}, as JSON.stringify writes it, without the objects.
+  const uid = item.uid !== undefined ? `"uid":${JSON.stringify(item.uid)},` : '';
+  return { method: 'PATCH', path, contentType: MERGE_PATCH, body: Buffer.from(`{"metadata":{${uid}"resourceVersion":${JSON.stringify(item.resourceVersion)}}}`) };
 }
 
 /**
@@ -195,7 +196,14 @@ async function migratePages(
   const retry = <T>(action: () => Promise<T>) =>
     withRetry(action, context.backoff, context.signal, (error, delay) => context.observer?.onRetry?.(migration, error, delay));
   const collection = objects.collectionPath(undefined);
-  const itemPath = (item: PageItem) => `${objects.collectionPath(item.namespace)}/${encodeURIComponent(item.name)}`;
+  // The collection path of each namespace met, built once.
+  const collections = new Map<string | undefined, string>();
+  const itemPath = (item: PageItem) => {
+    let prefix = collections.get(item.namespace);
+    if (prefix === undefined) collections.set(item.namespace, (prefix = `${objects.collectionPath(item.namespace)}/`));
+    return `${prefix}${encodeURIComponent(item.name)}`;
+  };
+  const unlimited = context.limiter.qps <= 0;
   const typeMeta = { apiVersion, kind: target.kind };
   const transport = context.transport ?? restTransport(context.rest);
   // With patch, pages list only metadata and each object is patched with its UID and resourceVersion.
@@ -208,56 +216,70 @@ async function migratePages(
   };
   // The next page, read while this one's objects are written (two pages held at most).
   let next: { token: string; page: Promise<Page> } | undefined;
-  for (;;) {
-    if (context.signal.aborted) return false;
-    let page: Page;
-    const token = progress.continueToken;
-    try {
-      page = await (next && next.token === token ? next.page : read(token));
-    } catch (error) {
-      next = undefined;
-      // The saved token expired (compaction): start over; rewritten objects are now no-ops.
-      if (!(StatusError.isInstance(error) && error.code === 410) || !progress.continueToken) throw error;
-      delete progress.continueToken;
-      continue;
-    }
-    next = page.continue ? { token: page.continue, page: read(page.continue) } : undefined;
-    // The page's writes, `writesInFlight` at a time; the first error that is not a skip stops the others.
-    // Each write carries the UID and resourceVersion listed (preconditions).
-    let cursor = 0;
-    let failure: { error: unknown } | undefined;
-    const writer = async () => {
-      while (cursor < page.size && !failure && !context.signal.aborted) {
-        const item = page.item(cursor++);
-        if (Number(item.resourceVersion) > checkpoint) {
-          progress.skippedObjects++;
-          continue;
-        }
-        await context.limiter.take(context.signal);
-        try {
-          const request = migrationWrite(itemPath(item), item, patch);
-          await retry(() => writeBack(transport, request));
-          progress.migratedObjects++;
-          context.observer?.onObjectMigrated?.(migration);
-        } catch (error) {
-          if (isSkipped(error)) progress.skippedObjects++;
-          else failure ??= { error };
-        }
+  // The last page's progress, saved while the next page's objects are written (they need not wait for
+  // it); awaited before the next save and before returning.
+  let saving: Promise<void> | undefined;
+  try {
+    for (;;) {
+      if (context.signal.aborted) return false;
+      let page: Page;
+      const token = progress.continueToken;
+      try {
+        page = await (next && next.token === token ? next.page : read(token));
+      } catch (error) {
+        next = undefined;
+        // The saved token expired (compaction): start over; rewritten objects are now no-ops.
+        if (!(StatusError.isInstance(error) && error.code === 410) || !progress.continueToken) throw error;
+        delete progress.continueToken;
+        continue;
       }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, context.writesInFlight ?? 1) }, writer));
-    if (failure) throw failure.error;
-    if (context.signal.aborted) return false;
-    const remaining = page.remainingItemCount;
-    if (page.continue) progress.continueToken = page.continue;
-    else delete progress.continueToken;
-    if (remaining !== undefined) progress.remainingObjects = remaining;
-    else if (!page.continue) progress.remainingObjects = 0;
-    else delete progress.remainingObjects;
-    const percent = percentDone(progress);
-    if (percent === undefined) delete progress.percent;
-    else progress.percent = percent;
-    await savePage({ ...progress });
-    if (!page.continue) return true;
+      next = page.continue ? { token: page.continue, page: read(page.continue) } : undefined;
+      // The page's writes, `writesInFlight` at a time; the first error that is not a skip stops the others.
+      // Each write carries the UID and resourceVersion listed (preconditions).
+      let cursor = 0;
+      let failure: { error: unknown } | undefined;
+      const writer = async () => {
+        while (cursor < page.size && !failure && !context.signal.aborted) {
+          const item = page.item(cursor++);
+          if (Number(item.resourceVersion) > checkpoint) {
+            progress.skippedObjects++;
+            continue;
+          }
+          if (!unlimited) await context.limiter.take(context.signal);
+          try {
+            const request = migrationWrite(itemPath(item), item, patch);
+            await retry(() => writeBack(transport, request));
+            progress.migratedObjects++;
+            context.observer?.onObjectMigrated?.(migration);
+          } catch (error) {
+            if (isSkipped(error)) progress.skippedObjects++;
+            else failure ??= { error };
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.max(1, context.writesInFlight ?? 1) }, writer));
+      if (failure) throw failure.error;
+      if (context.signal.aborted) return false;
+      const remaining = page.remainingItemCount;
+      if (page.continue) progress.continueToken = page.continue;
+      else delete progress.continueToken;
+      if (remaining !== undefined) progress.remainingObjects = remaining;
+      else if (!page.continue) progress.remainingObjects = 0;
+      else delete progress.remainingObjects;
+      const percent = percentDone(progress);
+      if (percent === undefined) delete progress.percent;
+      else progress.percent = percent;
+      await saving;
+      saving = savePage({ ...progress });
+      // Observed when awaited; never an unhandled rejection meanwhile.
+      saving.catch(() => undefined);
+      if (!page.continue) {
+        await saving;
+        return true;
+      }
+    }
+  } finally {
+    // Leaving early (aborted or failed): the save in flight ends first; the error thrown is the other one.
+    await saving?.catch(() => undefined);
   }
 }

@@ -157,4 +157,37 @@ describe('Http2Transport', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect((await transport.raw({ method: 'GET', path: '/fine' })).statusCode).toBe(200);
   });
+
+  it('times each request from its own start: a later one is not failed with an earlier one', async () => {
+    const server = createSecureServer({ ...tls }, (request, response) => {
+      if (request.url?.startsWith('/hang')) return;
+      response.end('{}');
+    });
+    const transport = transportFor(await listen(server), 300);
+    const started = Date.now();
+    const failedAt = (path: string) => transport.raw({ method: 'GET', path }).then(
+      () => undefined,
+      () => Date.now() - started,
+    );
+    const first = failedAt('/hang-1');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const second = failedAt('/hang-2');
+    expect((await transport.raw({ method: 'GET', path: '/fine' })).statusCode).toBe(200);
+    const [firstAt, secondAt] = await Promise.all([first, second]);
+    expect(firstAt).toBeGreaterThanOrEqual(290);
+    expect(firstAt).toBeLessThan(480);
+    expect(secondAt).toBeGreaterThanOrEqual(490);
+  });
+
+  it('offers the server flow-control windows of a whole page: 1 MiB a stream, 4 MiB the connection', async () => {
+    const sessions: ServerHttp2Session[] = [];
+    const server = createSecureServer({ ...tls }, (_request, response) => response.end('{}'));
+    server.on('session', (session: ServerHttp2Session) => sessions.push(session));
+    const transport = transportFor(await listen(server));
+    await transport.raw({ method: 'GET', path: '/a' });
+    const session = sessions[0];
+    expect(session?.remoteSettings.initialWindowSize).toBe(1 << 20);
+    // less the 2 bytes of the answer
+    expect(session?.state.remoteWindowSize).toBe((4 << 20) - 2);
+  });
 });

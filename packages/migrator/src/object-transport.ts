@@ -1,5 +1,5 @@
-import { connect, constants, type ClientHttp2Session, type OutgoingHttpHeaders } from 'node:http2';
-import type { RestClient } from '@kapi/client';
+import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
+import { buildQuery, type RestClient } from '@kapi/client';
 
 /** A page read or an object write of a migration. */
 export interface ObjectRequest {
@@ -42,12 +42,72 @@ function retriable(error: unknown): Error {
   return Object.assign(new Error(`HTTP/2: ${message}`, { cause: error }), { code: 'ECONNRESET' });
 }
 
-function queryString(query: ObjectRequest['query']): string {
-  if (!query) return '';
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
-  const text = params.toString();
-  return text ? `?${text}` : '';
+/**
+ * Flow-control windows the migrator's session offers the server: a page of metadata (~200 KB for 500
+ * objects) and the writes' answers arrive without waiting for WINDOW_UPDATEs (HTTP/2's default is 64 KB
+ * for the connection and each stream); the migrator reads every stream as its data arrives.
+ */
+const STREAM_WINDOW_BYTES = 1 << 20;
+const SESSION_WINDOW_BYTES = 4 << 20;
+
+const kPending = Symbol('kapi.migrator.pendingRequest');
+type RequestStream = ClientHttp2Stream & { [kPending]?: PendingRequest | undefined };
+
+/**
+ * One request in flight: its stream's events settle it once. Its listeners are shared functions that
+ * find it on their stream (`this`), so a request allocates this object, not a closure per event.
+ */
+class PendingRequest {
+  statusCode = 0;
+  private chunks: Buffer[] | undefined;
+  private first: Buffer | undefined;
+  settled = false;
+
+  constructor(
+    private readonly owner: Http2Transport,
+    readonly stream: RequestStream,
+    readonly request: ObjectRequest,
+    readonly deadline: number,
+    private readonly resolve: (response: ObjectResponse) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  data(chunk: Buffer): void {
+    if (this.first === undefined) this.first = chunk;
+    else (this.chunks ??= [this.first]).push(chunk);
+  }
+
+  succeed(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.owner.settled(this);
+    const body = this.chunks ? Buffer.concat(this.chunks) : (this.first ?? Buffer.alloc(0));
+    this.resolve({ statusCode: this.statusCode, body });
+  }
+
+  fail(error: Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.owner.settled(this);
+    this.reject(error);
+  }
+}
+
+function onResponse(this: RequestStream, headers: IncomingHttpHeaders): void {
+  const pending = this[kPending];
+  if (pending) pending.statusCode = Number(headers[':status'] ?? 0);
+}
+function onData(this: RequestStream, chunk: Buffer): void {
+  this[kPending]?.data(chunk);
+}
+function onEnd(this: RequestStream): void {
+  this[kPending]?.succeed();
+}
+function onError(this: RequestStream, error: Error): void {
+  this[kPending]?.fail(retriable(error));
+}
+function onClose(this: RequestStream): void {
+  this[kPending]?.fail(retriable(new Error(`stream closed before its response ended (code ${this.rstCode ?? 0})`)));
 }
 
 /**
@@ -61,12 +121,17 @@ function queryString(query: ObjectRequest['query']): string {
  */
 export class Http2Transport implements ObjectTransport {
   private session: Promise<ClientHttp2Session> | undefined;
+  /** The open session, once connected (requests on it are sent without awaiting `session`). */
+  private live: ClientHttp2Session | undefined;
   private connected = false;
   private fallback: boolean;
-  private inFlight = 0;
+  /** Requests in flight, oldest first (all have the same timeout, so also by deadline). */
+  private readonly pending = new Set<PendingRequest>();
+  private timer: NodeJS.Timeout | undefined;
   private readonly origin: string;
   private readonly pathPrefix: string;
-  private readonly headers: OutgoingHttpHeaders;
+  private readonly userAgent: string;
+  private readonly authorization: string | undefined;
 
   /** `timeoutMs`: a request not answered in full by then fails with a retriable timeout error and its stream is reset. */
   constructor(
@@ -77,15 +142,14 @@ export class Http2Transport implements ObjectTransport {
     this.fallback = url.protocol !== 'https:';
     this.origin = url.origin;
     this.pathPrefix = url.pathname.replace(/\/$/, '');
-    this.headers = {
-      accept: 'application/json',
-      'user-agent': rest.config.userAgent ?? 'kapi-client',
-      ...(rest.config.token ? { authorization: `Bearer ${rest.config.token}` } : {}),
-    };
+    this.userAgent = rest.config.userAgent ?? 'kapi-client';
+    this.authorization = rest.config.token ? `Bearer ${rest.config.token}` : undefined;
   }
 
   async raw(request: ObjectRequest): Promise<ObjectResponse> {
     if (this.fallback) return this.rest.raw({ ...request, timeoutMs: this.timeoutMs });
+    const live = this.live;
+    if (live && !live.closed && !live.destroyed) return this.send(live, request);
     let session: ClientHttp2Session;
     try {
       session = await this.open();
@@ -101,7 +165,15 @@ export class Http2Transport implements ObjectTransport {
   close(): void {
     const session = this.session;
     this.session = undefined;
+    this.live = undefined;
     void session?.then((open) => open.close(), () => undefined);
+  }
+
+  /** Called by a request when it settles. */
+  settled(request: PendingRequest): void {
+    this.pending.delete(request);
+    request.stream[kPending] = undefined;
+    if (this.pending.size === 0) this.live?.unref();
   }
 
   private open(): Promise<ClientHttp2Session> {
@@ -113,13 +185,17 @@ export class Http2Transport implements ObjectTransport {
         ...(config.cert ? { cert: config.cert } : {}),
         ...(config.key ? { key: config.key } : {}),
         rejectUnauthorized: !config.insecureSkipTLSVerify,
+        settings: { initialWindowSize: STREAM_WINDOW_BYTES },
       });
       const forget = () => {
         if (this.session === opening) this.session = undefined;
+        if (this.live === session) this.live = undefined;
       };
       session.once('connect', () => {
         this.connected = true;
-        session.unref();
+        session.setLocalWindowSize(SESSION_WINDOW_BYTES);
+        if (this.session === opening) this.live = session;
+        if (this.pending.size === 0) session.unref();
         resolve(session);
       });
       // Errors before the connection reject it; later ones end its streams, which report them.
@@ -138,57 +214,55 @@ export class Http2Transport implements ObjectTransport {
   }
 
   private send(session: ClientHttp2Session, request: ObjectRequest): Promise<ObjectResponse> {
+    const headers: OutgoingHttpHeaders = {
+      ':method': request.method,
+      ':path': `${this.pathPrefix}${request.path}${request.query ? buildQuery(request.query) : ''}`,
+      accept: request.accept ?? 'application/json',
+      'user-agent': this.userAgent,
+    };
+    if (this.authorization) headers['authorization'] = this.authorization;
+    const body = request.body;
+    if (body) {
+      headers['content-type'] = request.contentType ?? 'application/json';
+      headers['content-length'] = body.length;
+    }
     return new Promise((resolve, reject) => {
-      const headers: OutgoingHttpHeaders = {
-        ...this.headers,
-        ...(request.accept ? { accept: request.accept } : {}),
-        ':method': request.method,
-        ':path': `${this.pathPrefix}${request.path}${queryString(request.query)}`,
-      };
-      if (request.body) {
-        headers['content-type'] = request.contentType ?? 'application/json';
-        headers['content-length'] = request.body.length;
-      }
-      let settled = false;
-      const settle = () => {
-        settled = true;
-        if (--this.inFlight === 0) session.unref();
-      };
-      if (this.inFlight++ === 0) session.ref();
-      let stream;
+      let stream: RequestStream;
       try {
-        stream = session.request(headers, { endStream: !request.body });
+        stream = session.request(headers, { endStream: !body });
       } catch (error) {
-        settle();
         reject(retriable(error));
         return;
       }
-      let statusCode = 0;
-      const chunks: Buffer[] = [];
-      stream.on('response', (responseHeaders) => (statusCode = Number(responseHeaders[':status'] ?? 0)));
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        if (settled) return;
-        settle();
-        resolve({ statusCode, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks) });
-      });
-      stream.on('error', (error) => {
-        if (settled) return;
-        settle();
-        reject(retriable(error));
-      });
-      stream.setTimeout(this.timeoutMs, () => {
-        if (settled) return;
-        settle();
-        reject(Object.assign(new Error(`HTTP/2: ${request.method} ${request.path} timed out after ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' }));
-        stream.close(constants.NGHTTP2_CANCEL);
-      });
-      stream.on('close', () => {
-        if (settled) return;
-        settle();
-        reject(retriable(new Error(`stream closed before its response ended (code ${stream.rstCode ?? 0})`)));
-      });
-      if (request.body) stream.end(request.body);
+      const pending = new PendingRequest(this, stream, request, Date.now() + this.timeoutMs, resolve, reject);
+      stream[kPending] = pending;
+      if (this.pending.size === 0) session.ref();
+      this.pending.add(pending);
+      this.timer ??= setTimeout(() => this.expire(), this.timeoutMs).unref();
+      stream.on('response', onResponse);
+      stream.on('data', onData);
+      stream.on('end', onEnd);
+      stream.on('error', onError);
+      stream.on('close', onClose);
+      if (body) stream.end(body);
     });
+  }
+
+  /**
+   * Fails the requests past their deadline (oldest first) with a retriable timeout and resets their
+   * streams, then waits for the next oldest one's: one timer for all requests in flight.
+   */
+  private expire(): void {
+    this.timer = undefined;
+    const now = Date.now();
+    for (const pending of this.pending) {
+      if (pending.deadline > now) {
+        this.timer = setTimeout(() => this.expire(), pending.deadline - now).unref();
+        return;
+      }
+      const { stream, request } = pending;
+      pending.fail(Object.assign(new Error(`HTTP/2: ${request.method} ${request.path} timed out after ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' }));
+      stream.close(constants.NGHTTP2_CANCEL);
+    }
   }
 }

@@ -84,22 +84,53 @@ interface ItemHead {
   metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string };
 }
 
-/** An item of the page: its identity read from its own bytes, which become the body written back (typed when they are not). */
+/** A listed item: its identity, and its bytes cut from the page (typed when they are not) when first read. */
+class ListedItem implements PageItem {
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly uid: string | undefined;
+  readonly resourceVersion: string;
+  #head: ItemHead;
+  #page: Buffer;
+  #start: number;
+  #end: number;
+  #typeMeta: { apiVersion: string; kind: string };
+  #body: Buffer | undefined;
+
+  constructor(head: ItemHead, page: Buffer, start: number, end: number, typeMeta: { apiVersion: string; kind: string }) {
+    this.name = head.metadata?.name ?? '';
+    this.namespace = head.metadata?.namespace;
+    this.uid = head.metadata?.uid;
+    this.resourceVersion = head.metadata?.resourceVersion ?? '0';
+    this.#head = head;
+    this.#page = page;
+    this.#start = start;
+    this.#end = end;
+    this.#typeMeta = typeMeta;
+  }
+
+  get body(): Buffer {
+    return (this.#body ??= this.#cut());
+  }
+
+  #cut(): Buffer {
+    const [head, typeMeta, start, end] = [this.#head, this.#typeMeta, this.#start, this.#end];
+    const missing = [
+      ...(head.apiVersion === undefined ? [`"apiVersion":${JSON.stringify(typeMeta.apiVersion)}`] : []),
+      ...(head.kind === undefined ? [`"kind":${JSON.stringify(typeMeta.kind)}`] : []),
+    ];
+    const item = this.#page.subarray(start, end);
+    const empty = end - start === 2;
+    return missing.length === 0 ? item : Buffer.concat([Buffer.from(`{${missing.join(',')}${empty ? '' : ','}`), item.subarray(1)]);
+  }
+}
+
+/**
+ * An item of the page: its identity read from its own bytes, which become the body written back (typed
+ * when they are not). The body is cut from the page when first read (a PATCH of the identity never is).
+ */
 export function pageItem(bytes: Buffer, start: number, end: number, typeMeta: { apiVersion: string; kind: string }): PageItem {
-  const head = JSON.parse(bytes.toString('utf8', start, end)) as ItemHead;
-  const missing = [
-    ...(head.apiVersion === undefined ? [`"apiVersion":${JSON.stringify(typeMeta.apiVersion)}`] : []),
-    ...(head.kind === undefined ? [`"kind":${JSON.stringify(typeMeta.kind)}`] : []),
-  ];
-  const item = bytes.subarray(start, end);
-  const empty = end - start === 2;
-  return {
-    name: head.metadata?.name ?? '',
-    namespace: head.metadata?.namespace,
-    uid: head.metadata?.uid,
-    resourceVersion: head.metadata?.resourceVersion ?? '0',
-    body: missing.length === 0 ? item : Buffer.concat([Buffer.from(`{${missing.join(',')}${empty ? '' : ','}`), item.subarray(1)]),
-  };
+  return new ListedItem(JSON.parse(bytes.toString('utf8', start, end)) as ItemHead, bytes, start, end, typeMeta);
 }
 
 /**
