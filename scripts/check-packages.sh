@@ -16,3 +16,6 @@ done
 # The release as CI can rehearse it (changesets publishes with `pnpm publish`; it has no dry run of its own).
 pnpm publish -r --dry-run --no-git-checks >"$work/publish.log" 2>&1 || { cat "$work/publish.log"; exit 1; }
 echo "pnpm publish -r --dry-run: ok"
+# The release plan of the pending changesets (what `pnpm version-packages` would bump) must be computable.
+pnpm exec changeset status >"$work/changeset.log" 2>&1 || { cat "$work/changeset.log"; exit 1; }
+echo "changeset status: ok"
