@@ -48,8 +48,12 @@ export function propertiesOf(schema: JsonSchema): Map<string, JsonSchema> {
   return out;
 }
 
+const noBranches: readonly JsonSchema[] = Object.freeze([]);
+
 /** allOf, anyOf and oneOf sub-schemas. */
-export function branchesOf(schema: JsonSchema): JsonSchema[] {
+export function branchesOf(schema: JsonSchema): readonly JsonSchema[] {
+  // Most schemas have no branches: no array for them (asked per map key and per node walked).
+  if (schema['allOf'] === undefined && schema['anyOf'] === undefined && schema['oneOf'] === undefined) return noBranches;
   const out: JsonSchema[] = [];
   for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
     const list = schema[keyword];
@@ -103,8 +107,8 @@ function nativeRegExp(pattern: string): RegExp | undefined {
 export function mapValueSchema(schema: JsonSchema, key: string, ownOnly = false): JsonSchema | undefined {
   const patterns = asSchema(schema['patternProperties']);
   if (patterns) {
-    for (const [pattern, value] of Object.entries(patterns)) {
-      if (compiledPattern(pattern).test(key)) return asSchema(value) ?? {};
+    for (const pattern of Object.keys(patterns)) {
+      if (compiledPattern(pattern).test(key)) return asSchema(patterns[pattern]) ?? {};
     }
   }
   const additional = schema['additionalProperties'];
@@ -145,7 +149,17 @@ export function jsonTypeOf(value: unknown): string {
 }
 
 export function isNullable(schema: JsonSchema): boolean {
-  return schema['nullable'] === true || typesOf(schema).includes('null');
+  if (schema['nullable'] === true) return true;
+  // typesOf without its array: this runs for every property of every object defaulted or validated.
+  const type = schema['type'];
+  return type === 'null' || (Array.isArray(type) && type.includes('null'));
+}
+
+/** True when the schema declares no JSON type (`typesOf(schema).length === 0`), without allocating. */
+function declaresNoType(schema: JsonSchema): boolean {
+  const type = schema['type'];
+  if (typeof type === 'string') return false;
+  return !Array.isArray(type) || !type.some((item) => typeof item === 'string');
 }
 
 export function preservesUnknownFields(schema: JsonSchema): boolean {
@@ -155,7 +169,7 @@ export function preservesUnknownFields(schema: JsonSchema): boolean {
 /** A schema saying nothing about structure (`{}`, Type.Unknown()): anything is accepted and kept. */
 export function isOpaque(schema: JsonSchema): boolean {
   return (
-    typesOf(schema).length === 0 &&
+    declaresNoType(schema) &&
     schema['properties'] === undefined &&
     schema['patternProperties'] === undefined &&
     schema['additionalProperties'] === undefined &&

@@ -59,6 +59,19 @@ describe('applySchemaDefaults', () => {
     expect(third.spec.tags).toEqual(['a']);
   });
 
+  it('treats a type list with null as nullable, and defaults properties of branches after a first use', () => {
+    const listed = { type: 'object', properties: { a: { type: ['string', 'null'], default: 'A' }, b: { type: ['string'], default: 'B' } } };
+    const value: Record<string, unknown> = { a: null, b: null };
+    applySchemaDefaults(value, listed);
+    expect(value).toEqual({ a: null, b: 'B' });
+    const union = { anyOf: [{ type: 'object', properties: { c: { type: 'string', default: 'C' } } }] };
+    const first: Record<string, unknown> = {};
+    applySchemaDefaults(first, union);
+    const second: Record<string, unknown> = { c: 'kept' };
+    applySchemaDefaults(second, union);
+    expect([first, second]).toEqual([{ c: 'C' }, { c: 'kept' }]);
+  });
+
   it('follows allOf (Type.Intersect)', () => {
     const intersect = Type.Intersect([
       Type.Object({ a: Type.Optional(Type.String({ default: 'A' })) }),

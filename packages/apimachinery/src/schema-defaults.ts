@@ -19,13 +19,29 @@ export function applySchemaDefaults(value: unknown, schema: JsonSchema): void {
   }
   if (!isJsonObject(value)) return;
   const properties = propertiesOf(schema);
-  for (const [name, property] of properties) {
+  for (const [name, property] of defaultedPropertiesOf(schema, properties)) {
     const current = value[name];
     const missing = current === undefined || (current === null && !isNullable(property));
     if (missing && property['default'] !== undefined) value[name] = structuredClone(property['default']);
   }
-  for (const [key, child] of Object.entries(value)) {
+  // Keys, not entries: no [key, value] pair per field of every object defaulted.
+  for (const key of Object.keys(value)) {
     const childSchema = properties.get(key) ?? mapValueSchema(schema, key);
-    if (childSchema) applySchemaDefaults(child, childSchema);
+    if (childSchema) applySchemaDefaults(value[key], childSchema);
   }
+}
+
+const defaultedProperties = new WeakMap<JsonSchema, ReadonlyArray<readonly [string, JsonSchema]>>();
+
+/**
+ * The properties of `schema` that have a `default` (cached, as {@link propertiesOf} is): most have none,
+ * and a defaulting pass then looks at none of them instead of at every property of every object.
+ */
+function defaultedPropertiesOf(schema: JsonSchema, properties: Map<string, JsonSchema>): ReadonlyArray<readonly [string, JsonSchema]> {
+  let out = defaultedProperties.get(schema);
+  if (out === undefined) {
+    out = [...properties].filter(([, property]) => property['default'] !== undefined);
+    defaultedProperties.set(schema, out);
+  }
+  return out;
 }

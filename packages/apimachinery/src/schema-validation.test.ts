@@ -43,6 +43,15 @@ describe('validateAgainstSchema', () => {
     expect(validateAgainstSchema(value, schema)).toEqual([]);
   });
 
+  it('checks a list of types: any one matches (number takes integers), none reports them all', () => {
+    const listed = { type: 'object', properties: { a: { type: ['string', 'number'] }, b: { type: [] } } };
+    expect(validateAgainstSchema({ a: 'x', b: 1 }, listed)).toEqual([]);
+    expect(validateAgainstSchema({ a: 2 }, listed)).toEqual([]);
+    expect(validateAgainstSchema({ a: true }, listed).map((error) => error.detail)).toEqual([
+      'a in body must be of type string,number: "boolean"',
+    ]);
+  });
+
   it('reports wrong types with Kubernetes wording and paths', () => {
     const errors = validateAgainstSchema(
       { spec: { replicas: 'three', metrics: [{ type: 3 }], labels: { a: 1 } } },

@@ -105,8 +105,8 @@ function validateNode(value: unknown, schema: JsonSchema, path: string, errors: 
       return;
     }
   } else {
-    const types = typesOf(schema);
-    if (types.length > 0 && !types.some((type) => typeMatches(type, value))) {
+    if (!matchesDeclaredType(schema, value)) {
+      const types = typesOf(schema);
       const actual = jsonTypeOf(value);
       errors.push(
         invalid(path, actual, `${label} in body must be of type ${types.join(',')}: ${quoteValue(actual)}`),
@@ -125,6 +125,20 @@ function validateNode(value: unknown, schema: JsonSchema, path: string, errors: 
   else if (typeof value === 'number') validateNumber(value, schema, path, label, errors);
   else if (Array.isArray(value)) validateArray(value, schema, path, label, errors);
   else if (isJsonObject(value)) validateObject(value, schema, path, label, errors);
+}
+
+/** True when `value` has one of the schema's declared types (or it declares none): `typesOf` without its array. */
+function matchesDeclaredType(schema: JsonSchema, value: unknown): boolean {
+  const type = schema['type'];
+  if (typeof type === 'string') return typeMatches(type, value);
+  if (!Array.isArray(type)) return true;
+  let declared = false;
+  for (const item of type) {
+    if (typeof item !== 'string') continue;
+    if (typeMatches(item, value)) return true;
+    declared = true;
+  }
+  return !declared;
 }
 
 function validateBranches(
@@ -337,7 +351,9 @@ function validateObject(
     errors.push(invalid(path, count, `${label} in body should have at least ${minProperties} properties`));
   }
   const properties = ownPropertiesOf(schema);
-  for (const [key, child] of Object.entries(value)) {
+  // Keys, not entries: no [key, value] pair per field of every object validated.
+  for (const key of Object.keys(value)) {
+    const child = value[key];
     if (child === undefined) continue;
     const property = properties.get(key);
     if (property) validateNode(child, property, childPath(path, key), errors);

@@ -72,8 +72,9 @@ export function createSchemeCodec(scheme: Scheme, options: SchemeCodecOptions): 
           `stored object is ${object.apiVersion}, Kind=${object.kind}, expected ${kind} of group "${group}"`,
         );
       }
-      const allowed = decodable ?? new Set(scheme.versionsOf(group, kind));
-      if (!allowed.has(gv.version)) {
+      // Without a decodable list, any registered version decodes (asked of the scheme: no Set per decode).
+      const allowed = decodable ? decodable.has(gv.version) : scheme.kindFor({ group, version: gv.version, kind }) !== undefined;
+      if (!allowed) {
         throw new Error(`apiVersion "${object.apiVersion}" of kind ${kind} is not decodable by this server`);
       }
       return scheme.convertObject(object, scheme.hubVersion(group, kind), group, true);

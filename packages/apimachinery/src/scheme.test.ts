@@ -334,6 +334,15 @@ describe('Scheme codec', () => {
     expect(conversions).toBe(1);
   });
 
+  it('decodes, without decodableVersions, every registered version of the kind and no other', () => {
+    const scheme = newScheme();
+    const codec = scheme.codecFor({ group, kind: 'Widget', encodingVersion: 'v2' });
+    const v1Bytes = new TextEncoder().encode(JSON.stringify(widget('v1', { size: 3 })));
+    expect(codec.decode(v1Bytes).apiVersion).toBe('example.com/v2');
+    const v3Bytes = new TextEncoder().encode(JSON.stringify({ ...widget('v2', {}), apiVersion: 'example.com/v3' }));
+    expect(() => codec.decode(v3Bytes)).toThrow('apiVersion "example.com/v3" of kind Widget is not decodable by this server');
+  });
+
   it('rejects versions outside decodableVersions and foreign kinds', () => {
     const scheme = newScheme();
     const codec = scheme.codecFor({

@@ -41,6 +41,30 @@ describe('withRequestBody', () => {
     expect((await server.send('/api/v1/pods')).json).toEqual({ length: -1 });
   });
 
+  it('hands a body that arrives in one chunk over as is, and one sent in several as their concatenation', async () => {
+    let body: Buffer | undefined;
+    server = await serve(
+      buildHandlerChain([withRequestInfo(), withRequestBody()], (request, response) => {
+        body = requestContext(request).body;
+        writeJson(response, 200, {});
+      }),
+    );
+    await server.send('/api/v1/namespaces/a/configmaps', { method: 'POST', body: '{"a":1}' });
+    expect(body?.toString()).toBe('{"a":1}');
+    await new Promise<void>((resolve, reject) => {
+      const outgoing = httpRequest(`${server?.url ?? ''}/api/v1/namespaces/a/configmaps`, {
+        method: 'POST',
+        headers: { 'Transfer-Encoding': 'chunked', 'Content-Type': 'application/json' },
+      });
+      outgoing.on('response', (response) => response.resume().on('end', resolve));
+      outgoing.on('error', reject);
+      outgoing.write('{"b":');
+      // The second chunk after the first was read: two 'data' events on the server.
+      setTimeout(() => outgoing.end('2}'), 50);
+    });
+    expect(body?.toString()).toBe('{"b":2}');
+  });
+
   it('answers 504 Timeout when the body does not arrive within its deadline', async () => {
     server = await serve(buildHandlerChain([withRequestInfo(), withRequestBody({ timeoutMs: 200 })], echoLength));
     const result = await stalledPost(server.url, '{');

@@ -101,7 +101,7 @@ function readWithin(request: IncomingMessage, response: ServerResponse, limit: n
       if (error) {
         request.pause();
         reject(error);
-      } else resolve(Buffer.concat(chunks));
+      } else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)); // one chunk (most bodies): no copy
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;

@@ -48,6 +48,7 @@ describe('createdFieldsV1', () => {
     ['a Deployment', deployment() as JsonRecord, deploymentSchema],
     ['sets, list-maps, atomic maps, preserved and undeclared fields', rich, deploymentSchema],
     ['the same without a schema', rich, undefined],
+    ['keys out of order: a few (insertion-sorted) and many (sorted by Array.prototype.sort)', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { z: '', Z: '', é: '', '10': '', '9': '', a: '' }, many: Object.fromEntries(Array.from({ length: 20 }, (_, index) => [`k${(index * 7) % 20}`, ''])) }, undefined],
     ['a 2 KB ConfigMap without a schema', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'd' }, data: { payload: 'x'.repeat(2048), b: '' } }, undefined],
   ];
   for (const [name, value, schema] of cases) {

@@ -43,7 +43,7 @@ function childrenText(value: unknown, type: SchemaType, path: PathElement[], nev
   let text = '';
   if (shape === 'map') {
     const record = value as JsonRecord;
-    for (const name of Object.keys(record).sort(compareStrings)) {
+    for (const name of sortedKeys(record)) {
       const childSchema = fieldSchema(type, name);
       path.push(fieldElement(name));
       const below = childrenText(
@@ -70,6 +70,22 @@ function childrenText(value: unknown, type: SchemaType, path: PathElement[], nev
   items.sort(([left], [right]) => compareElements(left, right));
   for (const [element, node] of items) text += `${text === '' ? '' : ','}${JSON.stringify(element)}:${node}`;
   return text;
+}
+
+/**
+ * The keys of `record` in code-unit order (as `sort(compareStrings)`), sorted in place by insertion:
+ * an object's few keys need no call into Array.prototype.sort, which allocates its work arrays per call.
+ */
+function sortedKeys(record: JsonRecord): string[] {
+  const keys = Object.keys(record);
+  if (keys.length > 16) return keys.sort(compareStrings);
+  for (let index = 1; index < keys.length; index += 1) {
+    const key = keys[index] as string;
+    let at = index;
+    for (; at > 0 && (keys[at - 1] as string) > key; at -= 1) keys[at] = keys[at - 1] as string;
+    keys[at] = key;
+  }
+  return keys;
 }
 
 /** One node's fieldsV1 value: `{}` for a member leaf, `"."` first for a member with children. */

@@ -98,5 +98,9 @@ describe('fieldManager and force', () => {
     expect(managerOrUserAgent(undefined, 'x'.repeat(200))).toHaveLength(128);
     expect(managerOrUserAgent(undefined, '')).toBe('unknown');
     expect(managerOrUserAgent(undefined, undefined)).toBe('unknown');
+    // Remembered per User-Agent, past the cache's size too.
+    for (let round = 0; round < 2; round++)
+      for (let index = 0; index < 300; index++) expect(managerOrUserAgent(undefined, `agent-${index}/1.0`)).toBe(`agent-${index}`);
+    expect(managerOrUserAgent(undefined, 'a\u0001b/1')).toBe('ab');
   });
 });

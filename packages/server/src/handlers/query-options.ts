@@ -55,8 +55,24 @@ function fieldManagerErrors(fieldManager: string): FieldError[] {
  */
 export function managerOrUserAgent(fieldManager: string | undefined, userAgent: string | undefined): string {
   if (fieldManager) return fieldManager;
+  // Clients send the same few User-Agents over and over: each is cut once (a native byteLength per character).
+  const agent = userAgent ?? '';
+  let manager = managerByUserAgent.get(agent);
+  if (manager === undefined) {
+    manager = managerOfUserAgent(agent);
+    if (managerByUserAgent.size >= MANAGER_CACHE_SIZE) managerByUserAgent.clear();
+    managerByUserAgent.set(agent, manager);
+  }
+  return manager;
+}
+
+/** How many User-Agents {@link managerOrUserAgent} remembers (all are forgotten when it is full). */
+const MANAGER_CACHE_SIZE = 256;
+const managerByUserAgent = new Map<string, string>();
+
+function managerOfUserAgent(userAgent: string): string {
   let result = '';
-  for (const character of (userAgent ?? '').split('/')[0] ?? '') {
+  for (const character of userAgent.split('/')[0] ?? '') {
     if (!isPrintable(character)) continue;
     if (Buffer.byteLength(result) + Buffer.byteLength(character) > FIELD_MANAGER_MAX_BYTES) break;
     result += character;
