@@ -57,6 +57,7 @@ export type { StoreOptions } from './store.js';
 export { Store, defaultMaxObjectSize } from './store.js';
 export { storedEncodingOf } from './stored-encoding.js';
 export { copyStaleMark } from './stale-objects.js';
+export { deepCopy } from './deep-copy.js';
 export type { DecodedContinueToken } from './continue-token.js';
 export { encodeContinueToken, decodeContinueToken } from './continue-token.js';
 export type { EncryptionKey, AesTransformerOptions } from './transformers/aes-transformer.js';

@@ -1,4 +1,5 @@
 import type { KubeObject } from '@kapi/apimachinery';
+import { deepCopy } from '@kapi/storage';
 
 /** The last second formatted (every create in that second asks for the same text). */
 let formatted = { second: Number.NaN, text: '' };
@@ -12,21 +13,7 @@ export function formatTime(date: Date): string {
 
 /** A deep copy of a JSON object (several times faster than structuredClone for plain JSON values). */
 export function copyObject<T extends KubeObject>(object: T): T {
-  return copyJson(object) as T;
-}
-
-function copyJson(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyJson);
-  const copy: Record<string, unknown> = {};
-  // for-in, not Object.keys: no array of keys per copied object (JSON objects have no inherited enumerable keys).
-  for (const key in value) {
-    const item = copyJson((value as Record<string, unknown>)[key]);
-    // JSON.parse makes "__proto__" an own property; keep it one (assignment would set the prototype).
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
-    else copy[key] = item;
-  }
-  return copy;
+  return deepCopy(object);
 }
 
 /** Top-level fields that are not spec: they never move `metadata.generation`. */
