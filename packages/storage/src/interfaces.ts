@@ -47,7 +47,10 @@ export interface ListOptions {
   predicate?: SelectionPredicate;
   /** Treat the key as a prefix (list/watch every object below it). */
   recursive?: boolean;
-  /** Watch only: ask the backend for progress notifications (delivered as BOOKMARK events). */
+  /**
+   * Watch only: ask the backend for progress notifications (delivered as BOOKMARK events). A watch cache
+   * sends watchers whose predicate allows bookmarks its own progress, at most once a second, instead.
+   */
   progressNotify?: boolean;
   /** Watch only: send the current state as ADDED events, then a bookmark annotated `k8s.io/initial-events-end`. */
   sendInitialEvents?: boolean;

@@ -83,11 +83,16 @@ export class CacheWatchers {
     }
   }
 
-  /** Forwards a backend progress notification to the watchers that asked for progress. */
+  /**
+   * Forwards a backend progress notification to the watchers that asked for progress, except bookmark
+   * watchers (HTTP watches with allowWatchBookmarks): as upstream's cacher does not dispatch the storage's
+   * bookmarks, they hear of progress at most once a tick ({@link dispatchOwedProgress}). Every consistent
+   * read that waits for the cache requests progress, which would otherwise send each of them a BOOKMARK.
+   */
   dispatchProgress(revision: number): void {
     let event: StorageWatchEvent | undefined;
     for (const watcher of this.watchers) {
-      if (!watcher.progressNotify) continue;
+      if (!watcher.progressNotify || watcher.allowBookmarks) continue;
       event ??= bookmarkEvent(revision);
       watcher.offerProgress(event, revision);
     }

@@ -261,6 +261,27 @@ describe('Cacher bookmarks', () => {
     expect(plain.events.map((event) => event.type)).toEqual(['ADDED']);
   });
 
+  it('forwards requested storage progress to progressNotify watchers, and to bookmark watchers only once a tick', async () => {
+    const { cacher, clock, store } = setup();
+    await cacher.start();
+    const start = String(cacher.resourceVersion);
+    const storageLevel = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: start, progressNotify: true }));
+    const http = collect(
+      await cacher.watch(prefix, { recursive: true, resourceVersion: start, progressNotify: true, predicate: { allowWatchBookmarks: true } }),
+    );
+    const elsewhere = await store.create('/registry/secrets/default/s', configMap('s'));
+    const bookmark = { type: 'BOOKMARK', object: { metadata: { resourceVersion: String(revisionOf(elsewhere)) } } };
+    for (let request = 0; request < 3; request++) await cacher.requestWatchProgress();
+    await vi.waitFor(() => expect(storageLevel.events).toHaveLength(3));
+    expect(storageLevel.events).toEqual([bookmark, bookmark, bookmark]);
+    expect(http.events).toEqual([]);
+    await clock.advance(1_300);
+    expect(http.events).toEqual([bookmark]);
+    await cacher.requestWatchProgress();
+    await clock.advance(1_300);
+    expect(http.events).toHaveLength(1);
+  });
+
   it('on stop sends bookmark-enabled watchers a final BOOKMARK at the backend revision, then ends every watch', async () => {
     const { cacher, store } = setup({ stopCatchUpTimeoutMs: 1000 });
     await cacher.start();
