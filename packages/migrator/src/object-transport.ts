@@ -166,6 +166,7 @@ export class Http2Transport implements ObjectTransport {
     const session = this.session;
     this.session = undefined;
     this.live = undefined;
+    this.stopTimer();
     void session?.then((open) => open.close(), () => undefined);
   }
 
@@ -173,7 +174,17 @@ export class Http2Transport implements ObjectTransport {
   settled(request: PendingRequest): void {
     this.pending.delete(request);
     request.stream[kPending] = undefined;
-    if (this.pending.size === 0) this.live?.unref();
+    if (this.pending.size === 0) {
+      this.live?.unref();
+      // An idle transport holds no timer (it would keep the transport, and its client, alive until it fires).
+      this.stopTimer();
+    }
+  }
+
+  private stopTimer(): void {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   private open(): Promise<ClientHttp2Session> {

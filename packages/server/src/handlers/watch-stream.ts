@@ -14,16 +14,26 @@ const timeouts = new WatchTimeouts();
 
 type EventCounter = { inc(value?: number): void };
 
-/** The watch-event counter of each route, bound once (not once per watch). */
-const counters = new WeakMap<ResourceRoute, { metrics: object; counter: EventCounter }>();
+/**
+ * The watch-event counter of each route, bound once (not once per watch), per server's metrics: keyed by
+ * the metrics first, so a stopped server's metrics (and through them its caches) are not kept alive by
+ * routes that outlive it (built-in resource routes are shared by every server in the process).
+ */
+const counters = new WeakMap<object, WeakMap<ResourceRoute, EventCounter>>();
 
 function eventCounter(route: ResourceRoute, environment: HandlerEnvironment): EventCounter | undefined {
   const metrics = environment.metrics;
   if (!metrics) return undefined;
-  const known = counters.get(route);
-  if (known?.metrics === metrics) return known.counter;
-  const counter = metrics.watchEventCounter(groupVersionKind(route));
-  counters.set(route, { metrics, counter });
+  let byRoute = counters.get(metrics);
+  if (!byRoute) {
+    byRoute = new WeakMap();
+    counters.set(metrics, byRoute);
+  }
+  let counter = byRoute.get(route);
+  if (!counter) {
+    counter = metrics.watchEventCounter(groupVersionKind(route));
+    byRoute.set(route, counter);
+  }
   return counter;
 }
 

@@ -70,6 +70,21 @@ interface MetricChildren {
 
 const requestLabelNames = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 
+let processRegistry: Registry | undefined;
+
+/**
+ * prom-client's default metrics (process CPU and memory, GC, event loop), collected once per process and
+ * shared by every server in it: they describe the process, and prom-client never stops their collectors
+ * (its GC PerformanceObserver would keep a stopped server's registry, and through it its caches, alive).
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 /**
  * The apiserver's Prometheus metrics, in a registry of its own (never prom-client's global one, so several
  * servers can live in one process): request counts and latencies, in-flight and long-running requests,
@@ -91,6 +106,8 @@ export class ServerMetrics {
   private readonly kubernetesHealthCheck: Gauge<'name' | 'type'>;
   private readonly watchEvents: LabeledCounter<'group' | 'version' | 'kind'>;
   private readonly scrapeHooks: Array<() => Promise<void> | void> = [];
+  /** Whether scrapes include the process metrics (CPU, memory, GC, event loop) of {@link processMetrics}. */
+  private readonly defaultMetrics: boolean;
   /** Label-bound children by label values, so the hot path does no label work at all. */
   private readonly requestChildren = new Map<string, MetricChildren>();
   private readonly storageChildren = new Map<string, MetricChildren>();
@@ -168,7 +185,7 @@ export class ServerMetrics {
       labelNames: ['group', 'version', 'kind'],
       registers,
     });
-    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    this.defaultMetrics = options.defaultMetrics ?? true;
   }
 
   private requestLabels(labels: RequestMetricLabels): Record<(typeof requestLabelNames)[number], string> {
@@ -251,7 +268,8 @@ export class ServerMetrics {
   /** The metrics in the Prometheus text exposition format. */
   async text(): Promise<string> {
     await Promise.all(this.scrapeHooks.map((hook) => hook()));
-    return this.registry.metrics();
+    const own = await this.registry.metrics();
+    return this.defaultMetrics ? own + (await processMetrics().metrics()) : own;
   }
 
   /** Serves `GET /metrics` in the text format; returns false for other paths. */
