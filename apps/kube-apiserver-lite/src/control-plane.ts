@@ -318,7 +318,8 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     if (voting) server.addPostStartHook('start-storage-version-voter', vote);
     server.addPostStartHook(STORAGE_VERSION_UPDATER_HOOK, async ({ signal }) => {
       await vote();
-      await runStorageVersionUpdater({ manager, leases: leases(), storageVersions: storageVersions(), serverID: identity, signal });
+      // Polled every 100 ms (not 1 s): /readyz waits for this hook, so a coarse poll only delays readiness.
+      await runStorageVersionUpdater({ manager, leases: leases(), storageVersions: storageVersions(), serverID: identity, signal, completedPollMs: 100 });
     });
     if (options.storageVersionMigrator) {
       const observer = migratorMetrics(observability.metrics.registry);

@@ -1,5 +1,5 @@
 import type { KVEntry, KVEvent } from '@kapi/storage';
-import { DELETE, type LogRow, type SqliteStatements } from './sqlite-schema.js';
+import { DELETE, type CurrentRow, type LogRow, type SqliteStatements } from './sqlite-schema.js';
 
 const empty = new Uint8Array(0);
 
@@ -14,9 +14,9 @@ export function ttlSecondsLeft(expiresAt: number, now: number): number {
 }
 
 /** The entry a put row describes. */
-export function entryOfRow(row: LogRow, now: number): KVEntry {
+export function entryOfRow(row: LogRow | CurrentRow, now: number): KVEntry {
   const entry: KVEntry = {
-    key: row.key.toString('utf8'),
+    key: typeof row.key === 'string' ? row.key : row.key.toString('utf8'),
     value: plainBytes(row.value),
     createRevision: row.create_revision,
     modRevision: row.revision,

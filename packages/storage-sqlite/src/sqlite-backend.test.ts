@@ -71,6 +71,30 @@ describe('SqliteBackend KV semantics', () => {
     expect((await kv.get('/a')).entry).toMatchObject({ createRevision: 5, modRevision: 5 });
   });
 
+  it('lists non-ASCII keys (read back as text by a current range) as the past range and GET spell them', async () => {
+    const keys = ['/p/a', '/p/é', '/p/名前', '/p/😀', '/p/z\u0000x'];
+    for (const key of keys) await kv.create(key, bytes(key));
+    const head = await kv.currentRevision();
+    const sorted = [...keys].sort((left, right) => Buffer.compare(Buffer.from(left), Buffer.from(right)));
+    const latest = await kv.range({ key: '/p/', prefix: true });
+    expect(latest.entries.map((entry) => entry.key)).toEqual(sorted);
+    expect(latest.entries.map((entry) => text(entry.value))).toEqual(sorted);
+    // Pages of two at the head revision continue right after the last key (remembered as its bytes).
+    const paged: string[] = [];
+    let startKey: string | undefined;
+    for (;;) {
+      const page = await kv.range({ key: '/p/', prefix: true, limit: 2, revision: head, ...(startKey ? { startKey } : {}) });
+      paged.push(...page.entries.map((entry) => entry.key));
+      if (!page.more) break;
+      expect(page.count).toBe(sorted.length - paged.length + page.entries.length);
+      startKey = `${page.entries[page.entries.length - 1]?.key ?? ''}\u0000`;
+    }
+    expect(paged).toEqual(sorted);
+    await kv.create('/q', bytes('later'));
+    expect((await kv.range({ key: '/p/', prefix: true, revision: head })).entries.map((entry) => entry.key)).toEqual(sorted);
+    for (const key of keys) expect((await kv.get(key)).entry?.key).toBe(key);
+  });
+
   it('checks write conditions on another key atomically', async () => {
     await kv.create('/version', bytes('v1'));
     const condition = { key: '/version', value: 'v2' };

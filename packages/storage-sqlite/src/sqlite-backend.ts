@@ -219,7 +219,7 @@ export class SqliteBackend implements KVBackend {
     const last = rows[rows.length - 1];
     if (last && limit > 0 && count > rows.length) {
       // The next page starts right after the last key: remember what it will find left, so it counts nothing.
-      this.rangeCounts.remember(Buffer.concat([last.key, Buffer.from([0])]), end, revision.value, count - rows.length);
+      this.rangeCounts.remember(Buffer.concat([typeof last.key === 'string' ? keyBytes(last.key) : last.key, Buffer.from([0])]), end, revision.value, count - rows.length);
     }
     return { entries, more: limit > 0 && count > entries.length, count, revision: revision.value };
   }

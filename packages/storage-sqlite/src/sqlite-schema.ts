@@ -56,6 +56,12 @@ export interface LogRow {
   expires_at: number | null;
 }
 
+/**
+ * A live row as a current-revision range reads it: the key comes back as a string (the same UTF-8
+ * bytes, cast to TEXT), so a large list makes no Buffer per key only to decode it.
+ */
+export type CurrentRow = Omit<LogRow, 'key'> & { key: string };
+
 /** The head revision beside a key's live row; the row's columns are null when the key does not exist. */
 export type HeadAndRow = { head: number } & (LogRow | { [K in keyof LogRow]: null });
 
@@ -70,7 +76,7 @@ export class SqliteStatements {
   readonly currentRow: Database.Statement<[Buffer], LogRow>;
   readonly currentRowWithHead: Database.Statement<[Buffer], HeadAndRow>;
   readonly rowAtOrBefore: Database.Statement<[Buffer, number], LogRow>;
-  readonly currentRange: Database.Statement<[Buffer, Buffer, number], LogRow>;
+  readonly currentRange: Database.Statement<[Buffer, Buffer, number], CurrentRow>;
   readonly currentCount: Database.Statement<[Buffer, Buffer], { count: number }>;
   readonly pastRange: Database.Statement<[Buffer, Buffer, number, number], LogRow>;
   readonly pastCount: Database.Statement<[Buffer, Buffer, number], { count: number }>;
@@ -103,7 +109,7 @@ export class SqliteStatements {
       `SELECT ${rowColumns} FROM log l WHERE l.key = ? AND l.revision <= ? ORDER BY l.revision DESC LIMIT 1`,
     );
     this.currentRange = db.prepare(
-      `SELECT ${rowColumns} FROM current c JOIN log l ON l.revision = c.revision
+      `SELECT ${rowColumns.replace('l.key', 'CAST(l.key AS TEXT) AS key')} FROM current c JOIN log l ON l.revision = c.revision
        WHERE c.key >= ? AND c.key < ? ORDER BY c.key LIMIT ?`,
     );
     this.currentCount = db.prepare('SELECT count(*) AS count FROM current WHERE key >= ? AND key < ?');

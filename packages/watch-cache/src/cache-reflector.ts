@@ -163,6 +163,10 @@ export class CacheReflector {
     let token = first.continue;
     try {
       while (token && !this.stopped) {
+        // A backend that answers at once (SQLite reads synchronously) would otherwise hold the event loop
+        // for the whole fill: no timer, request or other cache's fill would run until it ends.
+        await turnOfEventLoop();
+        if (this.stopped) break;
         const page = await storage.getList(prefix, { recursive: true, predicate: { limit: listPageSize, continue: token } });
         for (const item of page.items) items.push(item);
         token = page.continue;
@@ -251,6 +255,11 @@ export class CacheReflector {
       }, ms);
     });
   }
+}
+
+/** Resolves after the event loop has run its pending timers and I/O once. */
+function turnOfEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function describeError(event: StorageWatchEvent): Error {

@@ -58,6 +58,23 @@ describe('CacheStore', () => {
     }
   });
 
+  it('replaces the state from objects keyed by a key function, in key order whatever order they come in', () => {
+    const store = new CacheStore({ 'spec.nodeName': (object) => [String((object.spec as { nodeName: string }).nodeName)] });
+    const keyOf = (object: KubeObject) => `/pods/${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
+    store.set('/pods/z/old', pod('z', 'old', 'n1'));
+    store.replaceObjects([pod('a', '1', 'n1'), pod('a', '2', 'n2'), pod('b', '3', 'n1')], keyOf);
+    expect(names(store.list({ key: '/pods', recursive: true }))).toEqual(['1', '2', '3']);
+    expect(names(store.list({ key: '/pods', recursive: true }, { field: 'spec.nodeName', value: 'n1' }))).toEqual(['1', '3']);
+    expect(store.get('/pods/z/old')).toBeUndefined();
+    // Out of key order (and a key twice: the later object wins), as a backend in another order would list.
+    store.replaceObjects([pod('b', '3'), pod('a', '2'), pod('a', '1'), pod('a', '10'), pod('a', '2', 'n9')], keyOf);
+    expect(names(store.list({ key: '/pods', recursive: true }))).toEqual(['1', '10', '2', '3']);
+    expect(store.size).toBe(4);
+    expect((store.get('/pods/a/2')?.spec as { nodeName: string }).nodeName).toBe('n9');
+    store.set('/pods/a/0', pod('a', '0'));
+    expect(names(store.list({ key: '/pods/a', recursive: true }))).toEqual(['0', '1', '10', '2']);
+  });
+
   it('answers from an index, kept current across updates and deletes', () => {
     const store = new CacheStore({ 'spec.nodeName': (object) => [String((object.spec as { nodeName: string }).nodeName)] });
     store.replace([

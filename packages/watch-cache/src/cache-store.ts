@@ -93,15 +93,40 @@ export class CacheStore {
 
   /** Replaces the whole state. */
   replace(entries: Iterable<readonly [string, KubeObject]>): void {
-    this.objects.clear();
-    for (const index of this.indexes.values()) index.keysByValue.clear();
+    this.clear();
     for (const [key, object] of entries) {
       this.objects.set(key, object);
       this.index(key, object);
     }
-    this.sortedKeys = [...this.objects.keys()].sort(compareKeys);
+    this.sortKeys();
+  }
+
+  /**
+   * Replaces the whole state with `objects`, each stored under `keyOf(object)` (as {@link replace},
+   * without a pair per object: a cache fill passes every object of the resource).
+   */
+  replaceObjects(objects: readonly KubeObject[], keyOf: (object: KubeObject) => string): void {
+    this.clear();
+    for (const object of objects) {
+      const key = keyOf(object);
+      this.objects.set(key, object);
+      this.index(key, object);
+    }
+    this.sortKeys();
+  }
+
+  private clear(): void {
+    this.objects.clear();
+    for (const index of this.indexes.values()) index.keysByValue.clear();
     this.addedKeys.clear();
     this.removedKeys.clear();
+  }
+
+  /** Orders every stored key; a list comes from the backend in key order, so usually nothing moves. */
+  private sortKeys(): void {
+    const keys = [...this.objects.keys()];
+    if (!isSorted(keys)) keys.sort(compareKeys);
+    this.sortedKeys = keys;
   }
 
   /**
@@ -190,6 +215,14 @@ export class CacheStore {
       }
     }
   }
+}
+
+/** True when every key is above the one before it (a backend's list order). */
+function isSorted(keys: readonly string[]): boolean {
+  for (let position = 1; position < keys.length; position++) {
+    if ((keys[position - 1] as string) >= (keys[position] as string)) return false;
+  }
+  return true;
 }
 
 function compareKeys(left: string, right: string): number {

@@ -185,6 +185,24 @@ describe('Cacher filling', () => {
     });
   });
 
+  it('gives timers and I/O a turn of the event loop between the pages of its list', async () => {
+    const { store } = newMemoryStore(0);
+    for (const name of ['a', 'b', 'c', 'd', 'e']) await store.create(keyOf(name), configMap(name));
+    const order: string[] = [];
+    const storage = new InstrumentedStorage(store);
+    const getList = storage.getList.bind(storage);
+    storage.getList = async (key, options) => {
+      const page = await getList(key, options);
+      if (options?.predicate?.limit) order.push('page');
+      return page;
+    };
+    const cacher = newCacher(storage, new FakeClock(), { listPageSize: 2, loadHistory: false });
+    const started = cacher.start();
+    setImmediate(() => order.push('macrotask'));
+    await started;
+    expect(order).toEqual(['page', 'macrotask', 'page', 'page']);
+  });
+
   it('lists again in one call when a page\'s revision is compacted between pages', async () => {
     const { kv, store } = newMemoryStore(0);
     for (const name of ['a', 'b', 'c']) await store.create(keyOf(name), configMap(name));

@@ -73,7 +73,7 @@ export class WatchCache {
    * state, and `onReplayComplete` fires once the replay reaches `listRevision`.
    */
   replace(objects: readonly KubeObject[], listRevision: number, historyBase = listRevision): void {
-    this.store.replace(objects.map((object) => [this.options.keyOf(object), object] as const));
+    this.store.replaceObjects(objects, this.options.keyOf);
     this.history.reset(Math.min(historyBase, listRevision));
     this.revision = listRevision;
     this.replayUntil = historyBase < listRevision ? listRevision : 0;
