@@ -383,7 +383,9 @@ function writeRequest(
   expectedModRevision: number,
   options: KVWriteOptions,
 ): WriteRequest {
-  const request: WriteRequest = { kind, key, value: Buffer.from(value), expectedModRevision };
+  // A view, not a copy: the caller hands its bytes over (see KVBackend.update).
+  const bytes = Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  const request: WriteRequest = { kind, key, value: bytes, expectedModRevision };
   if (options.ttlSeconds !== undefined) request.ttlSeconds = options.ttlSeconds;
   if (options.condition) request.condition = options.condition;
   return request;

@@ -7,7 +7,7 @@ import { DELETE, PUT, type SqliteStatements } from './sqlite-schema.js';
 export interface WriteRequest {
   kind: 'create' | 'update' | 'delete';
   key: string;
-  /** The new value (empty for deletes); a private copy of the caller's bytes. */
+  /** The new value (empty for deletes): the caller's bytes, which it no longer modifies. */
   value: Buffer;
   /** The modRevision the key must have (update, delete). */
   expectedModRevision: number;

@@ -15,7 +15,11 @@ export interface KVBackend {
   get(key: string, options?: { revision?: number }): Promise<KVGetResult>;
   /** Reads keys in order. See {@link KVRangeOptions}. */
   range(options: KVRangeOptions): Promise<KVRangeResult>;
-  /** Creates `key` only if it does not exist (else `succeeded:false, reason:'conflict'` with the current entry). */
+  /**
+   * Creates `key` only if it does not exist (else `succeeded:false, reason:'conflict'` with the current entry).
+   * The value's bytes are handed over, here and in `update`: the backend may keep them (as the stored
+   * value, in watch events) without a copy, so the caller must not modify them afterwards.
+   */
   create(key: string, value: Uint8Array, options?: KVWriteOptions): Promise<KVWriteResult>;
   /** Replaces `key` only if its modRevision is `expectedModRevision`. */
   update(key: string, value: Uint8Array, expectedModRevision: number, options?: KVWriteOptions): Promise<KVWriteResult>;

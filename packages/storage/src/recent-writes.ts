@@ -1,3 +1,5 @@
+import type { KubeObject } from '@kapi/apimachinery';
+
 /** How many keys {@link RecentWrites} remembers (enough for the writes whose watch events are on their way). */
 const defaultCapacity = 1024;
 
@@ -8,8 +10,15 @@ const defaultCapacity = 1024;
  * A value is recognised by its exact stored bytes, so a later write of the key by anyone else misses.
  * Bounded: the oldest keys are forgotten first.
  */
+interface RecentWrite {
+  stored: Uint8Array;
+  data: Uint8Array;
+  /** The object a watch event decoded from `data`, at `revision`, that no one else holds (see {@link RecentWrites.keepDecoded}). */
+  decoded?: { object: KubeObject; revision: number } | undefined;
+}
+
 export class RecentWrites {
-  private readonly entries = new Map<string, { stored: Uint8Array; data: Uint8Array }>();
+  private readonly entries = new Map<string, RecentWrite>();
 
   constructor(private readonly capacity = defaultCapacity) {}
 
@@ -23,10 +32,34 @@ export class RecentWrites {
     }
   }
 
-  /** The plain bytes of `stored` when it is the value last written at `key` by this store. */
-  plainOf(key: string, stored: Uint8Array): Uint8Array | undefined {
+  /**
+   * Keeps `object`, decoded from the plain bytes of `stored` (the value last written at `key`) at
+   * `revision`, for {@link takeDecoded}: the writer's own decode of those bytes after its write then
+   * takes it instead of parsing them again. The caller hands `object` over (it keeps a copy, if any).
+   */
+  keepDecoded(key: string, stored: Uint8Array, object: KubeObject, revision: number): void {
+    const entry = this.entries.get(key);
+    if (entry && entry.stored === stored) entry.decoded = { object, revision };
+  }
+
+  /** An object kept by {@link keepDecoded} for exactly these stored bytes and revision (handed over: once). */
+  takeDecoded(key: string, stored: Uint8Array, revision: number): KubeObject | undefined {
+    const entry = this.entries.get(key);
+    const decoded = entry?.decoded;
+    if (!entry || !decoded || entry.stored !== stored || decoded.revision !== revision) return undefined;
+    entry.decoded = undefined;
+    return decoded.object;
+  }
+
+  /** The entry of `key` when `stored` is the value last written there by this store. */
+  entryOf(key: string, stored: Uint8Array): RecentWrite | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.stored.byteLength !== stored.byteLength) return undefined;
-    return Buffer.from(entry.stored.buffer, entry.stored.byteOffset, entry.stored.byteLength).equals(stored) ? entry.data : undefined;
+    return Buffer.from(entry.stored.buffer, entry.stored.byteOffset, entry.stored.byteLength).equals(stored) ? entry : undefined;
+  }
+
+  /** The plain bytes of `stored` when it is the value last written at `key` by this store. */
+  plainOf(key: string, stored: Uint8Array): Uint8Array | undefined {
+    return this.entryOf(key, stored)?.data;
   }
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { jsonCodec, type Codec } from './codec.js';
 import type { KVBackend, KVEntry } from './kv-backend.js';
 import { Store } from './store.js';
+import { StoreCodec } from './store-codec.js';
 
 /** A backend holding copies of the bytes it is given, as SQLite and etcd do (reads return other buffers). */
 function copyingBackend(): KVBackend {
@@ -71,5 +72,55 @@ describe('StoreCodec and codecs that recognise their own encodings', () => {
     await store.create('/registry/configmaps/a', object);
     await store.get('/registry/configmaps/a');
     expect(codec.decodedOwn).toEqual([true, false]);
+  });
+});
+
+describe('StoreCodec: a write read back by its watch event and by the writer', () => {
+  /** Reverses the bytes: stored values differ from the plain ones, as with encryption. */
+  const reversing = {
+    toStorage: (data: Uint8Array) => Uint8Array.from(data).reverse(),
+    fromStorage: (data: Uint8Array) => ({ data: Uint8Array.from(data).reverse(), stale: false }),
+  };
+  const key = '/registry/configmaps/a';
+  const written = (codec: StoreCodec, revision: number) => {
+    const encoded = codec.encode(key, object);
+    codec.written(key, encoded);
+    // What a backend hands the watch: its own copy of the stored bytes.
+    const entry: KVEntry = { key, value: Uint8Array.from(encoded.stored), createRevision: revision, modRevision: revision };
+    return { encoded, entry };
+  };
+
+  it('parses the bytes once: the writer takes the object the event decoded, the event keeps a copy', () => {
+    const parses: Uint8Array[] = [];
+    const codec = new StoreCodec({ ...jsonCodec, decode: (data) => (parses.push(data), jsonCodec.decode(data)) }, reversing, 1 << 20);
+    const { encoded, entry } = written(codec, 7);
+    const event = codec.decodeEvent(entry);
+    const second = codec.decodeEvent(entry);
+    const updated = codec.decodeWritten(key, encoded, 7);
+    expect(parses).toHaveLength(1);
+    expect(updated).toEqual({ ...object, metadata: { name: 'a', resourceVersion: '7' } });
+    expect(event).toEqual(updated);
+    expect(second).toEqual(updated);
+    expect(event).not.toBe(updated);
+    expect(second).not.toBe(updated);
+    expect(event.metadata).not.toBe(updated.metadata);
+    // Handed over once: the next read back parses again.
+    codec.decodeWritten(key, encoded, 7);
+    expect(parses).toHaveLength(2);
+  });
+
+  it('parses again for another revision, for bytes it did not write, and without a watch event', () => {
+    const parses: Uint8Array[] = [];
+    const codec = new StoreCodec({ ...jsonCodec, decode: (data) => (parses.push(data), jsonCodec.decode(data)) }, reversing, 1 << 20);
+    const { encoded, entry } = written(codec, 7);
+    codec.decodeEvent(entry);
+    expect(codec.decodeWritten(key, encoded, 8).metadata.resourceVersion).toBe('8');
+    expect(parses).toHaveLength(2);
+    const other = codec.encode(key, { ...object, data: { x: 'z' } });
+    expect(codec.decodeWritten(key, other, 7).data).toEqual({ x: 'z' });
+    expect(parses).toHaveLength(3);
+    const later = written(codec, 9);
+    expect(codec.decodeWritten(key, later.encoded, 9).metadata.resourceVersion).toBe('9');
+    expect(parses).toHaveLength(4);
   });
 });

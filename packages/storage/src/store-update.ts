@@ -155,7 +155,7 @@ export async function storeGuaranteedUpdate(store: StoreContext, key: string, op
       current = true;
       continue;
     }
-    const updated = store.codec.decodePlain(key, encoded.data, result.revision);
+    const updated = store.codec.decodeWritten(key, encoded, result.revision);
     // The response of the write can reuse the bytes written (see storedEncodingOf).
     if (verbatim) rememberStoredEncoding(updated, encoded.data);
     return updated;

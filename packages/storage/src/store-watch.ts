@@ -86,7 +86,7 @@ export async function storeWatch(store: StoreContext, key: string, options: List
       if (!predicateMatches(predicate, previousObject)) return undefined;
       return { type: 'DELETED', object: withResourceVersion(previousObject, revision), previousObject };
     }
-    const object = store.codec.decode(event.entry).object;
+    const object = store.codec.decodeEvent(event.entry);
     const previous = event.previous;
     if (!previous) return predicateMatches(predicate, object) ? { type: 'ADDED', object } : undefined;
     if (acceptAll) return modifiedWithLazyPrevious(object, () => store.codec.decode(previous).object);

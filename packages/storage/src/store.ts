@@ -79,7 +79,7 @@ export class Store implements Interface, ProgressRequester, RevisionReader, Comp
       options.ttlSeconds !== undefined && options.ttlSeconds > 0 ? { ttlSeconds: options.ttlSeconds } : undefined,
     );
     if (!result.succeeded) throw StorageError.keyExists(key, 0);
-    const created = this.codec.decodePlain(key, data, result.revision);
+    const created = this.codec.decodeWritten(key, { data, stored }, result.revision);
     if (verbatim) rememberStoredEncoding(created, data);
     return created;
   }

@@ -21,6 +21,10 @@ export interface AesMode {
   /** `aesgcm` or `aescbc`, as in the stored prefix. */
   readonly name: string;
   seal(secret: Uint8Array, plain: Uint8Array, additionalData: Uint8Array): Uint8Array;
+  /** `prefix` followed by what `seal` returns, written into one buffer (no copy of the sealed bytes). */
+  sealAfter?(prefix: Uint8Array, secret: Uint8Array, plain: Uint8Array, additionalData: Uint8Array): Uint8Array;
+  /** False when the mode ignores the additional data (then callers need not build it). Default true. */
+  readonly usesAdditionalData?: boolean;
   open(secret: Uint8Array, sealed: Uint8Array, additionalData: Uint8Array): Uint8Array;
 }
 
@@ -51,8 +55,9 @@ export function aesTransformer(mode: AesMode, options: AesTransformerOptions): V
 
   return {
     toStorage(data: Uint8Array, context: TransformContext): Uint8Array {
-      const sealed = mode.seal(writer.secret, data, Buffer.from(context.key));
-      return Buffer.concat([writerPrefix, sealed]);
+      const additionalData = additionalDataOf(mode, context);
+      if (mode.sealAfter) return mode.sealAfter(writerPrefix, writer.secret, data, additionalData);
+      return Buffer.concat([writerPrefix, mode.seal(writer.secret, data, additionalData)]);
     },
     fromStorage(data: Uint8Array, context: TransformContext): TransformedValue {
       const value = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
@@ -65,7 +70,7 @@ export function aesTransformer(mode: AesMode, options: AesTransformerOptions): V
       const name = value.subarray(modePrefixBytes.length, nameEnd).toString('utf8');
       const key = secrets.get(name);
       if (!key) throw new Error(`${mode.name}: no key named ${JSON.stringify(name)} to decrypt the value`);
-      const plain = mode.open(key.secret, value.subarray(nameEnd + 1), Buffer.from(context.key));
+      const plain = mode.open(key.secret, value.subarray(nameEnd + 1), additionalDataOf(mode, context));
       return { data: plain, stale: !key.first };
     },
     readsStale(data: Uint8Array): boolean {
@@ -76,6 +81,13 @@ export function aesTransformer(mode: AesMode, options: AesTransformerOptions): V
       return nameEnd >= 0 && secrets.has(value.subarray(modePrefixBytes.length, nameEnd).toString('utf8'));
     },
   };
+}
+
+const noAdditionalData = new Uint8Array(0);
+
+/** The storage key as the mode's additional data (empty for a mode that ignores it). */
+export function additionalDataOf(mode: AesMode, context: TransformContext): Uint8Array {
+  return mode.usesAdditionalData === false ? noAdditionalData : Buffer.from(context.key);
 }
 
 function algorithm(mode: 'gcm' | 'cbc', secret: Uint8Array): 'aes-128-gcm' | 'aes-192-gcm' | 'aes-256-gcm' | 'aes-128-cbc' | 'aes-192-cbc' | 'aes-256-cbc' {

@@ -1,5 +1,5 @@
 import type { TransformContext, TransformedValue, ValueTransformer } from '../codec.js';
-import { aesCbcMode, aesGcmMode, type AesMode } from './aes-transformer.js';
+import { additionalDataOf, aesCbcMode, aesGcmMode, type AesMode } from './aes-transformer.js';
 import { identityProviderTransformer, prefixTransformer, type PrefixedTransformer } from './prefix-transformer.js';
 import { loadFastSecretbox, secretboxMode } from './secretbox-mode.js';
 
@@ -120,12 +120,16 @@ export function providersTransformer(providers: readonly EncryptionProviderConfi
       if (type === 'secretbox' && provider.secretbox) void loadFastSecretbox();
       for (const key of provider[type]?.keys ?? []) {
         const secret = Buffer.from(key.secret, 'base64');
+        const sealAfter = mode.sealAfter?.bind(mode);
         entries.push({
           prefix: `k8s:enc:${type}:v1:${key.name}:`,
           transformer: {
-            toStorage: (data, context) => mode.seal(secret, data, Buffer.from(context.key)),
-            fromStorage: (data, context) => ({ data: mode.open(secret, data, Buffer.from(context.key)), stale: false }),
+            toStorage: (data, context) => mode.seal(secret, data, additionalDataOf(mode, context)),
+            fromStorage: (data, context) => ({ data: mode.open(secret, data, additionalDataOf(mode, context)), stale: false }),
           },
+          ...(sealAfter
+            ? { toStorageAfter: (prefix: Uint8Array, data: Uint8Array, context: TransformContext) => sealAfter(prefix, secret, data, additionalDataOf(mode, context)) }
+            : {}),
         });
       }
     }

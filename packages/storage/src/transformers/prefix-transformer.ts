@@ -6,6 +6,8 @@ export interface PrefixedTransformer {
   prefix: string;
   /** Reads and writes the bytes after the prefix. */
   transformer: ValueTransformer;
+  /** `prefix` followed by `transformer.toStorage(data)`, written into one buffer (no copy of the output). */
+  toStorageAfter?(prefix: Uint8Array, data: Uint8Array, context: TransformContext): Uint8Array;
 }
 
 const encryptedMarker = Buffer.from('k8s:enc:');
@@ -23,6 +25,7 @@ export function prefixTransformer(entries: readonly PrefixedTransformer[]): Valu
   const writerPrefix = prefixes[0] as Buffer;
   return {
     toStorage(data: Uint8Array, context: TransformContext): Uint8Array {
+      if (first.toStorageAfter) return first.toStorageAfter(writerPrefix, data, context);
       return Buffer.concat([writerPrefix, first.transformer.toStorage(data, context)]);
     },
     fromStorage(data: Uint8Array, context: TransformContext): TransformedValue {

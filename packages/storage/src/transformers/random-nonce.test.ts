@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomNonce } from './random-nonce.js';
+import { randomNonce, randomNonceInto } from './random-nonce.js';
 
 describe('randomNonce', () => {
   it('hands out fresh bytes of the size asked, never the same ones twice, across pool refills', () => {
@@ -19,5 +19,19 @@ describe('randomNonce', () => {
     const kept = Buffer.from(first);
     for (let index = 0; index < 600; index++) randomNonce(16);
     expect(first.equals(kept)).toBe(true);
+  });
+
+  it('writes nonces into a buffer at an offset, leaving the bytes around them alone', () => {
+    const target = Buffer.alloc(40);
+    randomNonceInto(target, 8, 24);
+    const other = Buffer.alloc(40);
+    randomNonceInto(other, 8, 24);
+    expect(target.subarray(0, 8).equals(Buffer.alloc(8))).toBe(true);
+    expect(target.subarray(32).equals(Buffer.alloc(8))).toBe(true);
+    expect(target.subarray(8, 32).equals(other.subarray(8, 32))).toBe(false);
+    const large = Buffer.alloc(5002);
+    randomNonceInto(large, 1, 5000);
+    expect(large[0]).toBe(0);
+    expect(large[5001]).toBe(0);
   });
 });

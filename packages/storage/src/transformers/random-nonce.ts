@@ -11,12 +11,21 @@ let used = poolSize;
  * slicing a pool. The bytes are copied out, never handed out twice.
  */
 export function randomNonce(size: number): Buffer {
-  if (size > poolSize) return randomFillSync(Buffer.allocUnsafe(size));
+  const nonce = Buffer.allocUnsafe(size);
+  randomNonceInto(nonce, 0, size);
+  return nonce;
+}
+
+/** Writes `size` fresh random bytes (from the same pool as {@link randomNonce}) into `target` at `offset`. */
+export function randomNonceInto(target: Uint8Array, offset: number, size: number): void {
+  if (size > poolSize) {
+    randomFillSync(target, offset, size);
+    return;
+  }
   if (used + size > poolSize) {
     randomFillSync(pool);
     used = 0;
   }
-  const nonce = Buffer.from(pool.subarray(used, used + size));
+  pool.copy(target, offset, used, used + size);
   used += size;
-  return nonce;
 }
