@@ -12,8 +12,8 @@ export interface MigratorProcess {
   readonly died: Promise<never>;
   /** Starts the heap sampling (the live heap now is the baseline). */
   startSampling(): void;
-  /** SIGTERM (it stops after its current page's writes), then its heap figures in bytes and its CPU time (µs) since sampling started. */
-  stop(): Promise<{ baseline: number; peak: number; baselineBuffers: number; peakBuffers: number; cpuMicros: number }>;
+  /** SIGTERM (it stops after its current page's writes), then its heap figures in bytes (live heap less V8 code spaces, and how much the code spaces grew) and its CPU time (µs) since sampling started. */
+  stop(): Promise<{ baseline: number; peak: number; codeGrowth: number; baselineBuffers: number; peakBuffers: number; cpuMicros: number }>;
 }
 
 /**
@@ -54,9 +54,9 @@ export async function startMigratorProcess(flags: string[]): Promise<MigratorPro
       child.kill('SIGTERM');
       await exited;
       const line = /\[heap-sampler\] (\{.*\})/.exec(output)?.[1];
-      const heap = line ? (JSON.parse(line) as { baseline?: number; peak: number; baselineBuffers: number; peakBuffers: number; cpuMicros: number }) : undefined;
+      const heap = line ? (JSON.parse(line) as { baseline?: number; peak: number; codeBaseline: number; codePeak: number; baselineBuffers: number; peakBuffers: number; cpuMicros: number }) : undefined;
       if (heap?.baseline === undefined) throw new Error(`the storage-version-migrator printed no heap figures:\n${output}`);
-      return { baseline: heap.baseline, peak: heap.peak, baselineBuffers: heap.baselineBuffers, peakBuffers: heap.peakBuffers, cpuMicros: heap.cpuMicros };
+      return { baseline: heap.baseline, peak: heap.peak, codeGrowth: heap.codePeak - heap.codeBaseline, baselineBuffers: heap.baselineBuffers, peakBuffers: heap.peakBuffers, cpuMicros: heap.cpuMicros };
     },
   };
 }
