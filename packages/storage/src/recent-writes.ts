@@ -13,8 +13,12 @@ const defaultCapacity = 1024;
 interface RecentWrite {
   stored: Uint8Array;
   data: Uint8Array;
-  /** The object a watch event decoded from `data`, at `revision`, that no one else holds (see {@link RecentWrites.keepDecoded}). */
-  decoded?: { object: KubeObject; revision: number } | undefined;
+  /**
+   * The object decoded from `data` at `revision` that no one else holds: kept by a watch event for the
+   * writer (see {@link RecentWrites.keepDecoded}), or by the writer for the event (`forEvent`, see
+   * {@link RecentWrites.keepForEvent}), whichever read the bytes back first.
+   */
+  decoded?: { object: KubeObject; revision: number; forEvent: boolean } | undefined;
 }
 
 export class RecentWrites {
@@ -39,14 +43,33 @@ export class RecentWrites {
    */
   keepDecoded(key: string, stored: Uint8Array, object: KubeObject, revision: number): void {
     const entry = this.entries.get(key);
-    if (entry && entry.stored === stored) entry.decoded = { object, revision };
+    if (entry && entry.stored === stored) entry.decoded = { object, revision, forEvent: false };
+  }
+
+  /**
+   * Keeps `object`, the writer's own copy of what it decoded from `stored` (the value last written at
+   * `key`) at `revision`, for the watch event of that write when it comes after the writer's read-back
+   * (etcd answers a txn before it sends its watch event): the event then takes it instead of parsing the
+   * same bytes again. The caller hands `object` over.
+   */
+  keepForEvent(key: string, stored: Uint8Array, object: KubeObject, revision: number): void {
+    const entry = this.entries.get(key);
+    if (entry && entry.stored === stored && entry.decoded === undefined) entry.decoded = { object, revision, forEvent: true };
   }
 
   /** An object kept by {@link keepDecoded} for exactly these stored bytes and revision (handed over: once). */
   takeDecoded(key: string, stored: Uint8Array, revision: number): KubeObject | undefined {
     const entry = this.entries.get(key);
     const decoded = entry?.decoded;
-    if (!entry || !decoded || entry.stored !== stored || decoded.revision !== revision) return undefined;
+    if (!entry || !decoded || decoded.forEvent || entry.stored !== stored || decoded.revision !== revision) return undefined;
+    entry.decoded = undefined;
+    return decoded.object;
+  }
+
+  /** An object kept by {@link keepForEvent} in `entry` for `revision` (handed over: once). */
+  takeForEvent(entry: RecentWrite, revision: number): KubeObject | undefined {
+    const decoded = entry.decoded;
+    if (!decoded || !decoded.forEvent || decoded.revision !== revision) return undefined;
     entry.decoded = undefined;
     return decoded.object;
   }
