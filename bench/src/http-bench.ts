@@ -348,9 +348,19 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
       const tls = { key: readFileSync(join(etcdDir, 'apiserver.key'), 'utf8'), cert: readFileSync(join(etcdDir, 'apiserver.crt'), 'utf8') };
       const bareCreate = await bareCreateServer(rawEtcd, 'bare-create', tls);
       const createSpec = { connections: 64, durationSeconds: duration, ca: etcdServer.ca, method: 'POST', body: createBody, headers: etcdServer.headers };
+      // etcd's own CPU per create beside the server's: the three processes (load generator, server, etcd)
+      // share the machine's cores, so what etcd spends on a create (e.g. sending watch events) is not the server's.
+      const etcdCpu = (name: string) => (run: () => Promise<LoadResult>) =>
+        profiled(name, async () => {
+          const before = processCpuMicros(etcd.pid);
+          const result = await run();
+          const used = processCpuMicros(etcd.pid) - before;
+          console.log(`[bench] ${name}: etcd ${Math.round(used / (result.requestsPerSecond * duration))} µs CPU per create`);
+          return result;
+        });
       const { control: ceiling, subject: createdEtcd } = await alternately(
-        () => warmedLoad({ ...createSpec, url: bareCreate.url }, (run) => profiled('create-ceiling-etcd', run)),
-        () => warmedLoad({ ...createSpec, url: `${etcdServer.running.url}${path}` }, (run) => profiled('create-etcd', run)),
+        () => warmedLoad({ ...createSpec, url: bareCreate.url }, etcdCpu('create-ceiling-etcd')),
+        () => warmedLoad({ ...createSpec, url: `${etcdServer.running.url}${path}` }, etcdCpu('create-etcd')),
       );
       await bareCreate.close();
       await rawEtcd.close();
@@ -363,6 +373,21 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
     }
   }
 }
+
+/** User + system CPU time of process `pid` in µs (from /proc; 0 where there is none). */
+function processCpuMicros(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in clock ticks.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicksPerSecond;
+  } catch {
+    return 0;
+  }
+}
+
+/** The kernel's USER_HZ, what /proc reports CPU times in (100 on Linux). */
+const clockTicksPerSecond = 100;
 
 /**
  * Store.create of the objects the HTTP run creates, under keys of the same shape: `bench-` and five random
