@@ -19,6 +19,8 @@ interface RecentWrite {
    * {@link RecentWrites.keepForEvent}), whichever read the bytes back first.
    */
   decoded?: { object: KubeObject; revision: number; forEvent: boolean } | undefined;
+  /** Remembered only so that the writer and the watch event share one decode: forgotten once they have. */
+  untilShared: boolean;
 }
 
 export class RecentWrites {
@@ -26,10 +28,19 @@ export class RecentWrites {
 
   constructor(private readonly capacity = defaultCapacity) {}
 
-  /** Records that `stored` (the transformed value of `data`) was written at `key`. */
-  remember(key: string, stored: Uint8Array, data: Uint8Array): void {
+  /** Number of keys remembered. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * Records that `stored` (the transformed value of `data`) was written at `key`. `untilShared`: only the
+   * write's own read-back and watch event need it; the entry is forgotten once one has handed the other its
+   * decode (it keeps no large values longer than their writes are in flight).
+   */
+  remember(key: string, stored: Uint8Array, data: Uint8Array, untilShared = false): void {
     this.entries.delete(key);
-    this.entries.set(key, { stored, data });
+    this.entries.set(key, { stored, data, untilShared });
     if (this.entries.size > this.capacity) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
@@ -62,16 +73,22 @@ export class RecentWrites {
     const entry = this.entries.get(key);
     const decoded = entry?.decoded;
     if (!entry || !decoded || decoded.forEvent || entry.stored !== stored || decoded.revision !== revision) return undefined;
-    entry.decoded = undefined;
+    this.shared(key, entry);
     return decoded.object;
   }
 
-  /** An object kept by {@link keepForEvent} in `entry` for `revision` (handed over: once). */
-  takeForEvent(entry: RecentWrite, revision: number): KubeObject | undefined {
+  /** An object kept by {@link keepForEvent} in `entry` (of `key`) for `revision` (handed over: once). */
+  takeForEvent(key: string, entry: RecentWrite, revision: number): KubeObject | undefined {
     const decoded = entry.decoded;
     if (!decoded || !decoded.forEvent || decoded.revision !== revision) return undefined;
-    entry.decoded = undefined;
+    this.shared(key, entry);
     return decoded.object;
+  }
+
+  /** The writer and the event of `entry` have shared their decode. */
+  private shared(key: string, entry: RecentWrite): void {
+    entry.decoded = undefined;
+    if (entry.untilShared && this.entries.get(key) === entry) this.entries.delete(key);
   }
 
   /** The entry of `key` when `stored` is the value last written there by this store. */

@@ -146,19 +146,36 @@ describe('StoreCodec: a watched store whose write is read back before its watch 
     const created = codec.decodeWritten(key, encoded, 7);
     // The writer's caller may change its object: the event's stays as stored.
     created.metadata.labels = { changed: 'by the caller' };
+    expect(codec.rememberedWrites).toBe(1);
     const event = codec.decodeEvent(entry);
     expect(parses).toHaveLength(1);
     expect(event).toEqual({ ...object, metadata: { name: 'a', resourceVersion: '7' } });
     expect(event.metadata).not.toBe(created.metadata);
+    // Shared: nothing of the write is kept any longer.
+    expect(codec.rememberedWrites).toBe(0);
     // Handed over once: another event of the same entry parses.
     codec.decodeEvent(entry);
     expect(parses).toHaveLength(2);
     ended();
   });
 
+  it('in the other order (the event first) the writer takes the event\'s decode, and nothing is kept after', () => {
+    const { codec, parses } = counting();
+    const ended = codec.watchStarted();
+    const { encoded, entry } = write(codec, 7);
+    const event = codec.decodeEvent(entry);
+    const created = codec.decodeWritten(key, encoded, 7);
+    expect(parses).toHaveLength(1);
+    expect(created).toEqual(event);
+    expect(created).not.toBe(event);
+    expect(codec.rememberedWrites).toBe(0);
+    ended();
+  });
+
   it('keeps nothing for an event when the store is not watched, or for another revision', () => {
     const { codec, parses } = counting();
     const first = write(codec, 7);
+    expect(codec.rememberedWrites).toBe(0);
     codec.decodeWritten(key, first.encoded, 7);
     codec.decodeEvent(first.entry);
     expect(parses).toHaveLength(2);

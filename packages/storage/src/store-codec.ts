@@ -60,8 +60,9 @@ export class StoreCodec {
    * plain bytes holds whether or not the write succeeds.
    */
   written(key: string, encoded: EncodedObject): void {
-    if (encoded.stored !== encoded.data || this.codec.recognizesOwnEncodings === true || this.watches > 0)
+    if (encoded.stored !== encoded.data || this.codec.recognizesOwnEncodings === true)
       this.recentWrites.remember(key, encoded.stored, encoded.data);
+    else if (this.watches > 0) this.recentWrites.remember(key, encoded.stored, encoded.data, true);
   }
 
   /**
@@ -82,6 +83,11 @@ export class StoreCodec {
   /** The transformer says, from the stored value's prefix alone, that reading it would report it stale. */
   readsStale(entry: KVEntry): boolean {
     return this.transformer.readsStale?.(entry.value) ?? false;
+  }
+
+  /** Number of writes remembered (see {@link RecentWrites}). */
+  get rememberedWrites(): number {
+    return this.recentWrites.size;
   }
 
   /** Decodes an entry, setting `metadata.resourceVersion` to `resourceVersion` (default: its modRevision). */
@@ -108,7 +114,7 @@ export class StoreCodec {
   decodeEvent(entry: KVEntry): KubeObject {
     const written = this.recentWrites.entryOf(entry.key, entry.value);
     if (!written || entry.ttlSeconds !== undefined || this.readsStale(entry)) return this.decode(entry).object;
-    const kept = this.recentWrites.takeForEvent(written, entry.modRevision);
+    const kept = this.recentWrites.takeForEvent(entry.key, written, entry.modRevision);
     if (kept) return kept;
     if (written.decoded?.revision === entry.modRevision) return deepCopy(written.decoded.object);
     const object = this.decodePlain(entry.key, written.data, entry.modRevision);
