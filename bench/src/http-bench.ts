@@ -58,7 +58,10 @@ export async function warmedLoad(
   const result = await around(() => load(spec));
   const cpu = process.cpuUsage(before);
   const requests = result.requestsPerSecond * Number(spec.durationSeconds);
-  return { ...result, cpuMicrosPerRequest: (cpu.user + cpu.system) / requests };
+  const cpuMicrosPerRequest = (cpu.user + cpu.system) / requests;
+  // Per run (the rows keep the best of several): the request count is what profile-diff.ts divides by.
+  console.log(`[bench] ${String(spec.method ?? 'GET')} ${String(spec.url)}: ${Math.round(requests)} requests, ${Math.round(result.requestsPerSecond)}/s, ${Math.round(cpuMicrosPerRequest)} µs CPU each`);
+  return { ...result, cpuMicrosPerRequest };
 }
 
 /**
@@ -232,37 +235,72 @@ export async function getBench(options: { quick: boolean }): Promise<BenchRow[]>
   }
 }
 
-/** HTTP scenarios: GET of one 2 KB object, create, LIST of 10k, each beside its control. */
+/** The parts of the `http` scenario, in the order they run. */
+const httpParts = ['get', 'create-sqlite', 'list', 'create-etcd'] as const;
+type HttpPart = (typeof httpParts)[number];
+
+/** The parts to run: `KAPI_BENCH_HTTP_PARTS` (comma-separated, e.g. `create-sqlite,create-etcd`), else all. */
+function selectedHttpParts(): Set<HttpPart> {
+  const wanted = process.env.KAPI_BENCH_HTTP_PARTS;
+  if (!wanted) return new Set(httpParts);
+  const parts = wanted.split(',').map((part) => part.trim());
+  const unknown = parts.filter((part) => !(httpParts as readonly string[]).includes(part));
+  if (unknown.length > 0) throw new Error(`KAPI_BENCH_HTTP_PARTS: unknown part(s) ${unknown.join(', ')} (known: ${httpParts.join(', ')})`);
+  return new Set(parts as HttpPart[]);
+}
+
+/**
+ * HTTP scenarios: GET of one 2 KB object, create, LIST of 10k, each beside its control. `KAPI_BENCH_HTTP_PARTS`
+ * picks some of them (`get`, `create-sqlite`, `list`, `create-etcd`).
+ */
 export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]> {
   const duration = options.quick ? 5 : 10;
+  const parts = selectedHttpParts();
+  const path = '/api/v1/namespaces/default/configmaps';
+  const createBody = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'bench-' }, data: { payload: 'x'.repeat(2048) } });
   const rows: BenchRow[] = [];
   const directory = mkdtempSync(join(tmpdir(), 'kapi-http-bench-'));
   try {
+    if (parts.has('get') || parts.has('create-sqlite') || parts.has('list')) await sqliteParts();
+    if (parts.has('create-etcd')) await etcdCreates();
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+  return rows;
+
+  async function sqliteParts(): Promise<void> {
     console.log('[bench] kube-apiserver-lite on SQLite');
     const server = await startServer(directory, ['--storage=sqlite']);
-    const path = '/api/v1/namespaces/default/configmaps';
     await server.client.request({ method: 'POST', path, body: httpObject('two-kb') });
     const bytes = (await server.client.raw({ method: 'GET', path: `${path}/two-kb` })).body;
     const tls = { key: readFileSync(join(directory, 'apiserver.key'), 'utf8'), cert: readFileSync(join(directory, 'apiserver.crt'), 'utf8') };
-    rows.push(...(await getRows(server, `${path}/two-kb`, bytes, tls, duration)));
+    if (parts.has('get')) rows.push(...(await getRows(server, `${path}/two-kb`, bytes, tls, duration)));
     const spec = { connections: 100, durationSeconds: duration, ca: server.ca };
 
-    // create over HTTP vs the raw backend doing the same writes
-    const createBody = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'bench-' }, data: { payload: 'x'.repeat(2048) } });
+    if (parts.has('create-sqlite')) await sqliteCreates(server, tls, spec);
+    if (parts.has('list')) await lists(server, tls, spec);
+    server.client.close();
+    await server.running.stop();
+  }
+
+  /** create over HTTP vs the raw backend doing the same writes (SQLite). */
+  async function sqliteCreates(server: Awaited<ReturnType<typeof startServer>>, tls: { key: string; cert: string }, spec: Record<string, unknown>): Promise<void> {
     // The same mode as the server's (kube-apiserver-lite commits on a writer thread by default).
     const rawSqlite = await SqliteBackend.open({ path: join(directory, 'raw.db'), writerThread: true });
     const rawRate = await rawCreateRate(rawSqlite, options.quick ? 2000 : 5000);
     const bareCreate = await bareCreateServer(rawSqlite, 'bare-create', tls);
     const createSpec = { ...spec, connections: 64, method: 'POST', body: createBody, headers: server.headers };
     const { control: ceiling, subject: created } = await alternately(
-      () => profiled('create-ceiling-sqlite', () => warmedLoad({ ...createSpec, url: bareCreate.url })),
-      () => profiled('create-sqlite', () => warmedLoad({ ...createSpec, url: `${server.running.url}${path}` })),
+      () => warmedLoad({ ...createSpec, url: bareCreate.url }, (run) => profiled('create-ceiling-sqlite', run)),
+      () => warmedLoad({ ...createSpec, url: `${server.running.url}${path}` }, (run) => profiled('create-sqlite', run)),
     );
     await bareCreate.close();
     await rawSqlite.close();
     rows.push(...createRows('SQLite', created, ceiling, rawRate));
+  }
 
-    // LIST of 10k objects
+  /** LIST of 10k objects, its memory, and as a Table. */
+  async function lists(server: Awaited<ReturnType<typeof startServer>>, tls: { key: string; cert: string }, spec: { connections: number; durationSeconds: number; ca: string }): Promise<void> {
     const listPath = '/api/v1/namespaces/list-bench/configmaps';
     await server.client.request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'list-bench' } } });
     await measureRate(10_000, 64, (i) => server.client.request({ method: 'POST', path: listPath, body: httpObject(`o${i}`) }));
@@ -294,14 +332,15 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
       () => warmedLoad({ ...listSpec, url: `${server.running.url}${listPath}?resourceVersion=0`, headers: tableHeaders }),
     );
     rows.push(row('LIST 10k as Table (kubectl get), 4 connections', 'kube-apiserver-lite, Table', tableList.requestsPerSecond, 'kube-apiserver-lite, JSON LIST', jsonList.requestsPerSecond, 'lists/s'));
-    server.client.close();
-    await server.running.stop();
+  }
 
+  /** create over HTTP on etcd, beside the bare ceiling on the same etcd. */
+  async function etcdCreates(): Promise<void> {
     console.log('[bench] kube-apiserver-lite on etcd');
     const etcd = await startEtcd({ progressNotifyIntervalMs: 1000 });
     try {
       const etcdDir = mkdtempSync(join(tmpdir(), 'kapi-http-bench-etcd-'));
-      const etcdServer = await startServer(etcdDir, ['--storage=etcd', `--etcd-servers=${etcd.endpoint}`]);
+      const etcdServer = await startServer(etcdDir, ['--storage=etcd', `--etcd-servers=${etcd.endpoint}`, ...(process.env.ZZ_ARGS ? process.env.ZZ_ARGS.split(' ') : [])]);
       // The controls write under a prefix of their own, outside the keys the running server's watch
       // cache follows (it would otherwise ingest their writes in this process, on their CPU).
       const rawEtcd = await Etcd3Backend.connect({ endpoints: [etcd.endpoint], prefix: '/bench-control' });
@@ -309,9 +348,19 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
       const tls = { key: readFileSync(join(etcdDir, 'apiserver.key'), 'utf8'), cert: readFileSync(join(etcdDir, 'apiserver.crt'), 'utf8') };
       const bareCreate = await bareCreateServer(rawEtcd, 'bare-create', tls);
       const createSpec = { connections: 64, durationSeconds: duration, ca: etcdServer.ca, method: 'POST', body: createBody, headers: etcdServer.headers };
+      // etcd's own CPU per create beside the server's: the three processes (load generator, server, etcd)
+      // share the machine's cores, so what etcd spends on a create (e.g. sending watch events) is not the server's.
+      const etcdCpu = (name: string) => (run: () => Promise<LoadResult>) =>
+        profiled(name, async () => {
+          const before = processCpuMicros(etcd.pid);
+          const result = await run();
+          const used = processCpuMicros(etcd.pid) - before;
+          console.log(`[bench] ${name}: etcd ${Math.round(used / (result.requestsPerSecond * duration))} µs CPU per create`);
+          return result;
+        });
       const { control: ceiling, subject: createdEtcd } = await alternately(
-        () => profiled('create-ceiling-etcd', () => warmedLoad({ ...createSpec, url: bareCreate.url })),
-        () => profiled('create-etcd', () => warmedLoad({ ...createSpec, url: `${etcdServer.running.url}${path}` })),
+        () => warmedLoad({ ...createSpec, url: bareCreate.url }, etcdCpu('create-ceiling-etcd')),
+        () => warmedLoad({ ...createSpec, url: `${etcdServer.running.url}${path}` }, etcdCpu('create-etcd')),
       );
       await bareCreate.close();
       await rawEtcd.close();
@@ -322,11 +371,23 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
     } finally {
       await etcd.stop();
     }
-  } finally {
-    rmSync(directory, { recursive: true, force: true });
   }
-  return rows;
 }
+
+/** User + system CPU time of process `pid` in µs (from /proc; 0 where there is none). */
+function processCpuMicros(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in clock ticks.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicksPerSecond;
+  } catch {
+    return 0;
+  }
+}
+
+/** The kernel's USER_HZ, what /proc reports CPU times in (100 on Linux). */
+const clockTicksPerSecond = 100;
 
 /**
  * Store.create of the objects the HTTP run creates, under keys of the same shape: `bench-` and five random

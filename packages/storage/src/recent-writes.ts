@@ -13,8 +13,14 @@ const defaultCapacity = 1024;
 interface RecentWrite {
   stored: Uint8Array;
   data: Uint8Array;
-  /** The object a watch event decoded from `data`, at `revision`, that no one else holds (see {@link RecentWrites.keepDecoded}). */
-  decoded?: { object: KubeObject; revision: number } | undefined;
+  /**
+   * The object decoded from `data` at `revision` that no one else holds: kept by a watch event for the
+   * writer (see {@link RecentWrites.keepDecoded}), or by the writer for the event (`forEvent`, see
+   * {@link RecentWrites.keepForEvent}), whichever read the bytes back first.
+   */
+  decoded?: { object: KubeObject; revision: number; forEvent: boolean } | undefined;
+  /** Remembered only so that the writer and the watch event share one decode: forgotten once they have. */
+  untilShared: boolean;
 }
 
 export class RecentWrites {
@@ -22,10 +28,19 @@ export class RecentWrites {
 
   constructor(private readonly capacity = defaultCapacity) {}
 
-  /** Records that `stored` (the transformed value of `data`) was written at `key`. */
-  remember(key: string, stored: Uint8Array, data: Uint8Array): void {
+  /** Number of keys remembered. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * Records that `stored` (the transformed value of `data`) was written at `key`. `untilShared`: only the
+   * write's own read-back and watch event need it; the entry is forgotten once one has handed the other its
+   * decode (it keeps no large values longer than their writes are in flight).
+   */
+  remember(key: string, stored: Uint8Array, data: Uint8Array, untilShared = false): void {
     this.entries.delete(key);
-    this.entries.set(key, { stored, data });
+    this.entries.set(key, { stored, data, untilShared });
     if (this.entries.size > this.capacity) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
@@ -39,16 +54,41 @@ export class RecentWrites {
    */
   keepDecoded(key: string, stored: Uint8Array, object: KubeObject, revision: number): void {
     const entry = this.entries.get(key);
-    if (entry && entry.stored === stored) entry.decoded = { object, revision };
+    if (entry && entry.stored === stored) entry.decoded = { object, revision, forEvent: false };
+  }
+
+  /**
+   * Keeps `object`, the writer's own copy of what it decoded from `stored` (the value last written at
+   * `key`) at `revision`, for the watch event of that write when it comes after the writer's read-back
+   * (etcd answers a txn before it sends its watch event): the event then takes it instead of parsing the
+   * same bytes again. The caller hands `object` over.
+   */
+  keepForEvent(key: string, stored: Uint8Array, object: KubeObject, revision: number): void {
+    const entry = this.entries.get(key);
+    if (entry && entry.stored === stored && entry.decoded === undefined) entry.decoded = { object, revision, forEvent: true };
   }
 
   /** An object kept by {@link keepDecoded} for exactly these stored bytes and revision (handed over: once). */
   takeDecoded(key: string, stored: Uint8Array, revision: number): KubeObject | undefined {
     const entry = this.entries.get(key);
     const decoded = entry?.decoded;
-    if (!entry || !decoded || entry.stored !== stored || decoded.revision !== revision) return undefined;
-    entry.decoded = undefined;
+    if (!entry || !decoded || decoded.forEvent || entry.stored !== stored || decoded.revision !== revision) return undefined;
+    this.shared(key, entry);
     return decoded.object;
+  }
+
+  /** An object kept by {@link keepForEvent} in `entry` (of `key`) for `revision` (handed over: once). */
+  takeForEvent(key: string, entry: RecentWrite, revision: number): KubeObject | undefined {
+    const decoded = entry.decoded;
+    if (!decoded || !decoded.forEvent || decoded.revision !== revision) return undefined;
+    this.shared(key, entry);
+    return decoded.object;
+  }
+
+  /** The writer and the event of `entry` have shared their decode. */
+  private shared(key: string, entry: RecentWrite): void {
+    entry.decoded = undefined;
+    if (entry.untilShared && this.entries.get(key) === entry) this.entries.delete(key);
   }
 
   /** The entry of `key` when `stored` is the value last written there by this store. */

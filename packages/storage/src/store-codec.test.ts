@@ -1,7 +1,7 @@
 import type { KubeObject } from '@kapi/apimachinery';
 import { describe, expect, it } from 'vitest';
-import { jsonCodec, type Codec } from './codec.js';
-import type { KVBackend, KVEntry } from './kv-backend.js';
+import { identityTransformer, jsonCodec, type Codec } from './codec.js';
+import type { KVBackend, KVEntry, KVWatchListener } from './kv-backend.js';
 import { Store } from './store.js';
 import { StoreCodec } from './store-codec.js';
 
@@ -122,5 +122,105 @@ describe('StoreCodec: a write read back by its watch event and by the writer', (
     const later = written(codec, 9);
     expect(codec.decodeWritten(key, later.encoded, 9).metadata.resourceVersion).toBe('9');
     expect(parses).toHaveLength(4);
+  });
+});
+
+describe('StoreCodec: a watched store whose write is read back before its watch event (etcd order)', () => {
+  const key = '/registry/configmaps/a';
+  const counting = () => {
+    const parses: Uint8Array[] = [];
+    const codec = new StoreCodec({ ...jsonCodec, decode: (data) => (parses.push(data), jsonCodec.decode(data)) }, identityTransformer, 1 << 20);
+    return { codec, parses };
+  };
+  const write = (codec: StoreCodec, revision: number) => {
+    const encoded = codec.encode(key, object);
+    codec.written(key, encoded);
+    const entry: KVEntry = { key, value: Uint8Array.from(encoded.stored), createRevision: revision, modRevision: revision };
+    return { encoded, entry };
+  };
+
+  it('parses the bytes once, without a transformer: the event takes the copy the writer kept', () => {
+    const { codec, parses } = counting();
+    const ended = codec.watchStarted();
+    const { encoded, entry } = write(codec, 7);
+    const created = codec.decodeWritten(key, encoded, 7);
+    // The writer's caller may change its object: the event's stays as stored.
+    created.metadata.labels = { changed: 'by the caller' };
+    expect(codec.rememberedWrites).toBe(1);
+    const event = codec.decodeEvent(entry);
+    expect(parses).toHaveLength(1);
+    expect(event).toEqual({ ...object, metadata: { name: 'a', resourceVersion: '7' } });
+    expect(event.metadata).not.toBe(created.metadata);
+    // Shared: nothing of the write is kept any longer.
+    expect(codec.rememberedWrites).toBe(0);
+    // Handed over once: another event of the same entry parses.
+    codec.decodeEvent(entry);
+    expect(parses).toHaveLength(2);
+    ended();
+  });
+
+  it('in the other order (the event first) the writer takes the event\'s decode, and nothing is kept after', () => {
+    const { codec, parses } = counting();
+    const ended = codec.watchStarted();
+    const { encoded, entry } = write(codec, 7);
+    const event = codec.decodeEvent(entry);
+    const created = codec.decodeWritten(key, encoded, 7);
+    expect(parses).toHaveLength(1);
+    expect(created).toEqual(event);
+    expect(created).not.toBe(event);
+    expect(codec.rememberedWrites).toBe(0);
+    ended();
+  });
+
+  it('keeps nothing for an event when the store is not watched, or for another revision', () => {
+    const { codec, parses } = counting();
+    const first = write(codec, 7);
+    expect(codec.rememberedWrites).toBe(0);
+    codec.decodeWritten(key, first.encoded, 7);
+    codec.decodeEvent(first.entry);
+    expect(parses).toHaveLength(2);
+    const ended = codec.watchStarted();
+    const second = write(codec, 8);
+    codec.decodeWritten(key, second.encoded, 8);
+    expect(codec.decodeEvent({ ...second.entry, modRevision: 9 }).metadata.resourceVersion).toBe('9');
+    expect(parses).toHaveLength(4);
+    ended();
+    ended(); // idempotent
+    const third = write(codec, 10);
+    codec.decodeWritten(key, third.encoded, 10);
+    codec.decodeEvent(third.entry);
+    expect(parses).toHaveLength(6);
+  });
+});
+
+describe('Store: create while watched, the txn answered before the watch event (etcd order)', () => {
+  it('parses the created object once for the writer and the watch', async () => {
+    const parses: Uint8Array[] = [];
+    const entries: KVEntry[] = [];
+    let listener: KVWatchListener | undefined;
+    let revision = 0;
+    const kv = {
+      ...copyingBackend(),
+      async create(key: string, value: Uint8Array) {
+        revision += 1;
+        entries.push({ key, value: Uint8Array.from(value), createRevision: revision, modRevision: revision });
+        return { succeeded: true, revision };
+      },
+      watch(_options: unknown, watchListener: KVWatchListener) {
+        listener = watchListener;
+        return { cancel: () => (listener = undefined) };
+      },
+    } as unknown as KVBackend;
+    const store = new Store({ kv, codec: { ...jsonCodec, decode: (data) => (parses.push(data), jsonCodec.decode(data)) } });
+    const watch = await store.watch('/registry/configmaps', { recursive: true, resourceVersion: '0', sendInitialEvents: false });
+    const created = await store.create('/registry/configmaps/a', object);
+    listener?.onEvents(entries.map((entry) => ({ type: 'put' as const, entry })));
+    const iterator = watch[Symbol.asyncIterator]();
+    const event = await iterator.next();
+    expect(event.value).toEqual({ type: 'ADDED', object: created });
+    expect((event.value as { object: unknown }).object).not.toBe(created);
+    expect(parses).toHaveLength(1);
+    watch.stop();
+    expect(listener).toBeUndefined();
   });
 });

@@ -28,6 +28,8 @@ export interface EncodedObject {
 /** Encoding, decoding and transformation of a store's objects, with storage errors naming the key. */
 export class StoreCodec {
   private readonly recentWrites = new RecentWrites();
+  /** Live watches of the store: while there are any, a write's read-back is shared with its watch event. */
+  private watches = 0;
 
   constructor(
     readonly codec: Codec,
@@ -60,11 +62,32 @@ export class StoreCodec {
   written(key: string, encoded: EncodedObject): void {
     if (encoded.stored !== encoded.data || this.codec.recognizesOwnEncodings === true)
       this.recentWrites.remember(key, encoded.stored, encoded.data);
+    else if (this.watches > 0) this.recentWrites.remember(key, encoded.stored, encoded.data, true);
+  }
+
+  /**
+   * Notes a watch of the store (until the returned function is called): while one is live, each write is
+   * remembered (whatever the transformer) so that it and its watch event parse its bytes once, in
+   * either order (see {@link decodeEvent}, {@link decodeWritten}).
+   */
+  watchStarted(): () => void {
+    this.watches++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.watches--;
+    };
   }
 
   /** The transformer says, from the stored value's prefix alone, that reading it would report it stale. */
   readsStale(entry: KVEntry): boolean {
     return this.transformer.readsStale?.(entry.value) ?? false;
+  }
+
+  /** Number of writes remembered (see {@link RecentWrites}). */
+  get rememberedWrites(): number {
+    return this.recentWrites.size;
   }
 
   /** Decodes an entry, setting `metadata.resourceVersion` to `resourceVersion` (default: its modRevision). */
@@ -83,13 +106,16 @@ export class StoreCodec {
   }
 
   /**
-   * {@link decode} for a watch event: when the entry is this store's own recent write, the decoded
-   * object is kept for the writer ({@link decodeWritten}), which would otherwise parse the same bytes
-   * again, and the event gets a deep copy of it (cheaper than a parse: the strings are shared).
+   * {@link decode} for a watch event: when the entry is this store's own recent write, it takes the copy
+   * the writer kept when it read the write back first ({@link decodeWritten}); otherwise the decoded object
+   * is kept for the writer, which would otherwise parse the same bytes again, and the event gets a deep
+   * copy of it (cheaper than a parse: the strings are shared).
    */
   decodeEvent(entry: KVEntry): KubeObject {
     const written = this.recentWrites.entryOf(entry.key, entry.value);
     if (!written || entry.ttlSeconds !== undefined || this.readsStale(entry)) return this.decode(entry).object;
+    const kept = this.recentWrites.takeForEvent(entry.key, written, entry.modRevision);
+    if (kept) return kept;
     if (written.decoded?.revision === entry.modRevision) return deepCopy(written.decoded.object);
     const object = this.decodePlain(entry.key, written.data, entry.modRevision);
     this.recentWrites.keepDecoded(entry.key, written.stored, object, entry.modRevision);
@@ -98,12 +124,16 @@ export class StoreCodec {
 
   /**
    * The object a write of `encoded` at `key` committed at `revision` reads back: the one a watch event of
-   * that write decoded (see {@link decodeEvent}), else a parse of `encoded.data`. Either way the caller
-   * holds the only reference.
+   * that write decoded (see {@link decodeEvent}), else a parse of `encoded.data`, of which a deep copy is
+   * then kept for the watch event still to come while the store is watched. Either way the caller holds
+   * the only reference.
    */
   decodeWritten(key: string, encoded: EncodedObject, revision: number): KubeObject {
     const kept = this.recentWrites.takeDecoded(key, encoded.stored, revision);
-    return kept ?? this.decodePlain(key, encoded.data, revision);
+    if (kept) return kept;
+    const object = this.decodePlain(key, encoded.data, revision);
+    if (this.watches > 0) this.recentWrites.keepForEvent(key, encoded.stored, deepCopy(object), revision);
+    return object;
   }
 
   /** Decodes plain codec bytes and stamps the resourceVersion. */

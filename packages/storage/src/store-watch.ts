@@ -23,8 +23,12 @@ export async function storeWatch(store: StoreContext, key: string, options: List
   const endBookmark = options.sendInitialEvents === true && predicate?.allowWatchBookmarks === true;
 
   let kvWatch: KVWatch | undefined;
+  let watchEnded: (() => void) | undefined;
   const channel = new WatchChannel({
-    onStop: () => kvWatch?.cancel(),
+    onStop: () => {
+      kvWatch?.cancel();
+      watchEnded?.();
+    },
     ...(options.signal ? { signal: options.signal } : {}),
   });
 
@@ -99,6 +103,7 @@ export async function storeWatch(store: StoreContext, key: string, options: List
     return undefined;
   };
 
+  watchEnded = store.codec.watchStarted();
   kvWatch = store.kv.watch(
     { key: prefix, prefix: recursive, startRevision, progressNotify: options.progressNotify ?? false },
     {
@@ -130,7 +135,10 @@ export async function storeWatch(store: StoreContext, key: string, options: List
       },
     },
   );
-  if (channel.closed) kvWatch.cancel();
+  if (channel.closed) {
+    kvWatch.cancel();
+    watchEnded();
+  }
   return channel;
 }
 
