@@ -203,6 +203,13 @@ async function foregroundLatencies(client: RestClient, seconds: number): Promise
   return samples;
 }
 
+/** The server's SQLite write transactions so far (commits, one fsync each), or undefined on etcd. */
+async function sqliteTransactions(client: RestClient): Promise<number | undefined> {
+  const metrics = (await client.raw({ method: 'GET', path: '/metrics' })).body.toString('utf8');
+  const line = /^kapi_sqlite_write_transactions_total (\d+)/m.exec(metrics);
+  return line ? Number(line[1]) : undefined;
+}
+
 const p99 = (latencies: number[]) => [...latencies].sort((left, right) => left - right)[Math.floor(latencies.length * 0.99)] ?? 0;
 
 /** The server's event-loop delay (it runs in this process) over the phases of one kind: each phase's p99 and max (ms). */
@@ -234,18 +241,23 @@ async function foregroundP99(client: RestClient, phases: number, seconds: number
   const idleLoop = new LoopDelay();
   const duringLoop = new LoopDelay();
   histogram.enable();
-  const measure = async (into: ForegroundSample[], loop: LoopDelay) => {
+  // SQLite commits a second in each kind of phase (each commit is one fsync the foreground may wait behind).
+  const commits = { idle: 0, during: 0 };
+  const measure = async (into: ForegroundSample[], loop: LoopDelay, kind: 'idle' | 'during') => {
     await sleep(phaseSettleMs);
     histogram.reset();
+    const before = await sqliteTransactions(client);
     into.push(...(await foregroundLatencies(client, seconds)));
+    const after = await sqliteTransactions(client);
+    if (before !== undefined && after !== undefined) commits[kind] += (after - before) / seconds / phases;
     loop.record(histogram);
   };
   await client.request({ method: 'POST', path: migrationsPath, body: { metadata: { name: 'rotate-40qps' }, spec: { resource: { group: '', resource: 'configmaps' } } } });
   for (let phase = 0; phase < phases; phase++) {
-    await measure(idle, idleLoop);
+    await measure(idle, idleLoop, 'idle');
     const controller = new MigrationController({ rest: client, qps: throttledQps, burst: 1 });
     controller.start();
-    await measure(during, duringLoop);
+    await measure(during, duringLoop, 'during');
     await controller.stop();
   }
   histogram.disable();
@@ -255,12 +267,13 @@ async function foregroundP99(client: RestClient, phases: number, seconds: number
       .slice(0, 5)
       .map((sample) => `${sample.latency.toFixed(0)} ms at +${(sample.sentAt / 1000).toFixed(1)} s`)
       .join(', ');
-  console.log(`[bench] migrator: slowest foreground PUTs idle: ${worst(idle)}; migrating: ${worst(during)}`);
+  console.log(`[bench] migrator: slowest foreground PUTs idle: ${worst(idle)}; migrating: ${worst(during)}; SQLite commits/s idle ${commits.idle.toFixed(0)}, migrating ${commits.during.toFixed(0)}`);
   return {
     idle: p99(idle.map((sample) => sample.latency)),
     during: p99(during.map((sample) => sample.latency)),
     samples: Math.min(idle.length, during.length),
     loop: `event-loop delay idle ${String(idleLoop)}; migrating ${String(duringLoop)}`,
+    commits: commits.idle > 0 ? `; SQLite commits/s idle ${commits.idle.toFixed(0)}, migrating ${commits.during.toFixed(0)}` : '',
   };
 }
 
@@ -318,7 +331,7 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
         ? [
             {
               ...row(`foreground PUT p99, ${throttledQps} qps migration (${backend})`, 'while migrating', foreground.during, 'no migration (alternating phases)', foreground.idle, 'ms (lower is better)', '<= 110%'),
-              notes: `open loop, a PUT every ${foregroundIntervalMs} ms; ${foreground.samples} samples a side; ${foreground.loop}`,
+              notes: `open loop, a PUT every ${foregroundIntervalMs} ms; ${foreground.samples} samples a side; ${foreground.loop}${foreground.commits}`,
             },
           ]
         : []),

@@ -1,5 +1,5 @@
 import { StatusError, type KubeObject, type Status } from '@kapi/apimachinery';
-import { Store, StorageError, type ValueTransformer } from '@kapi/storage';
+import { Store, StorageError, type KVWriteOptions, type KVWriteResult, type ValueTransformer } from '@kapi/storage';
 import { EventReader } from '@kapi/storage/testing';
 import { describe, expect, it } from 'vitest';
 import { MemoryBackend } from './memory-backend.js';
@@ -93,6 +93,38 @@ describe('Store over MemoryBackend', () => {
     const b = await secrets.create('/registry/secrets/b', object('b'));
     expect(Number(b.metadata.resourceVersion)).toBe(Number(a.metadata.resourceVersion) + 1);
     expect(await pods.getCurrentResourceVersion()).toBe(3);
+    await kv.close();
+  });
+  it('marks a rewrite of an unchanged stale value deferrable, and no other write', async () => {
+    /** Records the options of each update. */
+    class RecordingBackend extends MemoryBackend {
+      readonly updates: Array<{ key: string; deferrable: boolean }> = [];
+      override update(key: string, value: Uint8Array, expectedModRevision: number, options?: KVWriteOptions): Promise<KVWriteResult> {
+        this.updates.push({ key, deferrable: options?.deferrable === true });
+        return super.update(key, value, expectedModRevision, options);
+      }
+    }
+    const prefixed = (write: string): ValueTransformer => ({
+      toStorage: (data) => Buffer.concat([Buffer.from(write), data]),
+      fromStorage: (data) => ({ data: data.subarray(4), stale: Buffer.from(data.subarray(0, 4)).toString() !== write }),
+    });
+    const kv = new RecordingBackend();
+    const old = new Store({ kv, transformer: prefixed('old:') });
+    for (const name of ['a', 'b', 'c']) await old.create(`/k/${name}`, object(name));
+    const store = new Store({ kv, transformer: prefixed('new:') });
+
+    await store.guaranteedUpdate('/k/a', { tryUpdate: (current) => current });
+    await store.guaranteedUpdate('/k/b', { tryUpdate: (current) => ({ ...current, data: { v: 'changed' } }) });
+    const cached = (await store.get('/k/c')) as KubeObject;
+    await store.guaranteedUpdate('/k/c', { tryUpdate: (current) => current, cachedExistingObject: cached });
+    await store.guaranteedUpdate('/k/a', { tryUpdate: (current) => ({ ...current, data: { v: 'again' } }) });
+    expect(kv.updates).toEqual([
+      { key: '/k/a', deferrable: true },
+      { key: '/k/b', deferrable: false },
+      { key: '/k/c', deferrable: true },
+      { key: '/k/a', deferrable: false },
+    ]);
+    expect((await store.get('/k/c'))?.data).toEqual({ v: 'c' });
     await kv.close();
   });
 });

@@ -15,15 +15,24 @@ export type BatchCommitter = { inline: BatchWriter } | { thread: WriterThread };
 /** Most writes committed inline in one transaction, so that one commit never blocks the event loop for long. */
 const maxInlineBatch = 1000;
 
+/** How long a deferrable write may wait for other writes to commit with, and how many such writes commit without waiting. */
+const maxDeferMs = 20;
+const maxDeferred = 16;
+
 /**
  * The group commit's queue: the writes of one turn of the event loop commit together. Inline, a batch
  * commits in the next turn; with a writer thread, it is sent at once and the thread merges the batches
  * waiting for it. After each commit, `committed` sees the requests and their results (to hand events to
  * the watches) before any writer is answered; with a writer thread, also the number of the transaction
- * (batches merged by the thread share it).
+ * (batches merged by the thread share it). A deferrable write (a stale value rewritten unchanged, as a
+ * storage migration does) waits up to 20 ms for another write to commit with, so that a migration adds
+ * few commits (fsyncs) of its own to the foreground's.
  */
 export class WriteQueue {
   private readonly queue: QueuedWrite[] = [];
+  /** Deferrable writes waiting to commit with the next batch (see KVWriteOptions.deferrable). */
+  private readonly deferred: QueuedWrite[] = [];
+  private deferTimer: NodeJS.Timeout | undefined;
   private flushScheduled = false;
 
   constructor(
@@ -35,8 +44,19 @@ export class WriteQueue {
   /** Queues a write; settles after its batch commits. */
   push(request: WriteRequest): Promise<KVWriteResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
-      this.schedule();
+      const write = { request, resolve, reject };
+      if (!request.deferrable) {
+        this.queue.push(write);
+        this.schedule();
+        return;
+      }
+      this.deferred.push(write);
+      if (this.deferred.length >= maxDeferred) this.schedule();
+      else
+        this.deferTimer ??= setTimeout(() => {
+          this.deferTimer = undefined;
+          this.schedule();
+        }, maxDeferMs);
     });
   }
 
@@ -58,6 +78,11 @@ export class WriteQueue {
 
   private flush(): void {
     this.flushScheduled = false;
+    if (this.deferred.length > 0) {
+      this.queue.push(...this.deferred.splice(0, this.deferred.length));
+      clearTimeout(this.deferTimer);
+      this.deferTimer = undefined;
+    }
     if ('thread' in this.committer) {
       this.send(this.committer.thread, this.queue.splice(0, this.queue.length));
       return;

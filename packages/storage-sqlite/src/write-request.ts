@@ -13,6 +13,8 @@ export interface WriteRequest {
   expectedModRevision: number;
   ttlSeconds?: number;
   condition?: KVWriteCondition;
+  /** May wait briefly to commit with other writes (see KVWriteOptions.deferrable). */
+  deferrable?: boolean;
 }
 
 const empty = Buffer.alloc(0);

@@ -108,6 +108,11 @@ export interface KVConditionOptions {
 export interface KVWriteOptions extends KVConditionOptions {
   /** Expire the key after this many seconds (expiry is a delete event). */
   ttlSeconds?: number;
+  /**
+   * The write only re-encodes an unchanged object (a stale encoding or encryption key, as a storage
+   * migration rewrites it): a backend may hold it briefly to commit it with other writes.
+   */
+  deferrable?: boolean;
 }
 
 export type KVWriteResult =

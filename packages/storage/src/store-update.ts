@@ -144,7 +144,11 @@ export async function storeGuaranteedUpdate(store: StoreContext, key: string, op
       }
       if (!state.stale) return state.object;
     }
-    const writeOptions: KVWriteOptions | undefined = ttlSeconds !== undefined && ttlSeconds > 0 ? { ttlSeconds } : undefined;
+    let writeOptions: KVWriteOptions | undefined = ttlSeconds !== undefined && ttlSeconds > 0 ? { ttlSeconds } : undefined;
+    // A stale value rewritten unchanged (what a storage migration does) may wait to commit with other writes.
+    if (state.stale && bytesEqual(encoded.data, state.data.length > 0 ? state.data : store.codec.encodePlain(state.object))) {
+      writeOptions = { ...writeOptions, deferrable: true };
+    }
     // Before the write: its watch event may be delivered before the write's answer.
     store.codec.written(key, encoded);
     const result = state.exists
