@@ -267,13 +267,14 @@ async function foregroundP99(client: RestClient, phases: number, seconds: number
       .slice(0, 5)
       .map((sample) => `${sample.latency.toFixed(0)} ms at +${(sample.sentAt / 1000).toFixed(1)} s`)
       .join(', ');
-  console.log(`[bench] migrator: slowest foreground PUTs idle: ${worst(idle)}; migrating: ${worst(during)}${commits.idle > 0 ? `; SQLite commits/s idle ${commits.idle.toFixed(0)}, migrating ${commits.during.toFixed(0)}` : ''}`);
+  const commitRates = commits.idle > 0 ? `; SQLite commits/s idle ${commits.idle.toFixed(0)}, migrating ${commits.during.toFixed(0)}` : '';
+  console.log(`[bench] migrator: slowest foreground PUTs idle: ${worst(idle)}; migrating: ${worst(during)}${commitRates}`);
   return {
     idle: p99(idle.map((sample) => sample.latency)),
     during: p99(during.map((sample) => sample.latency)),
     samples: Math.min(idle.length, during.length),
     loop: `event-loop delay idle ${String(idleLoop)}; migrating ${String(duringLoop)}`,
-    commits: commits.idle > 0 ? `; SQLite commits/s idle ${commits.idle.toFixed(0)}, migrating ${commits.during.toFixed(0)}` : '',
+    commits: commitRates,
   };
 }
 

@@ -388,7 +388,7 @@ function writeRequest(
   const request: WriteRequest = { kind, key, value: bytes, expectedModRevision };
   if (options.ttlSeconds !== undefined) request.ttlSeconds = options.ttlSeconds;
   if (options.condition) request.condition = options.condition;
-  if ((options as KVWriteOptions).deferrable) request.deferrable = true;
+  if (options.deferrable) request.deferrable = true;
   return request;
 }
 
