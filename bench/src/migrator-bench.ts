@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
+import { PerformanceObserver, constants as perfConstants, monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 import type { KubeObject } from '@kapi/apimachinery';
 import { RestClient, sleep } from '@kapi/client';
 import { parseOptions, startControlPlane } from '@kapi/kube-apiserver-lite';
@@ -182,6 +182,8 @@ async function rawEtcdTxnPutRate(endpoint: string, total: number): Promise<numbe
 interface ForegroundSample {
   sentAt: number;
   latency: number;
+  /** When it was sent, on performance.now()'s clock (to line it up with GC pauses). */
+  sentAtNow: number;
 }
 
 /** Foreground PUTs over `seconds`: open loop, a PUT every 20 ms round-robin on the 4 foreground objects. */
@@ -192,10 +194,11 @@ async function foregroundLatencies(client: RestClient, seconds: number): Promise
   for (let sent = 0; sent < (seconds * 1000) / foregroundIntervalMs; sent++) {
     const name = `foreground-${sent % 4}`;
     const started = process.hrtime.bigint();
+    const sentAtNow = performance.now();
     writes.push(
       client
         .request({ method: 'PUT', path: `${path}/${name}`, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { at: `${sent}` } } })
-        .then(() => void samples.push({ sentAt: Number(started - phaseStart) / 1e6, latency: Number(process.hrtime.bigint() - started) / 1e6 })),
+        .then(() => void samples.push({ sentAt: Number(started - phaseStart) / 1e6, sentAtNow, latency: Number(process.hrtime.bigint() - started) / 1e6 })),
     );
     await sleep(foregroundIntervalMs);
   }
@@ -240,6 +243,16 @@ async function foregroundP99(client: RestClient, phases: number, seconds: number
   const histogram = monitorEventLoopDelay({ resolution: 5 });
   const idleLoop = new LoopDelay();
   const duringLoop = new LoopDelay();
+  // GC pauses of this process (server, clients and migrator share it), to line up with the slowest PUTs.
+  const pauses: Array<{ start: number; duration: number; major: boolean }> = [];
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+      pauses.push({ start: entry.startTime, duration: entry.duration, major: kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR });
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
+  const phaseWindows = { idle: [] as Array<[number, number]>, during: [] as Array<[number, number]> };
   histogram.enable();
   // SQLite commits a second in each kind of phase (each commit is one fsync the foreground may wait behind).
   const commits = { idle: 0, during: 0 };
@@ -247,7 +260,9 @@ async function foregroundP99(client: RestClient, phases: number, seconds: number
     await sleep(phaseSettleMs);
     histogram.reset();
     const before = await sqliteTransactions(client);
+    const windowStart = performance.now();
     into.push(...(await foregroundLatencies(client, seconds)));
+    phaseWindows[kind].push([windowStart, performance.now()]);
     const after = await sqliteTransactions(client);
     if (before !== undefined && after !== undefined) commits[kind] += (after - before) / seconds / phases;
     loop.record(histogram);
@@ -261,12 +276,24 @@ async function foregroundP99(client: RestClient, phases: number, seconds: number
     await controller.stop();
   }
   histogram.disable();
+  gcObserver.disconnect();
+  // The GC pause (ms, the longest) that overlapped a PUT in flight.
+  const gcDuring = (sample: ForegroundSample) =>
+    Math.max(0, ...pauses.filter((pause) => pause.start < sample.sentAtNow + sample.latency && pause.start + pause.duration > sample.sentAtNow).map((pause) => pause.duration));
   const worst = (samples: ForegroundSample[]) =>
     [...samples]
       .sort((left, right) => right.latency - left.latency)
       .slice(0, 5)
-      .map((sample) => `${sample.latency.toFixed(0)} ms at +${(sample.sentAt / 1000).toFixed(1)} s`)
+      .map((sample) => `${sample.latency.toFixed(0)} ms at +${(sample.sentAt / 1000).toFixed(1)} s (GC ${gcDuring(sample).toFixed(0)} ms)`)
       .join(', ');
+  const gcText = (kind: 'idle' | 'during') => {
+    const inPhases = pauses.filter((pause) => phaseWindows[kind].some(([start, end]) => pause.start >= start && pause.start < end));
+    const seconds = phaseWindows[kind].reduce((sum, [start, end]) => sum + (end - start), 0) / 1000;
+    const total = inPhases.reduce((sum, pause) => sum + pause.duration, 0);
+    const majors = inPhases.filter((pause) => pause.major);
+    return `GC ${(total / seconds).toFixed(1)} ms/s, max ${Math.max(0, ...inPhases.map((pause) => pause.duration)).toFixed(0)} ms, ${majors.length} major (max ${Math.max(0, ...majors.map((pause) => pause.duration)).toFixed(0)} ms)`;
+  };
+  console.log(`[bench] migrator: GC idle: ${gcText('idle')}; migrating: ${gcText('during')}`);
   const commitRates = commits.idle > 0 ? `; SQLite commits/s idle ${commits.idle.toFixed(0)}, migrating ${commits.during.toFixed(0)}` : '';
   console.log(`[bench] migrator: slowest foreground PUTs idle: ${worst(idle)}; migrating: ${worst(during)}${commitRates}`);
   return {
@@ -303,7 +330,7 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
     if (process.env.KAPI_BENCH_MIGRATOR_FOREGROUND !== '0') {
       server = await startServer(directory, storageArgs, [key1, key2]);
       console.log(`[bench] migrator (${backend}): foreground writes with and without a ${throttledQps} qps migration`);
-      foreground = await profiled(`migrator-foreground-${backend}`, () => foregroundP99(server.client, quick ? 3 : 5, quick ? 4 : 8));
+      foreground = await profiled(`migrator-foreground-${backend}`, () => foregroundP99(server.client, quick ? 3 : 8, quick ? 4 : 8));
       await server.stop();
     }
 

@@ -127,4 +127,28 @@ describe('Store over MemoryBackend', () => {
     expect((await store.get('/k/c'))?.data).toEqual({ v: 'c' });
     await kv.close();
   });
+
+  it('lets other work run while it decodes a long LIST page (the event loop is not held for the whole page)', async () => {
+    const kv = new MemoryBackend();
+    const plain = new Store({ kv });
+    for (let index = 0; index < 40; index++) await plain.create(`/k/o${index}`, object(`o${index}`));
+    // Each read costs 0.5 ms of synchronous work, like decrypting and parsing a large object.
+    const slowRead: ValueTransformer = {
+      toStorage: (data) => data,
+      fromStorage: (data) => {
+        for (const until = performance.now() + 0.5; performance.now() < until; );
+        return { data, stale: false };
+      },
+    };
+    const store = new Store({ kv, transformer: slowRead });
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
+    const page = await store.getList('/k', { recursive: true, predicate: { limit: 500 } });
+    const turnsDuringList = turns;
+    clearInterval(ticker);
+    expect(page.items).toHaveLength(40);
+    // ~20 ms of decoding in slices of ~2 ms: timers get turns in between.
+    expect(turnsDuringList).toBeGreaterThanOrEqual(3);
+    await kv.close();
+  });
 });

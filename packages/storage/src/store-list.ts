@@ -1,5 +1,6 @@
 import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import { decodeContinueToken, encodeContinueToken } from './continue-token.js';
+import { EventLoopSlice } from './event-loop-slice.js';
 import { predicateHasSelectors, predicateMatches, type ListOptions, type ListResult } from './interfaces.js';
 import type { KVRangeResult } from './kv-backend.js';
 import { isFutureRevision, isRevisionCompacted, messageOf, parseResourceVersion } from './store-codec.js';
@@ -54,6 +55,8 @@ export async function storeGetList(store: StoreContext, key: string, options: Li
   let lastKey: string | undefined;
   let hasMore = false;
   let response: KVRangeResult;
+  // Decoding (and decrypting) a page is synchronous work: other requests get turns between slices of it.
+  const slice = new EventLoopSlice();
   for (;;) {
     try {
       response = await store.kv.range({
@@ -82,6 +85,7 @@ export async function storeGetList(store: StoreContext, key: string, options: Li
       lastKey = entry.key;
       const object = store.codec.decode(entry).object;
       if (predicateMatches(predicate, object)) items.push(object);
+      if (slice.due()) await slice.yield();
     }
     if (!hasMore || !paging || items.length >= limit) break;
     pageSize = Math.min(pageSize * 2, maxPageSize);

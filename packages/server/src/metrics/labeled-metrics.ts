@@ -1,4 +1,4 @@
-import type { Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 
 /** One exported sample, in the shape prom-client's Registry formats. */
 interface Sample {
@@ -33,7 +33,8 @@ abstract class LabeledMetric<L extends string, S> {
   readonly name: string;
   readonly help: string;
   readonly aggregator = 'sum' as const;
-  protected readonly series = new Map<string, { labels: Record<L, string>; state: S }>();
+  /** Each label set: its labels, its state, and its labels as exposition text (`a="x",b="y"`, escaped). */
+  protected readonly series = new Map<string, { labels: Record<L, string>; state: S; text: string }>();
   private readonly labelNames: readonly L[];
 
   constructor(options: Options<L>) {
@@ -49,7 +50,8 @@ abstract class LabeledMetric<L extends string, S> {
     if (!entry) {
       const copy = {} as Record<L, string>;
       for (const name of this.labelNames) copy[name] = labels[name];
-      entry = { labels: copy, state: create() };
+      const text = this.labelNames.map((name) => `${name}="${escapeLabelValue(labels[name])}"`).join(',');
+      entry = { labels: copy, state: create(), text };
       this.series.set(key, entry);
     }
     return entry.state;
@@ -59,6 +61,16 @@ abstract class LabeledMetric<L extends string, S> {
   reset(): void {
     this.series.clear();
   }
+
+  /** This metric in the Prometheus text format, as prom-client's Registry writes it (no trailing newline). */
+  abstract render(): string;
+
+  protected header(): string[] {
+    const name = escapeText(this.name);
+    return [`# HELP ${name} ${escapeText(this.help)}`, `# TYPE ${name} ${this.type}`];
+  }
+
+  abstract readonly type: 'counter' | 'histogram';
 }
 
 /** A counter whose label sets are bound once. */
@@ -79,6 +91,12 @@ export class LabeledCounter<L extends string> extends LabeledMetric<L, { value: 
     const values: Sample[] = [];
     for (const { labels, state } of this.series.values()) values.push({ labels, value: state.value });
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+
+  render(): string {
+    const lines = this.header();
+    for (const { state, text } of this.series.values()) lines.push(`${this.name}${text ? `{${text}}` : ''} ${valueText(state.value)}`);
+    return lines.join('\n');
   }
 }
 
@@ -127,4 +145,65 @@ export class LabeledHistogram<L extends string> extends LabeledMetric<
     }
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
+
+  render(): string {
+    const lines = this.header();
+    const bucket = `${this.name}_bucket{le=`;
+    const bounds = [...this.buckets.map((bound) => `"${bound}"`), '"+Inf"'];
+    for (const { state, text } of this.series.values()) {
+      const labels = text ? `,${text}}` : '}';
+      let cumulative = 0;
+      for (let index = 0; index < this.buckets.length; index++) {
+        cumulative += state.counts[index] as number;
+        lines.push(`${bucket}${bounds[index] as string}${labels} ${valueText(cumulative)}`);
+      }
+      lines.push(`${bucket}${bounds[this.buckets.length] as string}${labels} ${valueText(state.count)}`);
+      const own = text ? `{${text}}` : '';
+      lines.push(`${this.name}_sum${own} ${valueText(state.sum)}`, `${this.name}_count${own} ${valueText(state.count)}`);
+    }
+    return lines.join('\n');
+  }
+}
+
+/**
+ * A prom-client Registry that writes {@link LabeledCounter} and {@link LabeledHistogram} itself, from
+ * label text made once per label set: a scrape of a server with ~2,000 histogram lines took 20-40 ms of
+ * the event loop through prom-client's per-sample formatting. Other metrics, and the OpenMetrics format,
+ * are written by prom-client as usual.
+ */
+export class MetricsRegistry extends Registry {
+  /** Default labels make prom-client's own formatting necessary (they go on every line). */
+  private hasDefaultLabels = false;
+
+  override setDefaultLabels(labels: object): void {
+    this.hasDefaultLabels = Object.keys(labels).length > 0;
+    super.setDefaultLabels(labels);
+  }
+
+  /** Called by `metrics()` for each metric (not in prom-client's typings). */
+  getMetricsAsString(metric: unknown): Promise<string> {
+    if (metric instanceof LabeledMetric && !this.hasDefaultLabels && this.contentType === Registry.PROMETHEUS_CONTENT_TYPE) {
+      return Promise.resolve(metric.render());
+    }
+    return promClientFormat.call(this, metric);
+  }
+}
+
+const promClientFormat = (Registry.prototype as unknown as { getMetricsAsString(this: Registry, metric: unknown): Promise<string> }).getMetricsAsString;
+
+/** A sample value as prom-client writes it. */
+function valueText(value: number): string {
+  if (Number.isNaN(value)) return 'Nan';
+  if (!Number.isFinite(value)) return value < 0 ? '-Inf' : '+Inf';
+  return `${value}`;
+}
+
+/** HELP text and names: backslash and newline escaped. */
+function escapeText(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+}
+
+/** A label value: {@link escapeText} and double quotes escaped. */
+function escapeLabelValue(value: string): string {
+  return escapeText(value).replace(/"/g, '\\"');
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { LabeledCounter, LabeledHistogram } from './labeled-metrics.js';
+import { LabeledCounter, LabeledHistogram, MetricsRegistry } from './labeled-metrics.js';
 import { rejectNonGet, requestPath, sendBody, type PathHandler } from '../discovery/http-response.js';
 
 /** Request latency buckets of k8s.io/apiserver (`apiserver_request_duration_seconds`). */
@@ -92,7 +92,7 @@ function processMetrics(): Registry {
  */
 export class ServerMetrics {
   /** The registry holding every metric of this server. */
-  readonly registry = new Registry();
+  readonly registry: Registry = new MetricsRegistry();
   private readonly component: string;
   private readonly requestTotal: LabeledCounter<'code' | (typeof requestLabelNames)[number]>;
   private readonly requestDuration: LabeledHistogram<(typeof requestLabelNames)[number]>;
