@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PerformanceObserver, constants as perfConstants, monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 import type { KubeObject } from '@kapi/apimachinery';
 import { RestClient, sleep } from '@kapi/client';
@@ -14,6 +16,7 @@ import { Etcd3 } from 'etcd3';
 import { profiled } from './cpu-profile.js';
 import { measureRate, row, sampleObject, type BenchRow } from './harness.js';
 import { startMigratorProcess } from './migrator-bench-process.js';
+import type { ForegroundSample } from './migrator-foreground-client.js';
 
 const key1 = { name: 'key1', secret: randomBytes(32).toString('base64') };
 const key2 = { name: 'key2', secret: randomBytes(32).toString('base64') };
@@ -178,32 +181,48 @@ async function rawEtcdTxnPutRate(endpoint: string, total: number): Promise<numbe
   }
 }
 
-/** A foreground PUT's latency (ms) and when it was sent (ms since its phase started). */
-interface ForegroundSample {
-  sentAt: number;
-  latency: number;
-  /** When it was sent, on performance.now()'s clock (to line it up with GC pauses). */
-  sentAtNow: number;
-}
+const foregroundScript = fileURLToPath(new URL('./migrator-foreground-client.ts', import.meta.url));
 
-/** Foreground PUTs over `seconds`: open loop, a PUT every 20 ms round-robin on the 4 foreground objects. */
-async function foregroundLatencies(client: RestClient, seconds: number): Promise<ForegroundSample[]> {
-  const samples: ForegroundSample[] = [];
-  const writes: Array<Promise<void>> = [];
-  const phaseStart = process.hrtime.bigint();
-  for (let sent = 0; sent < (seconds * 1000) / foregroundIntervalMs; sent++) {
-    const name = `foreground-${sent % 4}`;
-    const started = process.hrtime.bigint();
-    const sentAtNow = performance.now();
-    writes.push(
-      client
-        .request({ method: 'PUT', path: `${path}/${name}`, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { at: `${sent}` } } })
-        .then(() => void samples.push({ sentAt: Number(started - phaseStart) / 1e6, sentAtNow, latency: Number(process.hrtime.bigint() - started) / 1e6 })),
-    );
-    await sleep(foregroundIntervalMs);
+/** What the foreground writer answers: ready once, then each phase's samples (or its error). */
+type WriterMessage = { ready?: boolean; samples?: ForegroundSample[]; error?: string };
+
+/** The foreground writer's process (migrator-foreground-client.ts): one phase of open-loop PUTs per call. */
+class ForegroundWriter {
+  private readonly child: ChildProcess;
+  private readonly answers: Array<{ resolve: (message: WriterMessage) => void; reject: (error: Error) => void }> = [];
+
+  constructor(client: RestClient) {
+    const { server, token, ca } = client.config;
+    this.child = fork(foregroundScript, [JSON.stringify({ server, token, ca, path, namespace, intervalMs: foregroundIntervalMs })], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.child.on('message', (message) => this.answers.shift()?.resolve(message as WriterMessage));
+    this.child.on('exit', (code) => {
+      for (const answer of this.answers.splice(0)) answer.reject(new Error(`the foreground writer exited (${String(code)})`));
+    });
   }
-  await Promise.all(writes);
-  return samples;
+
+  private next(): Promise<WriterMessage> {
+    return new Promise((resolve, reject) => this.answers.push({ resolve, reject }));
+  }
+
+  ready(): Promise<unknown> {
+    return this.next();
+  }
+
+  /** One phase of `seconds`: the PUTs' samples. */
+  async phase(seconds: number): Promise<ForegroundSample[]> {
+    const answer = this.next();
+    this.child.send({ seconds });
+    const { samples, error } = await answer;
+    if (!samples) throw new Error(`foreground writer: ${error ?? 'no samples'}`);
+    return samples;
+  }
+
+  stop(): void {
+    this.child.send({ stop: true });
+  }
 }
 
 /** The server's SQLite write transactions so far (commits, one fsync each), or undefined on etcd. */
@@ -232,7 +251,8 @@ const phaseSettleMs = 1000;
 
 /**
  * Foreground write p99 without and with a migration throttled to 40 qps (the server's own in-process
- * migrator, as kube-apiserver-lite runs it by default), in alternating phases so that load drifts on a
+ * migrator, as kube-apiserver-lite runs it by default; the PUTs from their own process, as a cluster's
+ * clients are), in alternating phases so that load drifts on a
  * shared machine hit both sides alike. Each phase is measured after the migration has started (or
  * stopped) and settled; the event-loop delay histogram is reset, not disabled, between phases (a disabled
  * one counts the whole pause as one delay when enabled again).
@@ -240,15 +260,18 @@ const phaseSettleMs = 1000;
 async function foregroundP99(client: RestClient, phases: number, seconds: number) {
   const idle: ForegroundSample[] = [];
   const during: ForegroundSample[] = [];
+  const writer = new ForegroundWriter(client);
+  await writer.ready();
   const histogram = monitorEventLoopDelay({ resolution: 5 });
   const idleLoop = new LoopDelay();
   const duringLoop = new LoopDelay();
-  // GC pauses of this process (server, clients and migrator share it), to line up with the slowest PUTs.
+  // GC pauses of this process (the server and its in-process migrator), to line up with the slowest PUTs.
+  // GC pauses on the epoch clock (the foreground writer's samples are too).
   const pauses: Array<{ start: number; duration: number; major: boolean }> = [];
   const gcObserver = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
-      pauses.push({ start: entry.startTime, duration: entry.duration, major: kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR });
+      pauses.push({ start: performance.timeOrigin + entry.startTime, duration: entry.duration, major: kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR });
     }
   });
   gcObserver.observe({ entryTypes: ['gc'] });
@@ -260,9 +283,9 @@ async function foregroundP99(client: RestClient, phases: number, seconds: number
     await sleep(phaseSettleMs);
     histogram.reset();
     const before = await sqliteTransactions(client);
-    const windowStart = performance.now();
-    into.push(...(await foregroundLatencies(client, seconds)));
-    phaseWindows[kind].push([windowStart, performance.now()]);
+    const windowStart = performance.timeOrigin + performance.now();
+    into.push(...(await writer.phase(seconds)));
+    phaseWindows[kind].push([windowStart, performance.timeOrigin + performance.now()]);
     const after = await sqliteTransactions(client);
     if (before !== undefined && after !== undefined) commits[kind] += (after - before) / seconds / phases;
     loop.record(histogram);
@@ -277,9 +300,10 @@ async function foregroundP99(client: RestClient, phases: number, seconds: number
   }
   histogram.disable();
   gcObserver.disconnect();
+  writer.stop();
   // The GC pause (ms, the longest) that overlapped a PUT in flight.
   const gcDuring = (sample: ForegroundSample) =>
-    Math.max(0, ...pauses.filter((pause) => pause.start < sample.sentAtNow + sample.latency && pause.start + pause.duration > sample.sentAtNow).map((pause) => pause.duration));
+    Math.max(0, ...pauses.filter((pause) => pause.start < sample.sentAtEpoch + sample.latency && pause.start + pause.duration > sample.sentAtEpoch).map((pause) => pause.duration));
   const worst = (samples: ForegroundSample[]) =>
     [...samples]
       .sort((left, right) => right.latency - left.latency)
