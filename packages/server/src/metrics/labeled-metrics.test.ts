@@ -43,4 +43,3 @@ describe('LabeledCounter and LabeledHistogram', () => {
     expect(await ours.metrics()).not.toContain('x_seconds_bucket');
   });
 });
-

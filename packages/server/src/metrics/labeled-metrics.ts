@@ -62,6 +62,8 @@ abstract class LabeledMetric<L extends string, S> {
     this.series.clear();
   }
 
+  abstract readonly type: 'counter' | 'histogram';
+
   /** This metric in the Prometheus text format, as prom-client's Registry writes it (no trailing newline). */
   abstract render(): string;
 
@@ -69,8 +71,6 @@ abstract class LabeledMetric<L extends string, S> {
     const name = escapeText(this.name);
     return [`# HELP ${name} ${escapeText(this.help)}`, `# TYPE ${name} ${this.type}`];
   }
-
-  abstract readonly type: 'counter' | 'histogram';
 }
 
 /** A counter whose label sets are bound once. */
@@ -107,10 +107,13 @@ export class LabeledHistogram<L extends string> extends LabeledMetric<
 > {
   readonly type = 'histogram' as const;
   private readonly buckets: readonly number[];
+  /** Each bucket line's start up to its labels (`x_bucket{le="0.5"`), the `+Inf` bucket's last. */
+  private readonly bucketPrefixes: readonly string[];
 
   constructor(options: Options<L> & { buckets: readonly number[] }) {
     super(options);
     this.buckets = [...options.buckets].sort((a, b) => a - b);
+    this.bucketPrefixes = [...this.buckets.map(String), '+Inf'].map((bound) => `${this.name}_bucket{le="${bound}"`);
   }
 
   /** The histogram of one label set. */
@@ -148,16 +151,15 @@ export class LabeledHistogram<L extends string> extends LabeledMetric<
 
   render(): string {
     const lines = this.header();
-    const bucket = `${this.name}_bucket{le=`;
-    const bounds = [...this.buckets.map((bound) => `"${bound}"`), '"+Inf"'];
+    const prefixes = this.bucketPrefixes;
     for (const { state, text } of this.series.values()) {
       const labels = text ? `,${text}}` : '}';
       let cumulative = 0;
       for (let index = 0; index < this.buckets.length; index++) {
         cumulative += state.counts[index] as number;
-        lines.push(`${bucket}${bounds[index] as string}${labels} ${valueText(cumulative)}`);
+        lines.push(`${prefixes[index] as string}${labels} ${valueText(cumulative)}`);
       }
-      lines.push(`${bucket}${bounds[this.buckets.length] as string}${labels} ${valueText(state.count)}`);
+      lines.push(`${prefixes[this.buckets.length] as string}${labels} ${valueText(state.count)}`);
       const own = text ? `{${text}}` : '';
       lines.push(`${this.name}_sum${own} ${valueText(state.sum)}`, `${this.name}_count${own} ${valueText(state.count)}`);
     }
