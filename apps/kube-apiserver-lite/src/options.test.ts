@@ -19,6 +19,7 @@ describe('parseOptions', () => {
       maxMutatingRequestsInFlight: 200,
       requestTimeoutSeconds: 60,
       http2MaxStreamsPerConnection: 0,
+      gcHeapGrowthPercent: 100,
     });
   });
 
@@ -58,6 +59,8 @@ describe('parseOptions', () => {
     expect(() => parseOptions(['--nope'])).toThrow();
     expect(() => parseOptions(['--identity-lease-duration-seconds=0'])).toThrow('must be greater than 0');
     expect(() => parseOptions(['--http2-max-streams-per-connection=-1'])).toThrow('--http2-max-streams-per-connection must be a non-negative number');
+    expect(() => parseOptions(['--gc-heap-growth-percent=1.5'])).toThrow('--gc-heap-growth-percent must be a whole number');
+    expect(parseOptions(['--gc-heap-growth-percent=0']).gcHeapGrowthPercent).toBe(0);
   });
 
   it('parses Go durations', () => {

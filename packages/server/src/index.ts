@@ -137,6 +137,7 @@ export { KUBERNETES_VERSION, versionInfo, createVersionHandler } from './version
 export type { VersionInfo } from './version.js';
 export { kubeconfigDocument, writeKubeconfig } from './kubeconfig.js';
 export { runServerCommand } from './command/run-server-command.js';
+export { tuneGarbageCollector } from './command/gc-tuning.js';
 export type { ServerCommand, StoppableServer } from './command/run-server-command.js';
 export type { KubeconfigUser, KubeconfigOptions } from './kubeconfig.js';
 
