@@ -1,3 +1,5 @@
+import { parseOptions } from '@kapi/kube-apiserver-lite';
+import { tuneGarbageCollector } from '@kapi/server';
 import { printTable, writeResults, type BenchRow } from './harness.js';
 import { getBench, httpBench } from './http-bench.js';
 import { storageBench } from './storage-bench.js';
@@ -7,6 +9,9 @@ import { storageBench } from './storage-bench.js';
  * prints tables and writes bench/results/<scenario>.json.
  */
 const args = process.argv.slice(2);
+// The servers under test run in this process: tune its collector as kube-apiserver-lite's main does (the
+// --gc-heap-growth-percent default). The controls measured in this process run with the same tuning.
+tuneGarbageCollector(parseOptions([]).gcHeapGrowthPercent);
 const quick = args.includes('--quick');
 const wanted = args.filter((arg) => !arg.startsWith('--'));
 const scenarios: Record<string, () => Promise<BenchRow[]>> = {

@@ -14,7 +14,7 @@ import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { SqliteBackend } from '@kapi/storage-sqlite';
 import { Etcd3 } from 'etcd3';
 import { profiled } from './cpu-profile.js';
-import { measureRate, row, sampleObject, type BenchRow } from './harness.js';
+import { measureRate, row, sampleObject, usedMemory, type BenchRow } from './harness.js';
 import { startMigratorProcess } from './migrator-bench-process.js';
 import type { ForegroundSample } from './migrator-foreground-client.js';
 
@@ -353,6 +353,10 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
     let foreground: Awaited<ReturnType<typeof foregroundP99>> | undefined;
     if (process.env.KAPI_BENCH_MIGRATOR_FOREGROUND !== '0') {
       server = await startServer(directory, storageArgs, [key1, key2]);
+      // The earlier instances ran in this process: their heap (caches, buffers) is garbage a real restart, a new
+      // process, never carries. Collected now, it cannot land in a measured phase: left alone, it came back as
+      // one full collection of 200-230 ms (external memory pressure) in the first phases, idle or migrating.
+      await usedMemory();
       console.log(`[bench] migrator (${backend}): foreground writes with and without a ${throttledQps} qps migration`);
       foreground = await profiled(`migrator-foreground-${backend}`, () => foregroundP99(server.client, quick ? 3 : 8, quick ? 4 : 8));
       await server.stop();

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { resolve } from 'node:path';
-import { runServerCommand } from '@kapi/server';
+import { runServerCommand, tuneGarbageCollector } from '@kapi/server';
 import { startAggregatedServer } from './aggregated-server.js';
 import { helpText, parseOptions } from './options.js';
 
@@ -10,6 +10,7 @@ runServerCommand({
   helpText,
   async start(options, log) {
     options.dataDir = resolve(options.dataDir);
+    tuneGarbageCollector(options.gcHeapGrowthPercent);
     const running = await startAggregatedServer(options);
     log(`storage: ${running.storage}`);
     log(`serving on ${running.url}`);

@@ -31,6 +31,8 @@ export interface AggregatedServerOptions {
   /** The Service's namespace and name (the APIServices point at it; the serving certificate covers it). */
   serviceNamespace: string;
   serviceName: string;
+  /** `--gc-heap-growth-percent`, as kube-apiserver-lite's (0: V8's own heuristics). */
+  gcHeapGrowthPercent: number;
   help: boolean;
 }
 
@@ -55,6 +57,7 @@ const flags = {
   register: { type: 'string', default: 'true', description: 'Register the Service, EndpointSlice, APIServices and RBAC on the main server.' },
   'service-namespace': { type: 'string', default: 'wardle-system', description: 'Namespace of the registered Service.' },
   'service-name': { type: 'string', default: 'api', description: 'Name of the registered Service.' },
+  'gc-heap-growth-percent': { type: 'string', default: '100', description: "How far the heap may grow past the data live after a full garbage collection, in percent, as Go's GOGC. 0: V8's own heuristics." },
   help: { type: 'boolean', description: 'Print this help.' },
 } as const;
 
@@ -87,6 +90,10 @@ export function parseOptions(argv: string[]): AggregatedServerOptions {
   if (!help && !get('kubeconfig')) throw new Error('--kubeconfig is required');
   const port = Number(get('secure-port'));
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--secure-port must be a port number, not ${get('secure-port')}`);
+  const gcHeapGrowthPercent = Number(get('gc-heap-growth-percent'));
+  if (!Number.isInteger(gcHeapGrowthPercent) || gcHeapGrowthPercent < 0) {
+    throw new Error(`--gc-heap-growth-percent must be a non-negative whole number, not ${get('gc-heap-growth-percent')}`);
+  }
   const storageVersion = get('storage-version');
   if (!(wardleVersions as readonly string[]).includes(storageVersion)) {
     throw new Error(`--storage-version must be one of ${wardleVersions.join(', ')}, not ${storageVersion}`);
@@ -109,6 +116,7 @@ export function parseOptions(argv: string[]): AggregatedServerOptions {
     publishStorageVersions: bool('publish-storage-versions', get('publish-storage-versions')),
     serviceNamespace: get('service-namespace'),
     serviceName: get('service-name'),
+    gcHeapGrowthPercent,
     help,
   };
   const optional = {

@@ -21,7 +21,6 @@ import {
   ensureCertificates,
   ensureClientCertificate,
   loadAuditPolicyFile,
-  tuneGarbageCollector,
   writeKubeconfig,
   type GenericAPIServer,
   type ResourceDefinition,
@@ -102,11 +101,10 @@ function applyStorageVersions(definitions: ResourceDefinition[], overrides: Map<
 const apiVersionOf = (group: string, version: string) => (group === '' ? version : `${group}/${version}`);
 
 /**
- * Starts kube-apiserver-lite with the given options. It tunes its process's garbage collector
- * (`--gc-heap-growth-percent`), as a server binary whose process it is.
+ * Starts kube-apiserver-lite with the given options. The process-wide garbage-collector tuning
+ * (`--gc-heap-growth-percent`) is the binary's (main.ts): an embedder calls `tuneGarbageCollector` itself.
  */
 export async function startControlPlane(options: ServerOptions, log: (message: string) => void = () => undefined): Promise<RunningControlPlane> {
-  tuneGarbageCollector(options.gcHeapGrowthPercent);
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   chmodSync(options.dataDir, 0o700); // owner-only whatever the umask, as the keys and database inside
   const encryption = options.encryptionProviderConfig

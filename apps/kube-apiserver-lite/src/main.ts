@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { resolve } from 'node:path';
-import { runServerCommand } from '@kapi/server';
+import { runServerCommand, tuneGarbageCollector } from '@kapi/server';
 import { startControlPlane } from './control-plane.js';
 import { helpText, parseOptions } from './options.js';
 
@@ -11,6 +11,7 @@ runServerCommand({
   logShutdown: true,
   async start(options, log) {
     options.dataDir = resolve(options.dataDir);
+    tuneGarbageCollector(options.gcHeapGrowthPercent);
     log(`starting (identity host ${options.hostnameOverride}, data dir ${options.dataDir})`);
     const running = await startControlPlane(options, log);
     const kubeconfig = resolve(running.kubeconfigPath);

@@ -70,7 +70,7 @@ export interface ServerOptions {
   apiServiceAvailabilityIntervalMs: number;
   /** Serve the storage-version console at /console/ (behind the same authentication and authorization). */
   console: boolean;
-  /** `--gc-heap-growth-percent`: how far the V8 heap may grow past live data before a full collection, memory reducer off (0: V8 decides both). */
+  /** `--gc-heap-growth-percent`: how far the V8 heap may grow past live data before a full collection, (0: V8 decides). */
   gcHeapGrowthPercent: number;
 }
 
@@ -127,7 +127,7 @@ export const flagSpecs: Record<string, FlagSpec> = {
   'requestheader-allowed-names': { type: 'string', default: 'front-proxy-client', description: 'Comma-separated common names aggregated servers accept identity headers from.' },
   'apiservice-availability-interval': { type: 'string', default: '30s', description: 'How often the availability of remote APIServices is checked again (they are also checked on every change).' },
   console: { type: 'string', default: 'true', description: 'Serve the storage-version console at /console/ (servers, StorageVersions, votes, migrations, watch caches), behind the same authentication and authorization as the API.' },
-  'gc-heap-growth-percent': { type: 'string', default: '100', description: "How far the heap may grow past the data live after a full garbage collection before the next one, in percent, as Go's GOGC (100: it may double); above 0 it also turns V8's memory reducer off. 0 leaves both to V8, which grows the heap of a server with steady writes by as little as 10%, so that full collections (pauses of 10-70 ms) come every few seconds, and shrinks it when traffic falls, with pauses of 200 ms and more." },
+  'gc-heap-growth-percent': { type: 'string', default: '100', description: "How far the heap may grow past the data live after a full garbage collection before the next one, in percent, as Go's GOGC (100: it may double). 0 leaves it to V8, which grows the heap of a server with steady writes by as little as 10%, so that full collections (pauses of 10-70 ms) come every few seconds." },
   kubeconfig: { type: 'string', description: 'Where to write the admin kubeconfig (default <data-dir>/admin.kubeconfig).' },
   help: { type: 'boolean', description: 'Print this help.' },
 };
