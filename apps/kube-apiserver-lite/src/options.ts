@@ -70,7 +70,7 @@ export interface ServerOptions {
   apiServiceAvailabilityIntervalMs: number;
   /** Serve the storage-version console at /console/ (behind the same authentication and authorization). */
   console: boolean;
-  /** `--gc-heap-growth-percent`: how far the V8 heap may grow past live data before a full collection, (0: V8 decides). */
+  /** `--gc-heap-growth-percent`: how far the V8 heap may grow past live data before a full collection (0: V8 decides). */
   gcHeapGrowthPercent: number;
 }
 
