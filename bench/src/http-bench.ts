@@ -190,7 +190,11 @@ function createRows(backend: string, ours: CreateRun, ceiling: CreateRun, raw: n
 /** The bearer token of the `system:masters` user every bench server accepts. */
 export const benchToken = 'bench-token';
 
-/** Starts kube-apiserver-lite in this process with `storageArgs`, no in-flight limits and {@link benchToken}; waits for /readyz. */
+/**
+ * Starts kube-apiserver-lite in this process with `storageArgs`, no in-flight limits and {@link benchToken}
+ * (plus the flags in `KAPI_BENCH_SERVER_ARGS`, space-separated, for experiments such as `--watch-cache=false`);
+ * waits for /readyz.
+ */
 export async function startServer(directory: string, storageArgs: string[]) {
   const tokens = join(directory, 'tokens.csv');
   writeFileSync(tokens, `${benchToken},bench,1,"system:masters"\n`);
@@ -201,6 +205,7 @@ export async function startServer(directory: string, storageArgs: string[]) {
     `--token-auth-file=${tokens}`,
     '--max-requests-inflight=0',
     '--max-mutating-requests-inflight=0',
+    ...(process.env.KAPI_BENCH_SERVER_ARGS?.split(' ').filter(Boolean) ?? []),
   ]);
   const running = await startControlPlane(options);
   const ca = readCa(directory);
@@ -340,7 +345,7 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
     const etcd = await startEtcd({ progressNotifyIntervalMs: 1000 });
     try {
       const etcdDir = mkdtempSync(join(tmpdir(), 'kapi-http-bench-etcd-'));
-      const etcdServer = await startServer(etcdDir, ['--storage=etcd', `--etcd-servers=${etcd.endpoint}`, ...(process.env.ZZ_ARGS ? process.env.ZZ_ARGS.split(' ') : [])]);
+      const etcdServer = await startServer(etcdDir, ['--storage=etcd', `--etcd-servers=${etcd.endpoint}`]);
       // The controls write under a prefix of their own, outside the keys the running server's watch
       // cache follows (it would otherwise ingest their writes in this process, on their CPU).
       const rawEtcd = await Etcd3Backend.connect({ endpoints: [etcd.endpoint], prefix: '/bench-control' });

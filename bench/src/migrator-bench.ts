@@ -14,6 +14,7 @@ import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { SqliteBackend } from '@kapi/storage-sqlite';
 import { Etcd3 } from 'etcd3';
 import { profiled } from './cpu-profile.js';
+import { etcdWriteInterference, p99 } from './etcd-interference.js';
 import { measureRate, row, sampleObject, usedMemory, type BenchRow } from './harness.js';
 import { startMigratorProcess } from './migrator-bench-process.js';
 import type { ForegroundSample } from './migrator-foreground-client.js';
@@ -225,14 +226,51 @@ class ForegroundWriter {
   }
 }
 
-/** The server's SQLite write transactions so far (commits, one fsync each), or undefined on etcd. */
-async function sqliteTransactions(client: RestClient): Promise<number | undefined> {
-  const metrics = (await client.raw({ method: 'GET', path: '/metrics' })).body.toString('utf8');
-  const line = /^kapi_sqlite_write_transactions_total (\d+)/m.exec(metrics);
-  return line ? Number(line[1]) : undefined;
+/** Disk commits so far: their count and, where the store reports it, a histogram of their fsync times. */
+interface Commits {
+  count: number;
+  /** Cumulative bucket counts by upper bound (seconds), as Prometheus histograms give them. */
+  buckets?: Map<number, number>;
 }
 
-const p99 = (latencies: number[]) => [...latencies].sort((left, right) => left - right)[Math.floor(latencies.length * 0.99)] ?? 0;
+/**
+ * The disk commits behind the foreground's writes: the server's SQLite write transactions (one fsync each),
+ * or, on etcd, etcd's own WAL fsyncs (`etcd_disk_wal_fsync_duration_seconds` from its /metrics), which
+ * every write waits for whoever sent the others in the same batch.
+ */
+async function diskCommits(client: RestClient, etcdEndpoint: string | undefined): Promise<Commits | undefined> {
+  if (etcdEndpoint) {
+    const metrics = await (await fetch(`${etcdEndpoint}/metrics`)).text();
+    const buckets = new Map<number, number>();
+    for (const match of metrics.matchAll(/^etcd_disk_wal_fsync_duration_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)) buckets.set(Number(match[1]), Number(match[2]));
+    const count = /^etcd_disk_wal_fsync_duration_seconds_count (\d+)/m.exec(metrics);
+    return count ? { count: Number(count[1]), buckets } : undefined;
+  }
+  const metrics = (await client.raw({ method: 'GET', path: '/metrics' })).body.toString('utf8');
+  const line = /^kapi_sqlite_write_transactions_total (\d+)/m.exec(metrics);
+  return line ? { count: Number(line[1]) } : undefined;
+}
+
+/** The commits of one kind of phase, summed over its phases: rate and (etcd) fsync p99 from the bucket deltas. */
+class CommitTally {
+  private count = 0;
+  private seconds = 0;
+  private readonly buckets = new Map<number, number>();
+
+  add(before: Commits | undefined, after: Commits | undefined, seconds: number): void {
+    if (!before || !after) return;
+    this.count += after.count - before.count;
+    this.seconds += seconds;
+    for (const [bound, total] of after.buckets ?? []) this.buckets.set(bound, (this.buckets.get(bound) ?? 0) + total - (before.buckets?.get(bound) ?? 0));
+  }
+
+  toString(): string {
+    if (this.seconds === 0) return 'n/a';
+    const rate = `${(this.count / this.seconds).toFixed(0)}/s`;
+    const bound = [...this.buckets].sort(([left], [right]) => left - right).find(([, cumulative]) => cumulative >= 0.99 * this.count)?.[0];
+    return bound === undefined ? rate : `${rate}, fsync p99 <= ${(bound * 1000).toFixed(0)} ms`;
+  }
+}
 
 /** The server's event-loop delay (it runs in this process) over the phases of one kind: each phase's p99 and max (ms). */
 class LoopDelay {
@@ -257,7 +295,7 @@ const phaseSettleMs = 1000;
  * stopped) and settled; the event-loop delay histogram is reset, not disabled, between phases (a disabled
  * one counts the whole pause as one delay when enabled again).
  */
-async function foregroundP99(client: RestClient, phases: number, seconds: number) {
+async function foregroundP99(client: RestClient, phases: number, seconds: number, etcdEndpoint: string | undefined) {
   const idle: ForegroundSample[] = [];
   const during: ForegroundSample[] = [];
   const writer = new ForegroundWriter(client);
@@ -277,17 +315,16 @@ async function foregroundP99(client: RestClient, phases: number, seconds: number
   gcObserver.observe({ entryTypes: ['gc'] });
   const phaseWindows = { idle: [] as Array<[number, number]>, during: [] as Array<[number, number]> };
   histogram.enable();
-  // SQLite commits a second in each kind of phase (each commit is one fsync the foreground may wait behind).
-  const commits = { idle: 0, during: 0 };
+  // Disk commits in each kind of phase (each is one fsync the foreground may wait behind).
+  const commits = { idle: new CommitTally(), during: new CommitTally() };
   const measure = async (into: ForegroundSample[], loop: LoopDelay, kind: 'idle' | 'during') => {
     await sleep(phaseSettleMs);
     histogram.reset();
-    const before = await sqliteTransactions(client);
+    const before = await diskCommits(client, etcdEndpoint);
     const windowStart = performance.timeOrigin + performance.now();
     into.push(...(await writer.phase(seconds)));
     phaseWindows[kind].push([windowStart, performance.timeOrigin + performance.now()]);
-    const after = await sqliteTransactions(client);
-    if (before !== undefined && after !== undefined) commits[kind] += (after - before) / seconds / phases;
+    commits[kind].add(before, await diskCommits(client, etcdEndpoint), seconds);
     loop.record(histogram);
   };
   await client.request({ method: 'POST', path: migrationsPath, body: { metadata: { name: 'rotate-40qps' }, spec: { resource: { group: '', resource: 'configmaps' } } } });
@@ -318,7 +355,7 @@ async function foregroundP99(client: RestClient, phases: number, seconds: number
     return `GC ${(total / seconds).toFixed(1)} ms/s, max ${Math.max(0, ...inPhases.map((pause) => pause.duration)).toFixed(0)} ms, ${majors.length} major (max ${Math.max(0, ...majors.map((pause) => pause.duration)).toFixed(0)} ms)`;
   };
   console.log(`[bench] migrator: GC idle: ${gcText('idle')}; migrating: ${gcText('during')}`);
-  const commitRates = commits.idle > 0 ? `; SQLite commits/s idle ${commits.idle.toFixed(0)}, migrating ${commits.during.toFixed(0)}` : '';
+  const commitRates = `; ${etcdEndpoint ? "etcd's WAL fsyncs" : 'SQLite commits'} idle ${String(commits.idle)}, migrating ${String(commits.during)}`;
   console.log(`[bench] migrator: slowest foreground PUTs idle: ${worst(idle)}; migrating: ${worst(during)}${commitRates}`);
   return {
     idle: p99(idle.map((sample) => sample.latency)),
@@ -330,7 +367,7 @@ async function foregroundP99(client: RestClient, phases: number, seconds: number
 }
 
 /** One backend: seed, rotate the key, migrate unthrottled beside the raw control, then the throttled migration's effect on foreground latency. */
-async function benchBackend(backend: string, storageArgs: string[], control: () => Promise<number>, total: number, quick: boolean): Promise<BenchRow[]> {
+async function benchBackend(backend: string, storageArgs: string[], control: () => Promise<number>, total: number, quick: boolean, etcdEndpoint?: string): Promise<BenchRow[]> {
   const directory = mkdtempSync(join(tmpdir(), `kapi-migrator-bench-${backend}-`));
   try {
     let server = await startServer(directory, storageArgs, [key1]);
@@ -358,9 +395,14 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
       // one full collection of 200-230 ms (external memory pressure) in the first phases, idle or migrating.
       await usedMemory();
       console.log(`[bench] migrator (${backend}): foreground writes with and without a ${throttledQps} qps migration`);
-      foreground = await profiled(`migrator-foreground-${backend}`, () => foregroundP99(server.client, quick ? 3 : 8, quick ? 4 : 8));
+      foreground = await profiled(`migrator-foreground-${backend}`, () => foregroundP99(server.client, quick ? 3 : 8, quick ? 4 : 8, etcdEndpoint));
       await server.stop();
     }
+    // On etcd, the same phases with raw etcd writes only: how much the migration's writes alone slow others'.
+    const interference =
+      foreground && etcdEndpoint
+        ? await etcdWriteInterference(etcdEndpoint, { phases: quick ? 3 : 8, seconds: quick ? 4 : 8, intervalMs: foregroundIntervalMs, backgroundQps: throttledQps })
+        : undefined;
 
     const controlRate = await control();
     const pageMb = (500 * 2048) / 2 ** 20;
@@ -388,6 +430,14 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
             {
               ...row(`foreground PUT p99, ${throttledQps} qps migration (${backend})`, 'while migrating', foreground.during, 'no migration (alternating phases)', foreground.idle, 'ms (lower is better)', '<= 110%'),
               notes: `open loop, a PUT every ${foregroundIntervalMs} ms; ${foreground.samples} samples a side; ${foreground.loop}${foreground.commits}`,
+            },
+          ]
+        : []),
+      ...(interference
+        ? [
+            {
+              ...row(`etcd alone: put p99 beside ${throttledQps} qps of 2 KB txn puts (control of the row above)`, `with the ${throttledQps} qps writer`, interference.during, 'without it (alternating phases)', interference.idle, 'ms (lower is better)'),
+              notes: `raw etcd3 client, no apiserver: open-loop puts every ${foregroundIntervalMs} ms, ${interference.samples} samples a side; the background writer rewrites 500 keys as a migration does. Its ratio is what etcd's shared WAL adds to any write on this disk`,
             },
           ]
         : []),
@@ -421,7 +471,7 @@ export async function migratorBench(options: { quick: boolean }): Promise<BenchR
     if (!backends.includes('etcd')) return rows;
     const etcd = await startEtcd({ progressNotifyIntervalMs: 1000 });
     try {
-      rows.push(...(await benchBackend('etcd', ['--storage=etcd', `--etcd-servers=${etcd.endpoint}`], () => rawEtcdTxnPutRate(etcd.endpoint, total), total, options.quick)));
+      rows.push(...(await benchBackend('etcd', ['--storage=etcd', `--etcd-servers=${etcd.endpoint}`], () => rawEtcdTxnPutRate(etcd.endpoint, total), total, options.quick, etcd.endpoint)));
     } finally {
       await etcd.stop();
     }

@@ -15,7 +15,7 @@ import { rawH2WatchServer } from './watch-heap-h2.js';
  * (bookmarks allowed; over h2, 1,000 streams per connection) from a child process, takes another, and
  * prints the object kinds (type and constructor name) whose count or self size grew, per watch.
  * `control` as a third argument measures the bare server of the heap rows instead; `STRINGS=1` groups
- * strings by their text; `RETAINERS=<text>` also prints who holds the kinds whose name contains it.
+ * strings by their text; `RETAINERS=<text>[,<text>...]` also prints who holds the kinds whose name contains one of them.
  */
 const protocol = process.argv[2] === 'h1' ? 'h1' : 'h2';
 /** `control` as the third argument: the bare node:https / node:http2 server of the heap rows instead. */
@@ -47,7 +47,7 @@ function summarise(file: string): Map<string, { count: number; size: number }> {
   const named = new Set(['context', 'property'].map((type) => edgeTypes[0].indexOf(type)));
   const kinds = new Map<string, { count: number; size: number }>();
   const { nodes, edges, strings } = parsed;
-  const retained = process.env.RETAINERS;
+  const retained = process.env.RETAINERS?.split(',');
   const wanted = new Set<number>();
   const firstEdge = new Map<number, number>();
   for (let index = 0, edge = 0; index < nodes.length; index += fields.length) {
@@ -104,7 +104,7 @@ function summarise(file: string): Map<string, { count: number; size: number }> {
     if (byShape.has(name)) name += ` {${edgeNames(index).join(',')}}`;
     else if (type === 'closure') name += ` [${edgeNames(index, 'context').join(',')}]${where(index)}`;
     const key = `${type} ${name}`;
-    if (retained !== undefined && key.includes(retained)) wanted.add(index);
+    if (retained?.some((text) => key.includes(text))) wanted.add(index);
     const kind = kinds.get(key) ?? { count: 0, size: 0 };
     kind.count++;
     kind.size += nodes[index + sizeAt] ?? 0;
@@ -169,7 +169,7 @@ const grown = [...after]
   .sort((a, b) => b.bytes - a.bytes);
 console.log(`${protocol}${bare ? ' bare control' : ''}: ${watchers} watches, heapUsed + external ${((usedAfter - usedBefore) / watchers).toFixed(0)} B per watch; per watch by kind (objects, self bytes):`);
 for (const kind of grown.filter((entry) => !entry.key.startsWith('RETAINER')).slice(0, 60)) console.log(`${kind.count.toFixed(2).padStart(8)} ${kind.bytes.toFixed(0).padStart(7)}  ${kind.key}`);
-for (const kind of grown.filter((entry) => entry.key.startsWith('RETAINER')).sort((a, b) => b.count - a.count).slice(0, 30)) console.log(`${kind.count.toFixed(2).padStart(8)}  ${kind.key}`);
+for (const kind of grown.filter((entry) => entry.key.startsWith('RETAINER')).sort((a, b) => b.count - a.count).slice(0, 60)) console.log(`${kind.count.toFixed(2).padStart(8)}  ${kind.key}`);
 console.log(`total self bytes per watch: ${grown.reduce((sum, kind) => sum + kind.bytes, 0).toFixed(0)}`);
 await close();
 await raw?.close();
