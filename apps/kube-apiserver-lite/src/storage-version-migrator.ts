@@ -14,6 +14,12 @@ export interface StorageVersionMigratorOptions {
 /**
  * Runs the storage version migrator (migration controller and trigger) in this server while it holds
  * the `kube-system/storage-version-migrator` lease, so one replica migrates at a time.
+ *
+ * It talks to its own server over HTTP/1.1 keep-alive, not HTTP/2: both ends of each request are in
+ * this process, and Node keeps an HTTP/2 stream's objects (on both ends) reachable from its native
+ * handle until a full collection, so every write of a migration would be copied into the old generation.
+ * Measured at 40 qps: 8.5 KB promoted per object over HTTP/2 vs 4.7 KB over HTTP/1.1 (SQLite), scavenges
+ * 8.9 vs 6.3 ms, at the same CPU. The standalone migrator keeps HTTP/2.
  */
 export function startStorageVersionMigrator(options: StorageVersionMigratorOptions): { stop(): Promise<void> } {
   const abort = new AbortController();
@@ -29,7 +35,7 @@ export function startStorageVersionMigrator(options: StorageVersionMigratorOptio
     name: 'storage-version-migrator',
     identity: options.identity,
     onStartedLeading: (signal) => {
-      const controller = new MigrationController({ rest: options.rest, ...(options.observer ? { observer: options.observer } : {}) });
+      const controller = new MigrationController({ rest: options.rest, http2: false, ...(options.observer ? { observer: options.observer } : {}) });
       const trigger = new MigrationTrigger({ rest: options.rest, log: options.log });
       current = { controller, trigger };
       controller.start();

@@ -22,6 +22,7 @@ import {
   type IRequestOp,
   type ITxnResponse,
 } from 'etcd3';
+import { releaseClosedHttp2Streams } from './closed-stream-release.js';
 import { asBuffer, KeyCodec, prefixRangeEndBytes } from './etcd-keys.js';
 import { isCompactedError, translateError } from './errors.js';
 import { LeaseManager } from './lease-manager.js';
@@ -57,6 +58,11 @@ export interface Etcd3BackendOptions {
   credentials?: { rootCertificate: Buffer; privateKey?: Buffer; certChain?: Buffer };
   /** etcd user authentication, passed to etcd3. */
   auth?: { username: string; password: string };
+  /**
+   * Call {@link releaseClosedHttp2Streams} (default true): the HTTP/2 client streams of the process drop
+   * their listeners once over, so that grpc-js calls are reclaimed by scavenges rather than promoted.
+   */
+  releaseClosedStreams?: boolean;
 }
 
 /** Result of one step of the compactors' compare-and-swap on {@link COMPACT_REVISION_KEY}. */
@@ -138,6 +144,7 @@ export class Etcd3Backend implements KVBackend {
   /** Connects to etcd and reads its version (which decides whether `requestProgress` is offered). */
   static async connect(options: Etcd3BackendOptions): Promise<Etcd3Backend> {
     if (options.endpoints.length === 0) throw new Error('Etcd3Backend.connect: no endpoints given');
+    if (options.releaseClosedStreams !== false) releaseClosedHttp2Streams();
     const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     const dialTimeoutMs = options.dialTimeoutMs ?? 5000;
     const settings = (hosts: string[]): IOptions => ({

@@ -3,3 +3,4 @@ export { Etcd3Backend, COMPACT_REVISION_KEY } from './etcd3-backend.js';
 export type { CompactorOptions, RunningCompactor } from './compactor.js';
 export { startCompactor } from './compactor.js';
 export { supportsRequestProgress } from './server-version.js';
+export { releaseClosedHttp2Streams } from './closed-stream-release.js';
