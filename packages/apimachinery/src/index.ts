@@ -80,6 +80,7 @@ export {
 } from './validate-object-meta.js';
 export { generateName, GENERATE_NAME_ALPHABET } from './generate-name.js';
 export { storageVersionHash } from './storage-version-hash.js';
+export { sameJson } from './json-equal.js';
 export type { ConditionInput } from './conditions.js';
 export { setCondition, findCondition, formatTime } from './conditions.js';
 export type {

@@ -110,18 +110,21 @@ describe('Store over MemoryBackend', () => {
     });
     const kv = new RecordingBackend();
     const old = new Store({ kv, transformer: prefixed('old:') });
-    for (const name of ['a', 'b', 'c']) await old.create(`/k/${name}`, object(name));
+    for (const name of ['a', 'b', 'c', 'd']) await old.create(`/k/${name}`, object(name));
     const store = new Store({ kv, transformer: prefixed('new:') });
 
     await store.guaranteedUpdate('/k/a', { tryUpdate: (current) => current });
     await store.guaranteedUpdate('/k/b', { tryUpdate: (current) => ({ ...current, data: { v: 'changed' } }) });
     const cached = (await store.get('/k/c')) as KubeObject;
     await store.guaranteedUpdate('/k/c', { tryUpdate: (current) => current, cachedExistingObject: cached });
+    const cachedD = (await store.get('/k/d')) as KubeObject;
+    await store.guaranteedUpdate('/k/d', { tryUpdate: (current) => ({ ...current, data: { v: 'changed' } }), cachedExistingObject: cachedD });
     await store.guaranteedUpdate('/k/a', { tryUpdate: (current) => ({ ...current, data: { v: 'again' } }) });
     expect(kv.updates).toEqual([
       { key: '/k/a', deferrable: true },
       { key: '/k/b', deferrable: false },
       { key: '/k/c', deferrable: true },
+      { key: '/k/d', deferrable: false },
       { key: '/k/a', deferrable: false },
     ]);
     expect((await store.get('/k/c'))?.data).toEqual({ v: 'c' });

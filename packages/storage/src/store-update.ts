@@ -1,4 +1,4 @@
-import type { KubeObject } from '@kapi/apimachinery';
+import { sameJson, type KubeObject } from '@kapi/apimachinery';
 import type { DeleteOptions, GuaranteedUpdateOptions, Preconditions, UpdateResult } from './interfaces.js';
 import type { KVEntry, KVWriteOptions } from './kv-backend.js';
 import { deepCopy } from './deep-copy.js';
@@ -57,6 +57,20 @@ function stateFromObject(store: StoreContext, object: KubeObject): ObjectState {
   }
   const stale = decodedStale(object);
   return { object, data: stale ? EMPTY : store.codec.encodePlain(object), stale, revision, exists: true };
+}
+
+const notMetadata: ReadonlySet<string> = new Set(['metadata']);
+const notResourceVersion: ReadonlySet<string> = new Set(['resourceVersion']);
+
+/**
+ * Whether an update left the stored object as it was (its resourceVersion aside). A state read from the
+ * cache has no bytes: the objects are compared as JSON first, since equal JSON encodes the same, and the
+ * old object is encoded only when they differ (a codec may still write both the same).
+ */
+function rewritesUnchanged(store: StoreContext, object: KubeObject, state: ObjectState, data: Uint8Array): boolean {
+  if (state.data.length > 0) return bytesEqual(data, state.data);
+  if (sameJson(object, state.object, notMetadata) && sameJson(object.metadata ?? {}, state.object.metadata ?? {}, notResourceVersion)) return true;
+  return bytesEqual(data, store.codec.encodePlain(state.object));
 }
 
 /** storage.Preconditions.Check: UID first, then resourceVersion, with the upstream messages. */
@@ -146,7 +160,7 @@ export async function storeGuaranteedUpdate(store: StoreContext, key: string, op
     }
     let writeOptions: KVWriteOptions | undefined = ttlSeconds !== undefined && ttlSeconds > 0 ? { ttlSeconds } : undefined;
     // A stale value rewritten unchanged (what a storage migration does) may wait to commit with other writes.
-    if (state.stale && bytesEqual(encoded.data, state.data.length > 0 ? state.data : store.codec.encodePlain(state.object))) {
+    if (state.stale && rewritesUnchanged(store, object, state, encoded.data)) {
       writeOptions = { ...writeOptions, deferrable: true };
     }
     // Before the write: its watch event may be delivered before the write's answer.

@@ -1,6 +1,6 @@
-import type { FieldError } from '@kapi/apimachinery';
 import { isCelList, isCelMap, type CelInput, type CelValue } from '@bufbuild/cel';
-import { childPath, isRecord, sameJson } from '../schema/schema-node.js';
+import { sameJson, type FieldError } from '@kapi/apimachinery';
+import { childPath, isRecord } from '../schema/schema-node.js';
 import type { RuleProgram } from './rule-program.js';
 import type { RuleNode } from './rule-tree.js';
 import { toCelValue, type CelValueCache } from './cel-value.js';

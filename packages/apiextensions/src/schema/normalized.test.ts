@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { compileSchema } from './compile-schema.js';
 import type { CompiledSchema } from './compiled-schema.js';
 import type { JSONSchemaProps } from './json-schema-props.js';
-import { sameJson } from './schema-node.js';
+import { sameJson } from '@kapi/apimachinery';
 
 /** What isPrunedAndDefaulted must answer: whether pruning then defaulting a copy changes anything. */
 function changedByPruneAndDefault(schema: CompiledSchema, object: Record<string, unknown>): boolean {

@@ -1,5 +1,5 @@
-import type { FieldError } from '@kapi/apimachinery';
-import { isRecord, sameJson } from './schema-node.js';
+import { sameJson, type FieldError } from '@kapi/apimachinery';
+import { isRecord } from './schema-node.js';
 
 /** The value at a field path (`spec.rules[0].name`, `spec.labels[key]`), or undefined when it does not resolve. */
 function valueAt(object: unknown, path: string): unknown {

@@ -37,19 +37,3 @@ export function childPath(path: string, name: string): string {
   return path === '' ? name : `${path}.${name}`;
 }
 
-/** Deep equality of two JSON values (key order ignored). */
-export function sameJson(left: unknown, right: unknown): boolean {
-  if (left === right) return true;
-  if (Array.isArray(left))
-    return (
-      Array.isArray(right) &&
-      left.length === right.length &&
-      left.every((item, index) => sameJson(item, right[index]))
-    );
-  if (!isRecord(left) || !isRecord(right)) return false;
-  const keys = Object.keys(left);
-  return (
-    keys.length === Object.keys(right).length &&
-    keys.every((key) => key in right && sameJson(left[key], right[key]))
-  );
-}

@@ -1,4 +1,4 @@
-import type { KubeObject } from '@kapi/apimachinery';
+import { sameJson, type KubeObject } from '@kapi/apimachinery';
 import { applyConflictError, type ConflictSets } from './apply-conflicts.js';
 import { fieldElement } from './field-path.js';
 import { FieldSet } from './field-set.js';
@@ -14,11 +14,10 @@ import {
   type ManagerEntry,
 } from './managed-fields.js';
 import { createdFieldsV1, metadataNeverOwnedFields } from './created-fields.js';
-import { formatTime, sameJson } from '../registry/object-meta.js';
+import { formatTime } from '../registry/object-meta.js';
 import { allowedConflictsFromLastApplied, LAST_APPLIED_MANAGER, syncLastApplied } from './last-applied.js';
 import type { SchemaNode } from './schema-type.js';
 import { mergeApplied, removeItems } from './typed-merge.js';
-import { jsonEqual } from '../json-value.js';
 import { compare, toFieldSet } from './typed-value.js';
 
 /** The manager that owns an object's existing fields when it is first applied to. */
@@ -341,11 +340,11 @@ export class FieldManager {
       if (entry.fields.isEmpty()) managed.delete(other);
     }
     const { changed, removed } = diffs(apiVersion);
-    const objectChanged = !changed.isEmpty() || !removed.isEmpty() || !jsonEqual(liveView, mergedView);
+    const objectChanged = !changed.isEmpty() || !removed.isEmpty() || !sameJson(liveView, mergedView);
     if (objectChanged || !previous) applier.time = formatTime(this.now());
     const encoded = this.finish(managed);
     if (!objectChanged) {
-      if (jsonEqual(encoded, live.metadata.managedFields ?? [])) return live;
+      if (sameJson(encoded, live.metadata.managedFields ?? [])) return live;
       return { ...live, metadata: { ...live.metadata, managedFields: encoded } };
     }
     merged.metadata = { ...merged.metadata };

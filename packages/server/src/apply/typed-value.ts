@@ -1,3 +1,4 @@
+import { sameJson } from '@kapi/apimachinery';
 import {
   fieldElement,
   indexElement,
@@ -7,7 +8,7 @@ import {
   type PathElement,
 } from './field-path.js';
 import { FieldSet } from './field-set.js';
-import { isRecord, jsonEqual, type JsonRecord } from '../json-value.js';
+import { isRecord, type JsonRecord } from '../json-value.js';
 import { fieldSchema, schemaDefault, schemaType, type SchemaNode, type SchemaType } from './schema-type.js';
 
 
@@ -167,7 +168,7 @@ export function compare(live: unknown, next: unknown, schema: SchemaNode | undef
     if (right === undefined) return markAll(removed, left, type, path);
     const shape = shapeOf(left, type);
     if (shape === 'leaf' || shape !== shapeOf(right, type)) {
-      if (!jsonEqual(left, right)) modified.insert(path);
+      if (!sameJson(left, right)) modified.insert(path);
       return;
     }
     if (shape === 'map') {

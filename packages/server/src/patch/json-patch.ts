@@ -1,5 +1,5 @@
 import { StatusError } from '@kapi/apimachinery';
-import { jsonEqual } from '../json-value.js';
+import { sameJson } from '@kapi/apimachinery';
 
 /** The most operations one JSON patch may carry (upstream `MaxJSONPatchOperations`). */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -179,7 +179,7 @@ export function applyJsonPatch(document: unknown, body: unknown): unknown {
         case 'test': {
           const expected = operation.value ?? null;
           if (expected === null && !has(holder.root, tokens)) break;
-          if (!jsonEqual(getValue(holder.root, tokens), expected))
+          if (!sameJson(getValue(holder.root, tokens), expected))
             throw new PatchOperationError('test failed');
           break;
         }

@@ -1,4 +1,4 @@
-import type { KubeObject } from '@kapi/apimachinery';
+import { sameJson, type KubeObject } from '@kapi/apimachinery';
 import { deepCopy } from '@kapi/storage';
 
 /** The last second formatted (every create in that second asks for the same text). */
@@ -28,35 +28,6 @@ export function specChanged(previous: KubeObject, next: KubeObject): boolean {
   return !sameJson(previous, next, notSpec);
 }
 
-/**
- * Equality of two values as JSON would write them: key order ignored, members whose value is undefined
- * absent (several times faster than util.isDeepStrictEqual on a whole object).
- */
-export function sameJson(left: unknown, right: unknown, skip?: ReadonlySet<string>): boolean {
-  if (left === right) return true;
-  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
-  if (Array.isArray(left) || Array.isArray(right)) {
-    if (!Array.isArray(left) || !Array.isArray(right) || left.length !== right.length) return false;
-    for (let index = 0; index < left.length; index++) {
-      // JSON writes an undefined element as null.
-      if (!sameJson(left[index] ?? null, right[index] ?? null)) return false;
-    }
-    return true;
-  }
-  const leftRecord = left as Record<string, unknown>;
-  const rightRecord = right as Record<string, unknown>;
-  let members = 0;
-  for (const key in leftRecord) {
-    if (!Object.prototype.hasOwnProperty.call(leftRecord, key) || skip?.has(key) || leftRecord[key] === undefined) continue;
-    members++;
-    if (!sameJson(leftRecord[key], rightRecord[key])) return false;
-  }
-  for (const key in rightRecord) {
-    if (!Object.prototype.hasOwnProperty.call(rightRecord, key) || skip?.has(key) || rightRecord[key] === undefined) continue;
-    members--;
-  }
-  return members === 0;
-}
 
 /** JSON with object keys sorted, for order-insensitive comparison. */
 export function sortKeys(value: unknown): unknown {
