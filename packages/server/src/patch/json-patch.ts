@@ -1,5 +1,4 @@
-import { StatusError } from '@kapi/apimachinery';
-import { sameJson } from '@kapi/apimachinery';
+import { sameJson, StatusError } from '@kapi/apimachinery';
 
 /** The most operations one JSON patch may carry (upstream `MaxJSONPatchOperations`). */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;

@@ -28,7 +28,6 @@ export function specChanged(previous: KubeObject, next: KubeObject): boolean {
   return !sameJson(previous, next, notSpec);
 }
 
-
 /** JSON with object keys sorted, for order-insensitive comparison. */
 export function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
