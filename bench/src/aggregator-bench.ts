@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { RestClient } from '@kapi/client';
 import { parseOptions, startControlPlane } from '@kapi/kube-apiserver-lite';
 import { generateCertificateAuthority, issueServingCertificate } from '@kapi/server';
-import { row, sampleObject, type BenchRow } from './harness.js';
+import { percentile, row, sampleObject, type BenchRow } from './harness.js';
 import type { BackendWorkerData } from './aggregated-backend-worker.js';
 import { profiled } from './cpu-profile.js';
 import { alternately, warmedLoad } from './http-bench.js';
@@ -82,11 +82,6 @@ function openWatch(url: string, options: { ca: string; headers?: Record<string, 
     request.end();
   });
 }
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-};
 
 /**
  * The aggregator proxy: GET of one 2 KB object through kube-apiserver-lite's proxy vs directly on a bare

@@ -1,9 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { sleep } from '@kapi/client';
 import { Etcd3 } from 'etcd3';
-
-/** p99 of a list of latencies (ms). */
-export const p99 = (latencies: number[]) => [...latencies].sort((left, right) => left - right)[Math.floor(latencies.length * 0.99)] ?? 0;
+import { percentile } from './harness.js';
 
 /**
  * The etcd control of the migrator's foreground row: what `backgroundQps` writes a second of 2 KB values
@@ -44,7 +42,7 @@ export async function etcdWriteInterference(endpoint: string, options: { phases:
       writing = false;
       await writer;
     }
-    return { idle: p99(idle), during: p99(during), samples: Math.min(idle.length, during.length) };
+    return { idle: percentile(idle, 99), during: percentile(during, 99), samples: Math.min(idle.length, during.length) };
   } finally {
     foreground.close();
     background.close();

@@ -14,8 +14,8 @@ import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { SqliteBackend } from '@kapi/storage-sqlite';
 import { Etcd3 } from 'etcd3';
 import { profiled } from './cpu-profile.js';
-import { etcdWriteInterference, p99 } from './etcd-interference.js';
-import { measureRate, row, sampleObject, usedMemory, type BenchRow } from './harness.js';
+import { etcdWriteInterference } from './etcd-interference.js';
+import { measureRate, percentile, row, sampleObject, usedMemory, type BenchRow } from './harness.js';
 import { startMigratorProcess } from './migrator-bench-process.js';
 import type { ForegroundSample } from './migrator-foreground-client.js';
 
@@ -359,8 +359,8 @@ async function foregroundP99(client: RestClient, phases: number, seconds: number
   const commitRates = `; ${etcdEndpoint ? "etcd's WAL fsyncs" : 'SQLite commits'} idle ${String(commits.idle)}, migrating ${String(commits.during)}`;
   console.log(`[bench] migrator: slowest foreground PUTs idle: ${worst(idle)}; migrating: ${worst(during)}${commitRates}`);
   return {
-    idle: p99(idle.map((sample) => sample.latency)),
-    during: p99(during.map((sample) => sample.latency)),
+    idle: percentile(idle.map((sample) => sample.latency), 99),
+    during: percentile(during.map((sample) => sample.latency), 99),
     samples: Math.min(idle.length, during.length),
     loop: `event-loop delay idle ${String(idleLoop)}; migrating ${String(duringLoop)}`,
     commits: commitRates,
