@@ -6,18 +6,41 @@ import type { CacherMetrics } from '@kapi/watch-cache';
 /** `<resource>.<group>` (`configmaps` for the core group), upstream's group-resource label value. */
 export const groupResourceLabel = (group: string, resource: string) => (group ? `${resource}.${group}` : resource);
 
+/** What one resource's watch cache has counted since the server started (published at each scrape). */
+interface WatchCacheCounts {
+  events: number;
+  revision: number;
+  bookmarks: number;
+}
+
 /**
  * The watch caches' metrics, named as upstream names them: `apiserver_watch_cache_events_received_total`,
  * `apiserver_watch_cache_initializations_total`, `apiserver_watch_cache_resource_version` and
  * `etcd_bookmark_counts` (progress notifications received from the storage), each by `resource`.
+ *
+ * Events and progress notifications are counted in plain numbers and copied into the metrics when they
+ * are scraped: a consistent read sends every cache a progress notification, and prom-client's labelled
+ * `set`/`inc` hashes the labels and allocates on each call (~1 µs per cache per write in a migration).
  */
 export function createWatchCacheMetrics(registry: Registry): (group: string, resource: string) => CacherMetrics {
   const registers = [registry];
-  const received = new Counter({
+  const counts = new Map<string, WatchCacheCounts>();
+  /** Publishes one number of every resource's counts into `metric` (only those that have counted any). */
+  const publish = (metric: Counter | Gauge, pick: (state: WatchCacheCounts) => number) => {
+    metric.reset();
+    for (const [resource, state] of counts) {
+      const value = pick(state);
+      if (value > 0) metric.inc({ resource }, value);
+    }
+  };
+  new Counter({
     name: 'apiserver_watch_cache_events_received_total',
     help: 'Counter of events received in watch cache broken by resource type.',
     labelNames: ['resource'],
     registers,
+    collect() {
+      publish(this, (state) => state.events);
+    },
   });
   const initializations = new Counter({
     name: 'apiserver_watch_cache_initializations_total',
@@ -25,33 +48,38 @@ export function createWatchCacheMetrics(registry: Registry): (group: string, res
     labelNames: ['resource'],
     registers,
   });
-  const resourceVersion = new Gauge({
+  new Gauge({
     name: 'apiserver_watch_cache_resource_version',
     help: 'Current resource version of watch cache broken by resource type.',
     labelNames: ['resource'],
     registers,
+    collect() {
+      publish(this, (state) => state.revision);
+    },
   });
-  const bookmarks = new Gauge({
+  new Gauge({
     name: 'etcd_bookmark_counts',
     help: 'Number of etcd bookmarks (progress notify events) split by kind.',
     labelNames: ['resource'],
     registers,
+    collect() {
+      publish(this, (state) => state.bookmarks);
+    },
   });
   return (group, resource) => {
-    const labels = { resource: groupResourceLabel(group, resource) };
-    const events = received.labels(labels);
-    const version = resourceVersion.labels(labels);
-    const progress = bookmarks.labels(labels);
+    const label = groupResourceLabel(group, resource);
+    const state = counts.get(label) ?? { events: 0, revision: 0, bookmarks: 0 };
+    counts.set(label, state);
     return {
       eventReceived(revision) {
-        events.inc();
-        version.set(revision);
+        state.events++;
+        state.revision = revision;
       },
       progressReceived(revision) {
-        progress.inc();
-        version.set(revision);
+        state.bookmarks++;
+        state.revision = revision;
       },
-      initialized: () => initializations.inc(labels),
+      initialized: () => initializations.inc({ resource: label }),
     };
   };
 }

@@ -283,11 +283,14 @@ export class SqliteBackend implements KVBackend {
     return this.readCompactedRevision();
   }
 
-  /** Brings watches up to date with the log and sends every watch a progress notification now. */
-  async requestProgress(): Promise<void> {
+  /**
+   * Brings watches up to date with the log and sends a progress notification now to every watch, or with
+   * `key` to the watches of keys under it (a consistent read of one resource need not wake all the others).
+   */
+  async requestProgress(key?: string): Promise<void> {
     this.assertOpen('');
     this.hub.catchUp();
-    this.hub.notifyProgress(false);
+    this.hub.notifyProgress(false, key);
   }
 
   /** Commits the writes already queued, then ends every watch and closes the database; later writes fail. */

@@ -120,6 +120,25 @@ describe('SqliteBackend watch', () => {
     expect(notified.events).toEqual([]);
   });
 
+  it('sends a progress request for a key only to the watches that can see keys under it', async () => {
+    const configmaps = new EventRecorder();
+    const leases = new EventRecorder();
+    const everything = new EventRecorder();
+    const oneConfigMap = new EventRecorder();
+    kv.watch({ key: '/registry/configmaps/', prefix: true, startRevision: 0 }, configmaps);
+    kv.watch({ key: '/registry/leases/', prefix: true, startRevision: 0 }, leases);
+    kv.watch({ key: '/registry/', prefix: true, startRevision: 0 }, everything);
+    kv.watch({ key: '/registry/configmaps/default/one', prefix: false, startRevision: 0 }, oneConfigMap);
+    await kv.create('/registry/leases/l', bytes('1'));
+    await kv.requestProgress('/registry/configmaps');
+    expect(configmaps.progress).toEqual([2]);
+    expect(everything.progress).toEqual([2]);
+    expect(oneConfigMap.progress).toEqual([2]);
+    expect(leases.progress).toEqual([]);
+    await kv.requestProgress();
+    expect(leases.progress).toEqual([2]);
+  });
+
   it('never lets a progress notification overtake events', async () => {
     const recorder = new EventRecorder();
     const order: string[] = [];

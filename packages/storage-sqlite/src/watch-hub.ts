@@ -109,12 +109,13 @@ export class WatchHub {
 
   /**
    * Sends `onProgress(deliveredRevision)` to every caught-up watch (only those that asked for progress
-   * notifications when `onlyProgressNotify`).
+   * notifications when `onlyProgressNotify`; only those whose keys overlap the keys under `key` when given).
    */
-  notifyProgress(onlyProgressNotify: boolean): void {
+  notifyProgress(onlyProgressNotify: boolean, key?: string): void {
     const revision = this.deliveredRevision;
     for (const watcher of [...this.watchers]) {
       if (onlyProgressNotify && !watcher.options.progressNotify) continue;
+      if (key !== undefined && !watchOverlaps(watcher.options, key)) continue;
       if (watcher.replaying) {
         if (!onlyProgressNotify) watcher.progressPending = true;
         continue;
@@ -123,9 +124,13 @@ export class WatchHub {
     }
   }
 
+  /** No closure per watcher: a consistent read sends one of these to every watch of the backend. */
   private sendProgress(watcher: Watcher, revision: number): void {
-    if (watcher.active && watcher.nextRevision <= revision + 1) {
-      this.call(watcher, () => watcher.listener.onProgress?.(revision));
+    if (!watcher.active || watcher.nextRevision > revision + 1) return;
+    try {
+      watcher.listener.onProgress?.(revision);
+    } catch (error) {
+      this.fail(watcher, error instanceof Error ? error : new Error(String(error)));
     }
   }
 
@@ -185,18 +190,23 @@ export class WatchHub {
     return rows;
   }
 
+  /**
+   * Hands each live watch the events it wants. Every watch of the backend (one per cached resource, and
+   * more) sees every write: nothing is allocated for a watch that none of the events match.
+   */
   private dispatch(events: KVEvent[]): void {
     const last = events[events.length - 1];
     if (!last) return;
     for (const watcher of [...this.watchers]) {
       if (!watcher.active || watcher.replaying) continue;
-      const { key, prefix } = watcher.options;
-      const matching = events.filter(
-        (event) =>
-          event.entry.modRevision >= watcher.nextRevision && keyMatches(event.entry.key, key, prefix),
-      );
+      const matching = eventsFor(watcher, events);
       watcher.nextRevision = Math.max(watcher.nextRevision, last.entry.modRevision + 1);
-      if (matching.length > 0) this.call(watcher, () => watcher.listener.onEvents(matching));
+      if (!matching) continue;
+      try {
+        watcher.listener.onEvents(matching);
+      } catch (error) {
+        this.fail(watcher, error instanceof Error ? error : new Error(String(error)));
+      }
     }
   }
 
@@ -235,4 +245,19 @@ function safely(call: () => void): void {
   } catch {
     // Nothing left to tell this watch.
   }
+}
+
+/** True when a watch of `options` can see keys under `key` (the watch's key is under it, or its prefix holds it). */
+function watchOverlaps(options: { key: string; prefix?: boolean }, key: string): boolean {
+  return options.key.startsWith(key) || (options.prefix === true && key.startsWith(options.key));
+}
+
+/** The events a watch has not seen yet and whose keys it watches, or undefined when there are none. */
+function eventsFor(watcher: Watcher, events: readonly KVEvent[]): KVEvent[] | undefined {
+  const { key, prefix } = watcher.options;
+  let matching: KVEvent[] | undefined;
+  for (const event of events) {
+    if (event.entry.modRevision >= watcher.nextRevision && keyMatches(event.entry.key, key, prefix)) (matching ??= []).push(event);
+  }
+  return matching;
 }

@@ -182,7 +182,11 @@ export interface Interface {
 
 /** Capability: ask the backend for a progress notification on every watch now (KEP-2340). */
 export interface ProgressRequester {
-  requestWatchProgress(): Promise<void>;
+  /**
+   * Asks for a progress notification on every watch, or with `key` at least on every watch of a key
+   * under `key` (a cache asks for its resource's prefix; a backend may still notify more, as etcd does).
+   */
+  requestWatchProgress(key?: string): Promise<void>;
   /**
    * False when a request cannot be honoured safely (e.g. etcd older than 3.4.31 / 3.5.13): callers then
    * serve consistent reads from the storage instead of waiting for periodic progress. Absent means true.

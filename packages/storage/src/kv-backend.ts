@@ -41,10 +41,12 @@ export interface KVBackend {
   /** The newest compacted revision (0 when nothing was compacted). */
   compactedRevision(): Promise<number>;
   /**
-   * Asks for a progress notification on every watch of this backend. Only present where the backend can
-   * guarantee that the notified revision was delivered first (etcd >= 3.4.31 / 3.5.13, memory, SQLite).
+   * Asks for a progress notification on every watch of this backend, or with `key` at least on the
+   * watches of keys under it (a backend may notify more: etcd notifies every watch of the stream). Only
+   * present where the backend can guarantee that the notified revision was delivered first (etcd >=
+   * 3.4.31 / 3.5.13, memory, SQLite).
    */
-  requestProgress?(): Promise<void>;
+  requestProgress?(key?: string): Promise<void>;
   /** Releases everything; pending watches end. */
   close(): Promise<void>;
 }

@@ -117,8 +117,8 @@ export class Store implements Interface, ProgressRequester, RevisionReader, Comp
     return result.count;
   }
 
-  async requestWatchProgress(): Promise<void> {
-    await this.kv.requestProgress?.();
+  async requestWatchProgress(key?: string): Promise<void> {
+    await this.kv.requestProgress?.(key);
   }
 
   /** Whether the backend can answer progress requests (etcd 3.4.23 cannot: consistent reads then go to storage). */

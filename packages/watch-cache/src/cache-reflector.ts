@@ -231,7 +231,7 @@ export class CacheReflector {
         this.watch?.stop();
         return;
       }
-      if (isProgressRequester(storage)) storage.requestWatchProgress().catch(this.options.onError);
+      if (isProgressRequester(storage)) storage.requestWatchProgress(this.options.prefix).catch(this.options.onError);
       this.replayTimer = clock.setTimeout(check, PROGRESS_REQUEST_PERIOD_MS);
     };
     check();

@@ -205,6 +205,19 @@ describe('Cacher consistent GETs', () => {
       expect(await cacher.get(keyOf('missing'), { ignoreNotFound: true })).toBeUndefined();
     }
   });
+
+  it('asks for progress on the watches of its own resource when a write elsewhere left it behind', async () => {
+    const { cacher, store, storage } = setup({ consistentGetFromCache: true });
+    await cacher.start();
+    await cacher.create(keyOf('a'), configMap('a'));
+    const requestsBefore = storage.progressRequests;
+    // Another resource's write moves the storage's revision past everything the configmaps cache has seen.
+    await store.create('/registry/leases/default/l', configMap('l'));
+    expect(await cacher.get(keyOf('a'))).toMatchObject({ metadata: { name: 'a' } });
+    expect(storage.progressRequests).toBeGreaterThan(requestsBefore);
+    expect(storage.progressKeys.slice(requestsBefore)).toEqual(expect.arrayContaining([prefix]));
+    expect(storage.progressKeys.slice(requestsBefore).every((key) => key === prefix)).toBe(true);
+  });
 });
 
 describe('Cacher paging', () => {

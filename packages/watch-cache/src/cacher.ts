@@ -117,7 +117,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     // Consistent reads from the cache need the backend's progress notifications on the cache's watch.
     if (this.options.progressNotify && isProgressRequester(storage) && isRevisionReader(storage)) {
       this.consistentStorage = storage;
-      this.progressRequester = new ConditionalProgressRequester(storage, clock, undefined, (error) => this.recordError(error));
+      this.progressRequester = new ConditionalProgressRequester(storage, clock, undefined, (error) => this.recordError(error), this.options.resourcePrefix);
       this.consistentGetRevision = new RevisionBatch(() => storage.getCurrentResourceVersion());
     }
   }
@@ -197,8 +197,8 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     return this.storage.count(key);
   }
 
-  async requestWatchProgress(): Promise<void> {
-    if (isProgressRequester(this.storage)) await this.storage.requestWatchProgress();
+  async requestWatchProgress(key?: string): Promise<void> {
+    if (isProgressRequester(this.storage)) await this.storage.requestWatchProgress(key);
   }
 
   /** As the storage's: a cache over a backend that cannot request progress cannot either. */

@@ -18,6 +18,8 @@ export class ConditionalProgressRequester {
     private readonly clock: Clock,
     private readonly periodMs = PROGRESS_REQUEST_PERIOD_MS,
     private readonly onError: (error: unknown) => void = () => undefined,
+    /** The keys the waiting reads are of: the progress request is for the watches under it. */
+    private readonly key?: string,
   ) {}
 
   /** Runs `wait` while requesting progress. */
@@ -36,7 +38,7 @@ export class ConditionalProgressRequester {
   }
 
   private request(): void {
-    this.storage.requestWatchProgress().catch(this.onError);
+    this.storage.requestWatchProgress(this.key).catch(this.onError);
     this.handle = this.clock.setTimeout(() => {
       this.handle = undefined;
       if (this.waiting > 0) this.request();

@@ -57,7 +57,7 @@ export function conditionedBackend(kv: KVBackend, options: ConditionedBackendOpt
 
 class ConditionedBackend implements KVBackend {
   readonly name: string;
-  readonly requestProgress?: () => Promise<void>;
+  readonly requestProgress?: (key?: string) => Promise<void>;
   private readonly maxAttempts: number;
 
   constructor(
@@ -68,7 +68,7 @@ class ConditionedBackend implements KVBackend {
     this.maxAttempts = options.maxAttempts ?? 10;
     if (kv.requestProgress) {
       const requestProgress = kv.requestProgress.bind(kv);
-      this.requestProgress = () => requestProgress();
+      this.requestProgress = (key) => requestProgress(key);
     }
   }
 

@@ -31,6 +31,8 @@ export class InstrumentedStorage implements Interface, ProgressRequester, Revisi
   lists = 0;
   watches: Array<{ options: ListOptions; watch: Watch }> = [];
   progressRequests = 0;
+  /** The key of each progress request, in order (undefined: every watch). */
+  progressKeys: Array<string | undefined> = [];
   /** While true, progress requests are counted but not forwarded (simulates a backend slow to answer). */
   holdProgress = false;
 
@@ -60,9 +62,10 @@ export class InstrumentedStorage implements Interface, ProgressRequester, Revisi
   count(key: string): Promise<number> {
     return this.inner.count(key);
   }
-  async requestWatchProgress(): Promise<void> {
+  async requestWatchProgress(key?: string): Promise<void> {
     this.progressRequests++;
-    if (!this.holdProgress) await this.inner.requestWatchProgress();
+    this.progressKeys.push(key);
+    if (!this.holdProgress) await this.inner.requestWatchProgress(key);
   }
   getCurrentResourceVersion(): Promise<number> {
     return this.inner.getCurrentResourceVersion();
