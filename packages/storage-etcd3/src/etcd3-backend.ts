@@ -108,7 +108,7 @@ async function grantLease(client: Etcd3, ttlSeconds: number): Promise<string> {
 export class Etcd3Backend implements KVBackend {
   readonly name = 'etcd3';
   /** Present only when the server version answers RequestProgress safely. */
-  declare readonly requestProgress?: () => Promise<void>;
+  declare readonly requestProgress?: (key?: string) => Promise<void>;
   private readonly keys: KeyCodec;
   private readonly hub: WatchHub;
   private readonly leases: LeaseManager;
@@ -137,7 +137,12 @@ export class Etcd3Backend implements KVBackend {
       grant: (ttlSeconds) => grantLease(client, ttlSeconds),
     });
     if (supportsRequestProgress(serverVersion)) {
-      this.requestProgress = async () => this.hub.requestProgress();
+      // etcd answers for every watch of the stream; the hub notifies those of keys under `key`.
+      this.requestProgress = async (key) => {
+        if (key === undefined) return this.hub.requestProgress();
+        const start = this.keys.encode(key);
+        this.hub.requestProgress({ key: start, rangeEnd: prefixRangeEndBytes(start) });
+      };
     }
   }
 

@@ -88,6 +88,34 @@ describe('WatchHub', () => {
     hub.close();
   });
 
+  it('hands a scoped RequestProgress reply only to the watches the scope overlaps, and every watch resumes from it', async () => {
+    const hub = newHub();
+    const start = (await currentRevision()) + 1;
+    const progress = { prefix: [] as number[], key: [] as number[], other: [] as number[] };
+    const watch = (watched: { key: Buffer; rangeEnd?: Buffer }, into: number[]) =>
+      hub.watch(watched, start, true, { onEvents: () => undefined, onProgress: (revision) => into.push(revision), onError: () => undefined });
+    watch(range('/scoped/a/'), progress.prefix);
+    watch({ key: Buffer.from('/scoped/a/one') }, progress.key);
+    const other = watch(range('/scoped/b/'), progress.other);
+    await client.put('/scoped/c').value('x').exec();
+    const first = await currentRevision();
+    hub.requestProgress(range('/scoped/a'));
+    await eventually(() => progress.prefix.length > 0 && progress.key.length > 0);
+    expect(progress.prefix).toEqual([first]);
+    expect(progress.key).toEqual([first]);
+    expect(progress.other).toEqual([]);
+    // A request of its own reaches the other watch (the reply after a scoped one still covers that scope).
+    await client.put('/scoped/c').value('y').exec();
+    const second = await currentRevision();
+    hub.requestProgress();
+    await eventually(() => progress.other.length > 0);
+    expect(progress.other).toEqual([second]);
+    expect(progress.prefix).toEqual([first, second]);
+    // The first reply moved the unnotified watch's resume point too: it was not left behind.
+    expect((other as unknown as { nextRevision: number }).nextRevision).toBe(second + 1);
+    hub.close();
+  });
+
   it('reassembles fragmented responses', async () => {
     const hub = newHub();
     const start = (await currentRevision()) + 1;

@@ -31,6 +31,23 @@ export interface WatchRange {
   rangeEnd?: Buffer;
 }
 
+/** What a progress request is about: every watch, or those overlapping a key range. */
+type ProgressScope = WatchRange | 'all';
+
+/** Scoped progress requests remembered between two replies before they count as one for every watch. */
+const maxScopes = 64;
+
+/** True when `key` is below the end of a range (`[0]`, etcd's "no end", or absent for an exact key `start`). */
+function below(key: Buffer, start: Buffer, end: Buffer | undefined): boolean {
+  if (end === undefined) return Buffer.compare(key, start) <= 0;
+  return (end.length === 1 && end[0] === 0) || Buffer.compare(key, end) < 0;
+}
+
+/** True when two key ranges share a key. */
+function overlaps(left: WatchRange, right: WatchRange): boolean {
+  return below(left.key, right.key, right.rangeEnd) && below(right.key, left.key, left.rangeEnd);
+}
+
 interface StreamState {
   readonly duplex: RawWatchStream;
   /** Watches created on this stream, by their (client-assigned) watch id. */
@@ -91,6 +108,14 @@ export class WatchHub {
   private attempt = 0;
   private lastWatchId = 0;
   private closed = false;
+  /**
+   * What the progress requests since the last reply asked for (`all`, or key ranges), and what those before
+   * it asked for. etcd answers RequestProgress for the whole stream, with no word of which request a reply
+   * answers (it may fold several into one), so a reply notifies the watches of both: a request sent just as
+   * etcd answered an earlier one is then covered by the next reply too.
+   */
+  private requestedScopes: ProgressScope[] = [];
+  private answeredScopes: ProgressScope[] = [];
 
   constructor(private readonly options: WatchHubOptions) {}
 
@@ -119,10 +144,16 @@ export class WatchHub {
     return watcher;
   }
 
-  /** Sends a RequestProgress on the current stream (the reply reaches every watch on it). */
-  requestProgress(): void {
+  /**
+   * Sends a RequestProgress on the current stream. etcd's reply covers every watch on it; it is handed to
+   * the watches that `scope` (a key range; default every watch) overlaps: a consistent read of one resource
+   * then wakes only that resource's watch cache, not every cache of the server.
+   */
+  requestProgress(scope?: WatchRange): void {
     const stream = this.stream;
     if (!stream || stream.dead || stream.watchers.size === 0) return;
+    if (scope === undefined || this.requestedScopes.length >= maxScopes) this.requestedScopes = ['all'];
+    else if (this.requestedScopes[0] !== 'all') this.requestedScopes.push(scope);
     stream.duplex.write({ progress_request: {} });
   }
 
@@ -264,10 +295,17 @@ export class WatchHub {
         return;
       }
     } else if (watchId === '-1') {
-      // A RequestProgress reply covers every watch of the stream.
+      // A RequestProgress reply covers every watch of the stream: each resumes from it, and those that the
+      // requests since the one before asked about are notified.
       if (!response.canceled) {
         const revision = Number(response.header.revision);
-        for (const watcher of [...stream.watchers.values()]) this.progress(watcher, revision);
+        const scopes = this.answeredScopes.concat(this.requestedScopes);
+        this.answeredScopes = this.requestedScopes;
+        this.requestedScopes = [];
+        const everyWatch = scopes.length === 0 || scopes.includes('all');
+        for (const watcher of [...stream.watchers.values()]) {
+          this.progress(watcher, revision, everyWatch || scopes.some((scope) => scope !== 'all' && overlaps(watcher.range, scope)));
+        }
       }
       return;
     }
@@ -328,10 +366,11 @@ export class WatchHub {
     }
   }
 
-  private progress(watcher: Watcher, revision: number): void {
+  /** Moves the watch's resume point to `revision`, and tells its owner (when `notify` and it asked for progress). */
+  private progress(watcher: Watcher, revision: number, notify = true): void {
     if (watcher.closed || revision + 1 < watcher.nextRevision) return;
     watcher.nextRevision = revision + 1;
-    if (!watcher.progressNotify || !watcher.listener.onProgress) return;
+    if (!notify || !watcher.progressNotify || !watcher.listener.onProgress) return;
     try {
       watcher.listener.onProgress(revision);
     } catch (error) {
