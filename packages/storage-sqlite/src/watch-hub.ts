@@ -124,13 +124,12 @@ export class WatchHub {
     }
   }
 
-  /** No closure per watcher: a consistent read sends one of these to every watch of the backend. */
   private sendProgress(watcher: Watcher, revision: number): void {
     if (!watcher.active || watcher.nextRevision > revision + 1) return;
     try {
       watcher.listener.onProgress?.(revision);
     } catch (error) {
-      this.fail(watcher, error instanceof Error ? error : new Error(String(error)));
+      this.failWith(watcher, error);
     }
   }
 
@@ -159,7 +158,7 @@ export class WatchHub {
         for (const row of this.replayRows(revisions.slice(offset, offset + chunkSize), range)) {
           events.push(eventOfRow(row, this.statements, now));
         }
-        if (events.length > 0) this.call(watcher, () => watcher.listener.onEvents(events));
+        if (events.length > 0) this.deliver(watcher, events);
       }
       watcher.nextRevision = Math.max(startRevision, this.deliveredRevision + 1);
     }
@@ -201,22 +200,22 @@ export class WatchHub {
       if (!watcher.active || watcher.replaying) continue;
       const matching = eventsFor(watcher, events);
       watcher.nextRevision = Math.max(watcher.nextRevision, last.entry.modRevision + 1);
-      if (!matching) continue;
-      try {
-        watcher.listener.onEvents(matching);
-      } catch (error) {
-        this.fail(watcher, error instanceof Error ? error : new Error(String(error)));
-      }
+      if (matching) this.deliver(watcher, matching);
     }
   }
 
-  /** Calls a listener; one that throws ends its own watch with that error (others are unaffected). */
-  private call(watcher: Watcher, deliver: () => void): void {
+  /** Hands a watch events; a listener that throws ends its own watch with that error (others are unaffected). */
+  private deliver(watcher: Watcher, events: KVEvent[]): void {
     try {
-      deliver();
+      watcher.listener.onEvents(events);
     } catch (error) {
-      this.fail(watcher, error instanceof Error ? error : new Error(String(error)));
+      this.failWith(watcher, error);
     }
+  }
+
+  /** Ends a watch whose listener threw `error`. */
+  private failWith(watcher: Watcher, error: unknown): void {
+    this.fail(watcher, error instanceof Error ? error : new Error(String(error)));
   }
 
   private fail(watcher: Watcher, error: Error): void {
