@@ -19,8 +19,8 @@ interface WatchCacheCounts {
  * `etcd_bookmark_counts` (progress notifications received from the storage), each by `resource`.
  *
  * Events and progress notifications are counted in plain numbers and copied into the metrics when they
- * are scraped: a consistent read sends every cache a progress notification, and prom-client's labelled
- * `set`/`inc` hashes the labels and allocates on each call (~1 µs per cache per write in a migration).
+ * are scraped: events and progress notifications come with every write, and prom-client's labelled
+ * `set`/`inc` hashes the labels and allocates on each call.
  */
 export function createWatchCacheMetrics(registry: Registry): (group: string, resource: string) => CacherMetrics {
   const registers = [registry];

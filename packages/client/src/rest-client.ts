@@ -80,8 +80,8 @@ export class RestClient {
   private readonly url: URL;
   /**
    * TLS options for https: on the pooled agent, and on each request that opens a connection of its own.
-   * The CA and client certificate go in one secure context, not as PEM options: node's https agent names
-   * its connection pools by concatenating every PEM option, on every request (~3 KB of string each).
+   * The CA and client certificate go in one secure context, built once, not as PEM options: node's https
+   * agent names its connection pools by concatenating every PEM option into a string on every request.
    */
   private readonly tlsOptions: Pick<https.AgentOptions, 'secureContext' | 'rejectUnauthorized'>;
 
