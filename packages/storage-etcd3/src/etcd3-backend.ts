@@ -23,6 +23,7 @@ import {
   type ITxnResponse,
 } from 'etcd3';
 import { releaseClosedHttp2Streams } from './closed-stream-release.js';
+import { cheapenHttp2RequestBinding } from './request-binding.js';
 import { asBuffer, KeyCodec, prefixRangeEndBytes } from './etcd-keys.js';
 import { isCompactedError, translateError } from './errors.js';
 import { LeaseManager } from './lease-manager.js';
@@ -63,6 +64,11 @@ export interface Etcd3BackendOptions {
    * their listeners once over, so that grpc-js calls are reclaimed by scavenges rather than promoted.
    */
   releaseClosedStreams?: boolean;
+  /**
+   * Call {@link cheapenHttp2RequestBinding} (default true): Node 20 spends ~13 µs of each HTTP/2 client
+   * request (one per etcd call) building deprecated accessors it never reads.
+   */
+  cheapRequestBinding?: boolean;
 }
 
 /** Result of one step of the compactors' compare-and-swap on {@link COMPACT_REVISION_KEY}. */
@@ -150,6 +156,7 @@ export class Etcd3Backend implements KVBackend {
   static async connect(options: Etcd3BackendOptions): Promise<Etcd3Backend> {
     if (options.endpoints.length === 0) throw new Error('Etcd3Backend.connect: no endpoints given');
     if (options.releaseClosedStreams !== false) releaseClosedHttp2Streams();
+    if (options.cheapRequestBinding !== false) cheapenHttp2RequestBinding();
     const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     const dialTimeoutMs = options.dialTimeoutMs ?? 5000;
     const settings = (hosts: string[]): IOptions => ({

@@ -4,3 +4,4 @@ export type { CompactorOptions, RunningCompactor } from './compactor.js';
 export { startCompactor } from './compactor.js';
 export { supportsRequestProgress } from './server-version.js';
 export { releaseClosedHttp2Streams } from './closed-stream-release.js';
+export { cheapenHttp2RequestBinding } from './request-binding.js';
