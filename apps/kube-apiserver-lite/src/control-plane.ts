@@ -54,6 +54,7 @@ import { installAPIServices } from './apiservices.js';
 import { createAggregation, startAggregation } from './aggregation.js';
 import { webhookServiceResolver } from './webhook-service-resolver.js';
 import { delegationReviewKinds, delegationReviewResources } from './resources/delegation-reviews.js';
+import { selfSubjectReviewKind, selfSubjectReviewResource } from './resources/self-subject-review.js';
 import { createObservability } from './observability.js';
 import { addIdentityLeaseHooks } from './identity-leases.js';
 import { createWatchCacheMetrics, observeStorageObjects } from './storage-metrics.js';
@@ -116,6 +117,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   const scheme = new Scheme();
   for (const kind of builtInKinds) scheme.addKind(kind);
   for (const kind of delegationReviewKinds) scheme.addKind(kind);
+  scheme.addKind(selfSubjectReviewKind);
   if (options.storageVersionAPI) scheme.addKind(storageVersionKind);
   for (const conversion of builtInConversions) scheme.addConversion(conversion);
 
@@ -247,6 +249,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   for (const definition of delegationReviewResources({ authenticators: tokenAuthenticators })) {
     server.installVirtualResource(definition);
   }
+  server.installVirtualResource(selfSubjectReviewResource);
   if (voting) server.installResource(storageVersionVoteResource);
   installed.push(installAPIServices(scheme, server, () => rest()));
   if (options.storageVersionAPI) {

@@ -153,6 +153,25 @@ describe('impersonation', () => {
     await kubectl(server, ['--as=alice', 'get', 'configmaps', '-n', 'default']);
   });
 
+  it('kubectl auth whoami answers for any authenticated user (system:basic-user), and for the one impersonated', async () => {
+    // bob has no grants of his own: SelfSubjectReview is open to system:authenticated.
+    const bob = await run(['--token=bob-token', 'auth', 'whoami', '-o', 'json']);
+    expect(bob.stderr).toBe('');
+    const review = JSON.parse(bob.stdout) as { apiVersion: string; kind: string; status: { userInfo: Record<string, unknown> } };
+    expect(review).toMatchObject({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+    expect(review.status.userInfo).toEqual({ username: 'bob', uid: '2002', groups: ['system:authenticated'] });
+
+    const asAlice = await run(['auth', 'whoami', '--as=alice', '--as-group=devs']);
+    expect(asAlice.code).toBe(0);
+    expect(asAlice.stdout).toMatch(/Username\s+alice/);
+    expect(asAlice.stdout).toMatch(/Groups\s+\[devs system:authenticated\]/);
+
+    const anonymous = await call('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+    });
+    expect(anonymous.code).toBe(403);
+  });
+
   it('a user without the impersonate verb gets 403', async () => {
     const denied = await run(['--token=bob-token', '--as=alice', 'get', 'configmaps', '-n', 'default']);
     expect(denied.code).not.toBe(0);

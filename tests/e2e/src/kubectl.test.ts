@@ -198,6 +198,12 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     expect((await kubectl(server, ['auth', 'can-i', 'create', 'configmaps'])).trim()).toBe('yes');
   });
 
+  it('answers auth whoami for the admin (a SelfSubjectReview)', async () => {
+    const out = await kubectl(server, ['auth', 'whoami']);
+    expect(out).toMatch(/Username\s+\S+/);
+    expect(out).toMatch(/Groups\s+\[.*system:masters.*system:authenticated\]/);
+  });
+
   it('serves HPAs in v1 and v2', async () => {
     await kubectl(
       server,

@@ -1,4 +1,5 @@
 import { ProtobufRegistry } from '@kapi/apimachinery';
+import { selfSubjectReviewDescriptor } from './authentication-descriptors.js';
 import {
   selfSubjectAccessReviewDescriptor,
   selfSubjectRulesReviewDescriptor,
@@ -46,7 +47,8 @@ export function createBuiltInProtobufRegistry(): ProtobufRegistry {
     .register(authorization, 'SelfSubjectAccessReview', selfSubjectAccessReviewDescriptor)
     .register(authorization, 'SelfSubjectRulesReview', selfSubjectRulesReviewDescriptor)
     .register(authorization, 'SubjectAccessReview', subjectAccessReviewDescriptor)
-    .register(authorization, 'LocalSubjectAccessReview', subjectAccessReviewDescriptor);
+    .register(authorization, 'LocalSubjectAccessReview', subjectAccessReviewDescriptor)
+    .register('authentication.k8s.io/v1', 'SelfSubjectReview', selfSubjectReviewDescriptor);
 }
 
 /** A ready registry for the built-in kinds. Shared: do not register more kinds on it; create your own instead. */

@@ -162,6 +162,7 @@ async function runKubectl(
             metadata: { ...decoded.metadata, uid: 'uid-1', resourceVersion: '1' },
           };
           if (decoded.kind === 'SelfSubjectAccessReview') reply['status'] = { allowed: true };
+          if (decoded.kind === 'SelfSubjectReview') reply['status'] = { userInfo: { username: 'kate', groups: ['devs', 'system:authenticated'] } };
           if (decoded.kind === 'SelfSubjectRulesReview') {
             reply['status'] = {
               resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }],
@@ -403,6 +404,15 @@ describe('decoding protobuf bodies sent by real kubectl', () => {
       status: { allowed: false },
     });
     expect(output.trim()).toBe('yes');
+  });
+
+  it('auth whoami (SelfSubjectReview)', async () => {
+    const { captured, output } = await captureKubectl(['auth', 'whoami']);
+    expect(captured.path).toBe('/apis/authentication.k8s.io/v1/selfsubjectreviews');
+    expect(isProtobufMediaType(captured.contentType)).toBe(true);
+    expect(captured.decoded).toMatchObject({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', metadata: {} });
+    expect(output).toMatch(/Username\s+kate/);
+    expect(output).toMatch(/Groups\s+\[devs system:authenticated\]/);
   });
 
   it('auth can-i for a non-resource URL', async () => {
