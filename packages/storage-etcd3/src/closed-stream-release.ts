@@ -1,4 +1,5 @@
-import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
+import type { ClientHttp2Stream } from 'node:http2';
+import { hookHttp2ClientRequests } from './http2-request-hook.js';
 
 const installed = Symbol.for('kapi.storage-etcd3.release-closed-http2-streams');
 
@@ -19,20 +20,11 @@ const installed = Symbol.for('kapi.storage-etcd3.release-closed-http2-streams');
  * the body) keeps its listeners.
  */
 export function releaseClosedHttp2Streams(): void {
-  const module = http2 as typeof http2 & { [installed]?: true };
-  if (module[installed]) return;
-  module[installed] = true;
-  const connect = http2.connect;
-  module.connect = function connectReleasingStreams(this: unknown, ...args: Parameters<typeof http2.connect>): ClientHttp2Session {
-    const session = connect.apply(this, args);
-    const request = session.request;
-    session.request = function requestReleasedOnClose(this: ClientHttp2Session, ...requestArgs: Parameters<ClientHttp2Session['request']>): ClientHttp2Stream {
-      const stream = request.apply(this, requestArgs);
-      stream.once('close', onStreamClose);
-      return stream;
-    } as ClientHttp2Session['request'];
-    return session;
-  } as typeof http2.connect;
+  hookHttp2ClientRequests(installed, (request) => {
+    const stream = request();
+    stream.once('close', onStreamClose);
+    return stream;
+  });
 }
 
 function onStreamClose(this: ClientHttp2Stream): void {

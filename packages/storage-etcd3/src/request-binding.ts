@@ -1,5 +1,5 @@
 import { AsyncResource } from 'node:async_hooks';
-import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
+import { hookHttp2ClientRequests } from './http2-request-hook.js';
 
 const installed = Symbol.for('kapi.storage-etcd3.cheap-http2-request-binding');
 const nodeBind = AsyncResource.prototype.bind;
@@ -26,26 +26,17 @@ function scopedCaller(resource: AsyncResource, fn: (...args: unknown[]) => unkno
  * its connect callback with `AsyncResource#bind`, which there costs ~13 µs, most of a small request's
  * own time (etcd's client, grpc-js, makes one per call). While a request is being made, the bind used
  * is {@link bindInScope}, which runs the callback in the same async scope; Node reads nothing else of
- * the bound function. Installed once per process, by wrapping `http2.connect` (sessions opened before
- * the call are not affected). `Etcd3Backend.connect` calls it unless told not to.
+ * the bound function. Installed once per process (sessions opened before the call are not affected).
+ * `Etcd3Backend.connect` calls it unless told not to.
  */
 export function cheapenHttp2RequestBinding(): void {
-  const module = http2 as typeof http2 & { [installed]?: true };
-  if (module[installed]) return;
-  module[installed] = true;
-  const connect = http2.connect;
-  module.connect = function connectBindingCheaply(this: unknown, ...args: Parameters<typeof http2.connect>): ClientHttp2Session {
-    const session = connect.apply(this, args);
-    const request = session.request;
-    session.request = function requestBoundCheaply(this: ClientHttp2Session, ...requestArgs: Parameters<ClientHttp2Session['request']>): ClientHttp2Stream {
-      const prototype = AsyncResource.prototype as { bind: unknown };
-      prototype.bind = bindInScope;
-      try {
-        return request.apply(this, requestArgs);
-      } finally {
-        prototype.bind = nodeBind;
-      }
-    } as ClientHttp2Session['request'];
-    return session;
-  } as typeof http2.connect;
+  hookHttp2ClientRequests(installed, (request) => {
+    const prototype = AsyncResource.prototype as { bind: unknown };
+    prototype.bind = bindInScope;
+    try {
+      return request();
+    } finally {
+      prototype.bind = nodeBind;
+    }
+  });
 }
