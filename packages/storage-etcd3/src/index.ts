@@ -5,3 +5,4 @@ export { startCompactor } from './compactor.js';
 export { supportsRequestProgress } from './server-version.js';
 export { releaseClosedHttp2Streams } from './closed-stream-release.js';
 export { cheapenHttp2RequestBinding } from './request-binding.js';
+export { skipGrpcCallerStacks } from './grpc-caller-stacks.js';
