@@ -15,8 +15,10 @@ interface WatchCacheCounts {
 
 /**
  * The watch caches' metrics, named as upstream names them: `apiserver_watch_cache_events_received_total`,
- * `apiserver_watch_cache_initializations_total`, `apiserver_watch_cache_resource_version` and
- * `etcd_bookmark_counts` (progress notifications received from the storage), each by `resource`.
+ * `apiserver_watch_cache_initializations_total`, `apiserver_watch_cache_resource_version`,
+ * `etcd_bookmark_counts` (progress notifications received from the storage), each by `resource`, and
+ * `apiserver_watch_cache_consistent_read_total{resource,success,fallback}` (consistent LISTs the cache
+ * answered, or left to the storage when it did not catch up in time).
  *
  * Events and progress notifications are counted in plain numbers and copied into the metrics when they
  * are scraped: events and progress notifications come with every write, and prom-client's labelled
@@ -66,6 +68,12 @@ export function createWatchCacheMetrics(registry: Registry): (group: string, res
       publish(this, (state) => state.bookmarks);
     },
   });
+  const consistentReads = new Counter({
+    name: 'apiserver_watch_cache_consistent_read_total',
+    help: 'Counter for consistent reads from cache.',
+    labelNames: ['resource', 'success', 'fallback'],
+    registers,
+  });
   return (group, resource) => {
     const label = groupResourceLabel(group, resource);
     const state = counts.get(label) ?? { events: 0, revision: 0, bookmarks: 0 };
@@ -80,6 +88,7 @@ export function createWatchCacheMetrics(registry: Registry): (group: string, res
         state.revision = revision;
       },
       initialized: () => initializations.inc({ resource: label }),
+      consistentRead: (success, fallback) => consistentReads.inc({ resource: label, success: String(success), fallback: String(fallback) }),
     };
   };
 }

@@ -9,4 +9,9 @@ export interface CacherMetrics {
   progressReceived?(revision: number): void;
   /** The cache became ready after a (re)initialization. */
   initialized?(): void;
+  /**
+   * A consistent LIST (`RV=""`) the cache could serve was answered: from the cache, or (`fallback`) by the
+   * storage because the cache did not catch up in time; `success` is false when it failed.
+   */
+  consistentRead?(success: boolean, fallback: boolean): void;
 }

@@ -242,6 +242,26 @@ describe('Cacher paging', () => {
     expect(second.continue).toBeUndefined();
     expect(second.resourceVersion).toBe(first.resourceVersion);
   });
+
+  it('serves the first page of a consistent read (kubectl get: limit, no RV) from the cache once caught up', async () => {
+    const { cacher, storage, store } = setup();
+    await cacher.start();
+    const a = await cacher.create(keyOf('a'), configMap('a'));
+    const b = await cacher.create(keyOf('b'), configMap('b'));
+    // Written behind the cacher's back: the consistent read must include it.
+    const c = await store.create(keyOf('c'), configMap('c'));
+    const lists = storage.lists;
+    const first = await cacher.getList(`${prefix}/`, { recursive: true, predicate: { limit: 2 } });
+    expect(first.items).toEqual([a, b]);
+    expect(first.remainingItemCount).toBe(1);
+    expect(Number(first.resourceVersion)).toBeGreaterThanOrEqual(revisionOf(c));
+    expect(storage.lists).toBe(lists);
+    const second = await cacher.getList(`${prefix}/`, { recursive: true, predicate: { limit: 2, continue: first.continue as string } });
+    expect(second.items).toEqual([c]);
+    expect(second.continue).toBeUndefined();
+    expect(second.resourceVersion).toBe(first.resourceVersion);
+    expect(storage.lists).toBe(lists + 1);
+  });
 });
 
 describe('Cacher bookmarks', () => {

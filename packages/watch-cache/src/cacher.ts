@@ -25,6 +25,7 @@ import { cacheHealth, type WatchCacheHealth } from './cache-health.js';
 import { CacheReflector } from './cache-reflector.js';
 import { directoryOf, inScope, type KeyScope } from './cache-store.js';
 import { CacheWatchers, bookmarkEvent } from './cache-watchers.js';
+import type { CacherMetrics } from './cacher-metrics.js';
 import { resolveCacherOptions, type CacherOptions, type CacherWatchOptions, type ResolvedCacherOptions } from './cacher-options.js';
 import { ConditionalProgressRequester, waitForConsistentRevision, type ConsistentReadStorage } from './consistent-read.js';
 import { parseResourceVersion, routeList } from './list-routing.js';
@@ -60,6 +61,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
   private readonly progressRequester: ConditionalProgressRequester | undefined;
   /** The storage's revision for consistent GETs, read once per turn of the event loop. */
   private readonly consistentGetRevision: RevisionBatch | undefined;
+  private readonly metrics: CacherMetrics | undefined;
   private started = false;
   private stopping: Promise<void> | undefined;
   private failure: unknown;
@@ -70,6 +72,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     this.storage = storage;
     this.ready = new ReadyState(clock);
     const { metrics } = options;
+    this.metrics = metrics;
     const becameReady = (): void => {
       this.ready.setReady();
       metrics?.initialized?.();
@@ -251,15 +254,33 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
       this.ready.check();
     }
     if (route.wait === 'revision') await this.cache.waitUntilFresh(route.revision, FRESHNESS_TIMEOUT_MS);
-    if (route.wait === 'consistent' && !(await this.caughtUpForConsistentRead())) return this.storage.getList(key, options);
+    if (route.wait === 'consistent') return this.consistentList(key, options, route.limit);
+    return this.listFromCache(key, options, route.wait === 'revision' ? route.limit : 0);
+  }
+
+  /** A consistent LIST: from the cache once it has caught up with the storage, else by the storage. */
+  private async consistentList(key: string, options: ListOptions, limit: number): Promise<ListResult> {
+    const metrics = this.metrics;
+    let fallback = false;
+    try {
+      fallback = !(await this.caughtUpForConsistentRead());
+      const result = fallback ? await this.storage.getList(key, options) : this.listFromCache(key, options, limit);
+      metrics?.consistentRead?.(true, fallback);
+      return result;
+    } catch (error) {
+      metrics?.consistentRead?.(false, fallback);
+      throw error;
+    }
+  }
+
+  /** The cache's items in `key` (recursive: the first `limit` with a continue token, when `limit` is set). */
+  private listFromCache(key: string, options: ListOptions, limit: number): ListResult {
     const scope: KeyScope = { key, recursive: options.recursive ?? false };
     const filter = this.matcher.filterFor(options.predicate);
     const candidates = this.cache.store.list(scope, this.indexFor(options.predicate));
     const items = filter ? candidates.filter(filter) : candidates;
     const revision = this.cache.resourceVersion;
-    if (route.wait === 'revision' && route.limit > 0 && items.length > route.limit && scope.recursive) {
-      return this.page(scope, items, route.limit, revision, filter === undefined);
-    }
+    if (limit > 0 && items.length > limit && scope.recursive) return this.page(scope, items, limit, revision, filter === undefined);
     return { items, resourceVersion: String(revision) };
   }
 

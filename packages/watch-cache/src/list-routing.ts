@@ -7,8 +7,8 @@ export type ListRoute =
   | { target: 'cache'; wait: 'none' }
   /** From the cache once it has reached `revision` (NotOlderThan), paged by `limit` when set. */
   | { target: 'cache'; wait: 'revision'; revision: number; limit: number }
-  /** From the cache once it has reached the backend's current revision (consistent read). */
-  | { target: 'cache'; wait: 'consistent' };
+  /** From the cache once it has reached the backend's current revision (consistent read), paged by `limit` when set. */
+  | { target: 'cache'; wait: 'consistent'; limit: number };
 
 /** Parses a non-negative decimal resourceVersion; `undefined` when malformed. */
 export function parseResourceVersion(text: string): number | undefined {
@@ -19,9 +19,11 @@ export function parseResourceVersion(text: string): number | undefined {
 
 /**
  * Decides where a LIST is served. Served by the storage: `Exact`, continue tokens (the pages after the
- * first are exact reads), `RV=N` with a limit but no match (legacy exact), `RV=""` with a limit or when
- * consistent reads from the cache are not possible, and malformed requests (so the storage reports them
- * with its wording).
+ * first are exact reads), `RV=N` with a limit but no match (legacy exact), `RV=""` when consistent reads
+ * from the cache are not possible, and malformed requests (so the storage reports them with its wording).
+ * A consistent read (`RV=""`) with a limit is served from the cache like one without, its first page cut
+ * there (as `kubectl get` asks, `limit=500`): upstream's delegator does not look at the limit of a
+ * consistent read either.
  */
 export function routeList(options: ListOptions | undefined, consistentReadsFromCache: boolean): ListRoute {
   const storage: ListRoute = { target: 'storage' };
@@ -31,7 +33,7 @@ export function routeList(options: ListOptions | undefined, consistentReadsFromC
   if (options?.predicate?.continue || (match !== '' && match !== 'NotOlderThan')) return storage;
   if (text === '') {
     if (match !== '') return storage;
-    return consistentReadsFromCache && limit <= 0 ? { target: 'cache', wait: 'consistent' } : storage;
+    return consistentReadsFromCache ? { target: 'cache', wait: 'consistent', limit: Math.max(0, limit) } : storage;
   }
   const revision = parseResourceVersion(text);
   if (revision === undefined) return storage;

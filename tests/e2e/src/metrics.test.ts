@@ -60,6 +60,25 @@ describe('metrics named as upstream names them', () => {
     expect(await sample(client, 'apiserver_watch_cache_initializations_total', cache)).toBeGreaterThanOrEqual(1);
   });
 
+  it('a paged consistent LIST (as kubectl get asks: limit, no resourceVersion) is a consistent read from the cache', async () => {
+    await client.request({ method: 'POST', path: '/api/v1/namespaces', body: { metadata: { name: 'paged' } } });
+    for (const name of ['p1', 'p2', 'p3']) {
+      await client.request({ method: 'POST', path: '/api/v1/namespaces/paged/configmaps', body: { metadata: { name } } });
+    }
+    const fromCache = { resource: 'configmaps', success: 'true', fallback: 'false' };
+    const before = (await sample(client, 'apiserver_watch_cache_consistent_read_total', fromCache)) ?? 0;
+    type Page = { metadata: { continue?: string; remainingItemCount?: number }; items: Array<{ metadata: { name: string } }> };
+    const path = '/api/v1/namespaces/paged/configmaps';
+    const first = await client.request<Page>({ method: 'GET', path, query: { limit: 2 } });
+    expect(first.items.map((item) => item.metadata.name)).toEqual(['p1', 'p2']);
+    expect(first.metadata.remainingItemCount).toBe(1);
+    const second = await client.request<Page>({ method: 'GET', path, query: { limit: 2, continue: first.metadata.continue } });
+    expect(second.items.map((item) => item.metadata.name)).toEqual(['p3']);
+    expect(second.metadata.continue).toBeUndefined();
+    // The first page came from the cache; the next one, an exact read at its revision, from the storage.
+    expect(await sample(client, 'apiserver_watch_cache_consistent_read_total', fromCache)).toBe(before + 1);
+  });
+
   it('etcd_bookmark_counts{resource} counts the storage progress notifications of an idle cache', async () => {
     const before = (await sampleUntil(client, 'etcd_bookmark_counts', { resource: 'secrets' }, () => true)) ?? -1;
     expect(before).toBeGreaterThanOrEqual(0);
