@@ -328,7 +328,7 @@ export class Etcd3Backend implements KVBackend {
   watch(options: KVWatchOptions, listener: KVWatchListener): KVWatch {
     const key = this.keys.encode(options.key);
     const range: WatchRange = options.prefix ? { key, rangeEnd: prefixRangeEndBytes(key) } : { key };
-    return this.hub.watch(range, options.startRevision, options.progressNotify ?? false, listener);
+    return this.hub.watch(range, options.startRevision, options.progressNotify ?? false, listener, options.previous ?? true);
   }
 
   async currentRevision(): Promise<number> {

@@ -72,6 +72,8 @@ class Watcher implements KVWatch {
     public nextRevision: number,
     readonly progressNotify: boolean,
     readonly listener: KVWatchListener,
+    /** Ask etcd for each event's previous key-value (`prev_kv`). */
+    readonly previous: boolean,
   ) {}
 
   cancel(): void {
@@ -124,15 +126,19 @@ export class WatchHub {
     return this.watchers.size;
   }
 
-  /** Starts a watch of `range` from `startRevision` (inclusive; 0 means from the next write on). */
+  /**
+   * Starts a watch of `range` from `startRevision` (inclusive; 0 means from the next write on), with each
+   * event's previous key-value unless `previous` is false.
+   */
   watch(
     range: WatchRange,
     startRevision: number,
     progressNotify: boolean,
     listener: KVWatchListener,
+    previous = true,
   ): KVWatch {
     // 0 (or less) means "from now", as in etcd; the start is then learnt from the created response.
-    const watcher = new Watcher(this, range, Math.max(0, startRevision), progressNotify, listener);
+    const watcher = new Watcher(this, range, Math.max(0, startRevision), progressNotify, listener, previous);
     if (this.closed) {
       watcher.closed = true;
       queueMicrotask(() => listener.onError(this.closedError(watcher)));
@@ -269,7 +275,7 @@ export class WatchHub {
         ...(watcher.nextRevision > 0 ? { start_revision: watcher.nextRevision } : {}),
         // Always asked for: progress moves the resume point forward even when the owner does not want it.
         progress_notify: true,
-        prev_kv: true,
+        prev_kv: watcher.previous,
         fragment: true,
         watch_id: watchId,
       },

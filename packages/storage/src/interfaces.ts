@@ -54,6 +54,13 @@ export interface ListOptions {
   progressNotify?: boolean;
   /** Watch only: send the current state as ADDED events, then a bookmark annotated `k8s.io/initial-events-end`. */
   sendInitialEvents?: boolean;
+  /**
+   * Watch only, without selectors: the caller keeps its own copy of the state (as a watch cache does), so
+   * the storage need not read each change's previous state. MODIFIED events may then come without
+   * `previousObject`, and a DELETED event may carry only `key` and, as its object, the deletion's
+   * `metadata.resourceVersion`. Ignored with selectors (their transitions need the previous state).
+   */
+  omitPrevious?: boolean;
   /** Watch only: aborts the watch. */
   signal?: AbortSignal;
   /**
@@ -81,6 +88,11 @@ export interface StorageWatchEvent {
   object: KubeObject | Status;
   /** The object before this change, for MODIFIED and DELETED. */
   previousObject?: KubeObject;
+  /**
+   * Set only on a DELETED event of a watch opened with `omitPrevious` whose storage did not read the last
+   * state: the deleted object's storage key (the object then holds only the deletion's resourceVersion).
+   */
+  key?: string;
 }
 
 /**

@@ -134,13 +134,22 @@ export interface KVWatchOptions {
   startRevision: number;
   /** Deliver periodic (and requested) progress notifications through `onProgress`. */
   progressNotify?: boolean;
+  /**
+   * Deliver each event's previous entry (default true). A caller that keeps its own copy of the state (a
+   * watch cache) turns it off: a backend may then leave `previous` out of any event (etcd is not asked for
+   * `prev_kv`, which costs it a read per event); backends that hold it anyway may still set it.
+   */
+  previous?: boolean;
 }
 
 /** A change to one key. For `delete`, `entry.modRevision` is the deletion's revision and `entry.value` is empty. */
 export interface KVEvent {
   type: 'put' | 'delete';
   entry: KVEntry;
-  /** The entry before this change (always set for delete; for put unless it is a creation). */
+  /**
+   * The entry before this change: for delete always, for put unless it is a creation, when the watch
+   * asked for previous entries (the default; see {@link KVWatchOptions.previous}).
+   */
   previous?: KVEntry;
 }
 

@@ -19,6 +19,8 @@ export async function storeWatch(store: StoreContext, key: string, options: List
   const requested = parseResourceVersion(options.resourceVersion);
   const predicate = options.predicate;
   const acceptAll = !predicateHasSelectors(predicate);
+  // Without selectors, a caller keeping its own state needs no previous values (see ListOptions.omitPrevious).
+  const omitPrevious = options.omitPrevious === true && acceptAll;
   const sendInitialEvents = options.sendInitialEvents ?? requested === 0;
   const endBookmark = options.sendInitialEvents === true && predicate?.allowWatchBookmarks === true;
 
@@ -85,14 +87,20 @@ export async function storeWatch(store: StoreContext, key: string, options: List
   const transform = (event: KVEvent): StorageWatchEvent | undefined => {
     const revision = event.entry.modRevision;
     if (event.type === 'delete') {
-      if (!event.previous) return undefined;
+      if (!event.previous) {
+        return omitPrevious ? { type: 'DELETED', object: { metadata: { resourceVersion: String(revision) } }, key: event.entry.key } : undefined;
+      }
       const previousObject = store.codec.decode(event.previous).object;
       if (!predicateMatches(predicate, previousObject)) return undefined;
       return { type: 'DELETED', object: withResourceVersion(previousObject, revision), previousObject };
     }
     const object = store.codec.decodeEvent(event.entry);
     const previous = event.previous;
-    if (!previous) return predicateMatches(predicate, object) ? { type: 'ADDED', object } : undefined;
+    if (!previous) {
+      // Without previous values, a put is a creation when the key was created at this very revision.
+      if (omitPrevious && event.entry.createRevision !== event.entry.modRevision) return { type: 'MODIFIED', object };
+      return predicateMatches(predicate, object) ? { type: 'ADDED', object } : undefined;
+    }
     if (acceptAll) return modifiedWithLazyPrevious(object, () => store.codec.decode(previous).object);
     const previousObject = store.codec.decode(previous).object;
     const matches = predicateMatches(predicate, object);
@@ -105,7 +113,7 @@ export async function storeWatch(store: StoreContext, key: string, options: List
 
   watchEnded = store.codec.watchStarted();
   kvWatch = store.kv.watch(
-    { key: prefix, prefix: recursive, startRevision, progressNotify: options.progressNotify ?? false },
+    { key: prefix, prefix: recursive, startRevision, progressNotify: options.progressNotify ?? false, previous: !omitPrevious },
     {
       onEvents(events) {
         if (channel.closed) return;

@@ -40,8 +40,12 @@ export interface CacheReflectorOptions {
   onWatchError: (status: Status) => void;
 }
 
-/** How a backend watch ended; `relist`: a replay building the state timed out, list instead. */
-type WatchOutcome = 'expired' | 'ended' | 'relist';
+/**
+ * How a backend watch ended; `relist`: a replay building the state timed out, list instead; `reopen`: a
+ * replay of history beside a listed state has completed, and the watch is opened again without previous
+ * values (the replay needed them, the cache's own state serves from then on).
+ */
+type WatchOutcome = 'expired' | 'ended' | 'relist' | 'reopen';
 
 /** True when an error or Status says the requested revision was compacted (410). */
 export function isExpired(value: unknown): boolean {
@@ -96,6 +100,7 @@ export class CacheReflector {
         }
         const outcome = await this.watchOnce();
         if (this.stopped) break;
+        if (outcome === 'reopen') continue;
         if (outcome === 'relist') {
           needsList = true;
           continue;
@@ -181,10 +186,14 @@ export class CacheReflector {
   /** Runs one backend watch until it ends; says whether it ended because its revision was compacted. */
   private async watchOnce(): Promise<WatchOutcome> {
     const { storage, cache } = this.options;
+    // The cache keeps the state, so the storage need not read each change's previous value; except while
+    // history older than a listed state is replayed into the history (its deletions need their objects).
+    const omitPrevious = !cache.replaying || cache.replayingState;
     const watch = await storage.watch(this.options.prefix, {
       recursive: true,
       resourceVersion: String(this.lastRevision),
       progressNotify: this.options.progressNotify,
+      omitPrevious,
     });
     this.watch = watch;
     if (this.stopped) {
@@ -202,6 +211,7 @@ export class CacheReflector {
           return 'ended';
         }
         this.apply(event);
+        if (!omitPrevious && !cache.replaying) return 'reopen';
       }
       return this.listOnly ? 'relist' : 'ended';
     } finally {

@@ -140,6 +140,31 @@ describe('Cacher filling', () => {
     });
   });
 
+  it('asks the storage for previous values only while replaying history beside a listed state, then watches again without', async () => {
+    const { kv, store } = newMemoryStore(0);
+    const written = await history(store, 4);
+    await store.create('/registry/secrets/default/s', configMap('s'));
+    await kv.compact(revisionOf(written[1]!));
+    const storage = new InstrumentedStorage(store);
+    const cacher = newCacher(storage, new FakeClock());
+    await cacher.start();
+    await vi.waitFor(() => expect(storage.watches).toHaveLength(2));
+    const lists = storage.lists;
+    expect(storage.watches[0]?.options.omitPrevious).toBe(false);
+    expect(storage.watches[1]?.options.omitPrevious).toBe(true);
+    expect(Number(storage.watches[1]?.options.resourceVersion)).toBeGreaterThanOrEqual(revisionOf(written[3]!));
+    // The replayed history keeps its previous objects; later changes arrive on the second watch.
+    const watch = collect(await cacher.watch(prefix, { recursive: true, resourceVersion: String(revisionOf(written[1]!)) }));
+    await vi.waitFor(() => expect(watch.events).toHaveLength(2));
+    expect(watch.events.map((event) => event.object)).toEqual(written.slice(2));
+    expect(watch.events[0]?.previousObject).toEqual(written[1]);
+    const deleted = await store.delete(keyOf('a'));
+    await vi.waitFor(() => expect(watch.events).toHaveLength(3));
+    expect(watch.events[2]).toMatchObject({ type: 'DELETED', object: deleted, previousObject: written[3] });
+    expect(storage.watches).toHaveLength(2);
+    expect(storage.lists).toBe(lists);
+  });
+
   it('fills from one replay of a never-compacted log, without a list: state and history from the same read', async () => {
     const { store } = newMemoryStore(0);
     const written = await history(store, 3);
@@ -152,6 +177,8 @@ describe('Cacher filling', () => {
     await cacher.start();
     expect(storage.lists).toBe(0);
     expect(storage.watches[0]?.options.resourceVersion).toBe('1');
+    // The replay builds the state, so deletions need no previous values from the storage.
+    expect(storage.watches[0]?.options.omitPrevious).toBe(true);
     const cached = await cacher.getList(prefix, { recursive: true, resourceVersion: '0' });
     expect(cached.items).toEqual((await store.getList(prefix, { recursive: true })).items);
     expect(cached.items.map((item) => item.metadata.name)).toEqual(['a', 'c']);

@@ -39,6 +39,24 @@ function modified(object: KubeObject, previous: KubeObject) {
 }
 
 describe('WatchCache.processEvent', () => {
+  it('completes a deletion known only by its key (a watch without previous values) from the state', () => {
+    const { cache, events } = newCache();
+    const a = configMap('a', 2, 'one');
+    cache.processEvent({ type: 'ADDED', object: a });
+    cache.processEvent({ type: 'DELETED', object: { metadata: { resourceVersion: '3' } } as KubeObject, key: '/registry/configmaps/default/a' });
+    expect(cache.store.get('/registry/configmaps/default/a')).toBeUndefined();
+    expect(cache.resourceVersion).toBe(3);
+    const [, deleted] = cache.eventsSince(1);
+    expect(deleted?.type).toBe('DELETED');
+    expect(deleted?.object).toEqual({ ...a, metadata: { ...a.metadata, resourceVersion: '3' } });
+    expect(deleted?.previousObject).toBe(a);
+    expect(events.map((event) => event.type)).toEqual(['ADDED', 'DELETED']);
+    // A key the cache never held: nothing to delete, nothing sent.
+    cache.processEvent({ type: 'DELETED', object: { metadata: { resourceVersion: '4' } } as KubeObject, key: '/registry/configmaps/default/zz' });
+    expect(events).toHaveLength(2);
+    expect(cache.eventsSince(1)).toHaveLength(2);
+  });
+
   it('does not read the event previous object when the state holds the key (no decryption of the old value)', () => {
     const { cache, events } = newCache();
     const first = configMap('a', 2, 'one');

@@ -92,12 +92,27 @@ export class WatchCache {
     this.replayFillsState = this.replayUntil > 0;
   }
 
-  /** Applies one event from the backend watch (BOOKMARK and ERROR are not events for this method). */
+  /**
+   * Applies one event from the backend watch (BOOKMARK and ERROR are not events for this method). A
+   * deletion known only by its key (a watch without previous values) takes its last state from the cache.
+   */
   processEvent(event: StorageWatchEvent): void {
     if (event.type !== 'ADDED' && event.type !== 'MODIFIED' && event.type !== 'DELETED') return;
-    const object = event.object as KubeObject;
+    let object = event.object as KubeObject;
     const revision = objectRevision(object);
-    const key = this.options.keyOf(object);
+    let key: string;
+    if (event.key === undefined) {
+      // A deletion stripped to its revision by a storage wrapper that lost its key: nothing to go on.
+      if (object.metadata?.name === undefined) return;
+      key = this.options.keyOf(object);
+    } else {
+      key = event.key;
+      const last = this.store.get(key);
+      // Not in the cache, so no watcher saw it either: nothing to delete (a later event or progress
+      // notification moves the revision on).
+      if (!last) return;
+      object = { ...last, metadata: { ...last.metadata, resourceVersion: String(revision) } };
+    }
     const now = this.options.clock.now();
     if (this.replayUntil > 0) {
       if (revision <= this.replayUntil) {
