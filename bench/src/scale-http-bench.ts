@@ -227,11 +227,15 @@ export async function scaleHttpRows(options: { count: number; idleWatches: numbe
       const cachePaged: number[] = [];
       const storagePaged: number[] = [];
       for (let run = 0; run < 2; run++) {
-        storagePaged.push(await pagedList(endpoint, '', count));
+        // RV=N with a limit and no match is a legacy exact read, which the storage serves (a consistent
+        // read, RV="", would have its first page cut from the cache); N is read just before, so that
+        // compaction cannot have removed it.
+        const current = (JSON.parse((await getOk(endpoint, '/api/v1/namespaces/ns-0/configmaps?limit=1')).toString('utf8')) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+        storagePaged.push(await pagedList(endpoint, `&resourceVersion=${current}`, count));
         cachePaged.push(await pagedList(endpoint, `&resourceVersion=${revision}&resourceVersionMatch=NotOlderThan`, count));
       }
       rows.push({
-        ...row(`paged LIST of ${count} ConfigMaps over HTTPS (limit=500)`, 'first page from the cache (RV=N NotOlderThan)', Math.max(...cachePaged), 'every page from the storage (RV="")', Math.max(...storagePaged), 'objects/s'),
+        ...row(`paged LIST of ${count} ConfigMaps over HTTPS (limit=500)`, 'first page from the cache (RV=N NotOlderThan)', Math.max(...cachePaged), 'every page from the storage (RV=N, legacy exact)', Math.max(...storagePaged), 'objects/s'),
         notes: `best of 2 alternating runs (cache ${cachePaged.map((rate) => rate.toFixed(0)).join(' / ')}, storage ${storagePaged.map((rate) => rate.toFixed(0)).join(' / ')}); pages after the first are exact reads by the storage in both (continue tokens); the watches are still open`,
       });
       endpoint.agent.destroy();
