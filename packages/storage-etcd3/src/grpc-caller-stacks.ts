@@ -40,7 +40,7 @@ function skipInService(prototype: Prototype): void {
 /**
  * Makes etcd calls cheaper: grpc-js captures a stack trace (`new Error()`) at the start of every call, to
  * append to the error if the call fails. From the optimised code of a busy server that capture cost
- * ~28 µs per call here (CPU profile of a migration on etcd: `makeUnaryRequest` self time 33.7 → 5.7 µs per
+ * ~28 µs per call here (CPU profile of a migration on etcd: `makeUnaryRequest` self time 33.7 → 8.6 µs per
  * object), more than the rest of the call's set-up. While etcd3 starts a call, stack traces are captured
  * empty: a failed call's error keeps its gRPC code, details and metadata, and says "for call at" with no
  * frames after it. Applies to the service clients of the `etcd3` package this one depends on, once per
