@@ -18,6 +18,11 @@ export interface SchemeCodec {
   decode(data: Uint8Array): KubeObject;
   /** True while the encoding version is the hub (decode converts nothing, so it is the bytes' JSON parse). */
   decodesVerbatim(): boolean;
+  /**
+   * True when `encode(object)` is `object`'s JSON as it stands and decode gives back that JSON's parse:
+   * the encoding version is the hub and `object` is already at it.
+   */
+  encodesVerbatim(object: KubeObject): boolean;
 }
 
 /** Implementation of `Scheme.codecFor`. */
@@ -81,6 +86,10 @@ export function createSchemeCodec(scheme: Scheme, options: SchemeCodecOptions): 
     },
     decodesVerbatim() {
       return encodingVersion() === scheme.hubVersion(group, kind);
+    },
+    encodesVerbatim(object) {
+      const version = encodingVersion();
+      return object.kind === kind && version === scheme.hubVersion(group, kind) && object.apiVersion === groupVersionString({ group, version });
     },
   };
 }

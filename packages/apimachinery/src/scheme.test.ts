@@ -304,6 +304,21 @@ describe('Scheme codec', () => {
     expect((JSON.parse(decoder.decode(codec.encode(hub))) as KubeObject).apiVersion).toBe('example.com/v1');
   });
 
+  it('encodes verbatim only a hub object while the hub is the encoding version', () => {
+    const scheme = newScheme();
+    let version = 'v2';
+    const codec = scheme.codecFor({ group, kind: 'Widget', encodingVersion: () => version });
+    const hub = widget('v2', { dimensions: { size: 1 } });
+    expect(codec.encodesVerbatim(hub)).toBe(true);
+    expect(decoder.decode(codec.encode(hub))).toBe(JSON.stringify(hub));
+    expect(codec.encodesVerbatim(widget('v1', { size: 1 }))).toBe(false);
+    expect(codec.encodesVerbatim({ ...hub, kind: 'Gadget' })).toBe(false);
+    expect(codec.encodesVerbatim({ ...hub, apiVersion: undefined } as unknown as KubeObject)).toBe(false);
+    version = 'v1';
+    expect(codec.encodesVerbatim(hub)).toBe(false);
+    expect(codec.encodesVerbatim(widget('v1', { size: 1 }))).toBe(false);
+  });
+
   it('does not convert when encoding at the hub version, and treats objects without apiVersion as hub', () => {
     const scheme = new Scheme();
     const thing = (version: string) => ({

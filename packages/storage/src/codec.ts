@@ -15,6 +15,13 @@ export interface Codec {
    */
   decodesVerbatim?(): boolean;
   /**
+   * True when `encode(object)` writes exactly `JSON.stringify(object)` and `decode` of those bytes is
+   * exactly their JSON parse (no conversion either way): the store then makes the write's read-back (the
+   * object a create or update returns, and its watch event) as a JSON-faithful copy of `object`
+   * instead of parsing the bytes it has just written. Absent means false.
+   */
+  encodesVerbatim?(object: KubeObject): boolean;
+  /**
    * True when the codec recognises the buffers its `encode` returned (e.g. a custom resource codec, which
    * need not prune and default again what it has just normalized): the store then decodes its own recent
    * writes (the read-back, the watch event, a GET soon after) from that very buffer rather than from the
@@ -36,6 +43,7 @@ export const jsonCodec: Codec = {
     return value as KubeObject;
   },
   decodesVerbatim: () => true,
+  encodesVerbatim: () => true,
 };
 
 /** Context of a value transformation: the storage key is authenticated data for encryption. */

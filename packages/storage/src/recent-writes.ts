@@ -21,6 +21,11 @@ interface RecentWrite {
   decoded?: { object: KubeObject; revision: number; forEvent: boolean } | undefined;
   /** Remembered only so that the writer and the watch event share one decode: forgotten once they have. */
   untilShared: boolean;
+  /**
+   * The object `data` is the verbatim JSON of, while the write is in flight (see
+   * {@link RecentWrites.forgetSource}): a watch event arriving meanwhile copies it instead of parsing.
+   */
+  source?: KubeObject | undefined;
 }
 
 export class RecentWrites {
@@ -36,11 +41,12 @@ export class RecentWrites {
   /**
    * Records that `stored` (the transformed value of `data`) was written at `key`. `untilShared`: only the
    * write's own read-back and watch event need it; the entry is forgotten once one has handed the other its
-   * decode (it keeps no large values longer than their writes are in flight).
+   * decode (it keeps no large values longer than their writes are in flight). `source`: the object `data`
+   * is the verbatim JSON of, readable until {@link forgetSource}.
    */
-  remember(key: string, stored: Uint8Array, data: Uint8Array, untilShared = false): void {
+  remember(key: string, stored: Uint8Array, data: Uint8Array, untilShared = false, source?: KubeObject): void {
     this.entries.delete(key);
-    this.entries.set(key, { stored, data, untilShared });
+    this.entries.set(key, { stored, data, untilShared, source });
     if (this.entries.size > this.capacity) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
@@ -66,6 +72,12 @@ export class RecentWrites {
   keepForEvent(key: string, stored: Uint8Array, object: KubeObject, revision: number): void {
     const entry = this.entries.get(key);
     if (entry && entry.stored === stored && entry.decoded === undefined) entry.decoded = { object, revision, forEvent: true };
+  }
+
+  /** The write of `stored` at `key` has returned: its source object is no longer the store's to read. */
+  forgetSource(key: string, stored: Uint8Array): void {
+    const entry = this.entries.get(key);
+    if (entry && entry.stored === stored) entry.source = undefined;
   }
 
   /** An object kept by {@link keepDecoded} for exactly these stored bytes and revision (handed over: once). */

@@ -34,6 +34,14 @@ function copyingBackend(): KVBackend {
   } as KVBackend;
 }
 
+/**
+ * The JSON codec without its verbatim encoding (so a write's read-back parses), recording each parse in
+ * `parses`.
+ */
+function countingParses(parses: Uint8Array[]): Codec {
+  return { encode: jsonCodec.encode, decode: (data) => (parses.push(data), jsonCodec.decode(data)), decodesVerbatim: () => true };
+}
+
 /** The JSON codec, noting each buffer it encoded and whether each decode was given one of them. */
 function noting(recognizesOwnEncodings: boolean): Codec & { decodedOwn: boolean[] } {
   const encoded = new WeakSet<Uint8Array>();
@@ -92,7 +100,7 @@ describe('StoreCodec: a write read back by its watch event and by the writer', (
 
   it('parses the bytes once: the writer takes the object the event decoded, the event keeps a copy', () => {
     const parses: Uint8Array[] = [];
-    const codec = new StoreCodec({ ...jsonCodec, decode: (data) => (parses.push(data), jsonCodec.decode(data)) }, reversing, 1 << 20);
+    const codec = new StoreCodec(countingParses(parses), reversing, 1 << 20);
     const { encoded, entry } = written(codec, 7);
     const event = codec.decodeEvent(entry);
     const second = codec.decodeEvent(entry);
@@ -111,7 +119,7 @@ describe('StoreCodec: a write read back by its watch event and by the writer', (
 
   it('parses again for another revision, for bytes it did not write, and without a watch event', () => {
     const parses: Uint8Array[] = [];
-    const codec = new StoreCodec({ ...jsonCodec, decode: (data) => (parses.push(data), jsonCodec.decode(data)) }, reversing, 1 << 20);
+    const codec = new StoreCodec(countingParses(parses), reversing, 1 << 20);
     const { encoded, entry } = written(codec, 7);
     codec.decodeEvent(entry);
     expect(codec.decodeWritten(key, encoded, 8).metadata.resourceVersion).toBe('8');
@@ -129,7 +137,7 @@ describe('StoreCodec: a watched store whose write is read back before its watch 
   const key = '/registry/configmaps/a';
   const counting = () => {
     const parses: Uint8Array[] = [];
-    const codec = new StoreCodec({ ...jsonCodec, decode: (data) => (parses.push(data), jsonCodec.decode(data)) }, identityTransformer, 1 << 20);
+    const codec = new StoreCodec(countingParses(parses), identityTransformer, 1 << 20);
     return { codec, parses };
   };
   const write = (codec: StoreCodec, revision: number) => {
@@ -211,7 +219,7 @@ describe('Store: create while watched, the txn answered before the watch event (
         return { cancel: () => (listener = undefined) };
       },
     } as unknown as KVBackend;
-    const store = new Store({ kv, codec: { ...jsonCodec, decode: (data) => (parses.push(data), jsonCodec.decode(data)) } });
+    const store = new Store({ kv, codec: countingParses(parses) });
     const watch = await store.watch('/registry/configmaps', { recursive: true, resourceVersion: '0', sendInitialEvents: false });
     const created = await store.create('/registry/configmaps/a', object);
     listener?.onEvents(entries.map((entry) => ({ type: 'put' as const, entry })));
@@ -222,5 +230,85 @@ describe('Store: create while watched, the txn answered before the watch event (
     expect(parses).toHaveLength(1);
     watch.stop();
     expect(listener).toBeUndefined();
+  });
+});
+
+describe('StoreCodec: a codec that encodes verbatim (reads back by copying the written object)', () => {
+  const key = '/registry/configmaps/a';
+  const verbatim = (parses: Uint8Array[]): Codec => ({ ...countingParses(parses), encodesVerbatim: () => true });
+  const source = (): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', resourceVersion: '3', labels: { l: 'v' } }, data: { x: 'y' } });
+  const asParsed = (written: KubeObject, revision: number) => {
+    const parsed = JSON.parse(JSON.stringify({ ...written, metadata: { ...written.metadata, resourceVersion: undefined } })) as KubeObject;
+    parsed.metadata.resourceVersion = String(revision);
+    return parsed;
+  };
+
+  it('reads a write back without parsing, as the parse would, and shares nothing the caller may change', () => {
+    const parses: Uint8Array[] = [];
+    const codec = new StoreCodec(verbatim(parses), identityTransformer, 1 << 20);
+    const written = source();
+    const encoded = codec.encode(key, written);
+    codec.written(key, encoded);
+    codec.writeReturned(key, encoded);
+    const created = codec.decodeWritten(key, encoded, 7);
+    expect(parses).toHaveLength(0);
+    expect(created).toStrictEqual(asParsed(written, 7));
+    expect(JSON.stringify(created)).toBe(JSON.stringify(asParsed(written, 7)));
+    written.metadata.labels!.l = 'changed';
+    (written.data as Record<string, string>).x = 'changed';
+    expect(created.metadata.labels).toEqual({ l: 'v' });
+    expect(created.data).toEqual({ x: 'y' });
+    // The caller's object keeps its own resourceVersion.
+    expect(written.metadata.resourceVersion).toBe('3');
+  });
+
+  it('a watch event during the write copies the written object; one after it returned parses', () => {
+    const parses: Uint8Array[] = [];
+    const codec = new StoreCodec(verbatim(parses), identityTransformer, 1 << 20);
+    const ended = codec.watchStarted();
+    const written = source();
+    const encoded = codec.encode(key, written);
+    codec.written(key, encoded);
+    const entry: KVEntry = { key, value: Uint8Array.from(encoded.stored), createRevision: 7, modRevision: 7 };
+    const event = codec.decodeEvent(entry);
+    codec.writeReturned(key, encoded);
+    const created = codec.decodeWritten(key, encoded, 7);
+    expect(parses).toHaveLength(0);
+    expect(event).toStrictEqual(asParsed(written, 7));
+    expect(created).toStrictEqual(event);
+    expect(created.metadata).not.toBe(event.metadata);
+
+    // Returned without being read back (e.g. it failed): the caller may change its object, and an event of
+    // those bytes must show what was written, so it parses.
+    const again = source();
+    const second = codec.encode(key, again);
+    codec.written(key, second);
+    codec.writeReturned(key, second);
+    again.data = { x: 'changed after the write' };
+    const late = codec.decodeEvent({ key, value: Uint8Array.from(second.stored), createRevision: 8, modRevision: 8 });
+    expect(parses).toHaveLength(1);
+    expect(late.data).toEqual({ x: 'y' });
+    ended();
+  });
+
+  it('parses when the codec converts the object, or it holds what a copy would not make as JSON does', () => {
+    const parses: Uint8Array[] = [];
+    const converting = new StoreCodec({ ...verbatim(parses), encodesVerbatim: () => false }, identityTransformer, 1 << 20);
+    const plain = converting.encode(key, source());
+    expect(converting.decodeWritten(key, plain, 7).metadata.resourceVersion).toBe('7');
+    expect(parses).toHaveLength(1);
+    const codec = new StoreCodec(verbatim(parses), identityTransformer, 1 << 20);
+    const dated = { ...source(), data: { when: new Date(0) } } as unknown as KubeObject;
+    const encoded = codec.encode(key, dated);
+    expect(codec.decodeWritten(key, encoded, 7).data).toEqual({ when: '1970-01-01T00:00:00.000Z' });
+    expect(parses).toHaveLength(2);
+  });
+
+  it('Store.create returns what a parse would, without parsing', async () => {
+    const parses: Uint8Array[] = [];
+    const store = new Store({ kv: copyingBackend(), codec: verbatim(parses) });
+    const created = await store.create('/registry/configmaps/a', { ...object, metadata: { name: 'a', labels: { drop: undefined as unknown as string } } });
+    expect(created).toStrictEqual({ ...object, metadata: { name: 'a', labels: {}, resourceVersion: '1' } });
+    expect(parses).toHaveLength(0);
   });
 });

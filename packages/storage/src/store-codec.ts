@@ -2,6 +2,7 @@ import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import type { Codec, ValueTransformer } from './codec.js';
 import { FutureRevisionError, RevisionCompactedError, type KVEntry } from './kv-backend.js';
 import { deepCopy } from './deep-copy.js';
+import { jsonCopy } from './json-copy.js';
 import { RecentWrites } from './recent-writes.js';
 import { markDecodedStale } from './stale-objects.js';
 import { StorageError } from './storage-error.js';
@@ -23,6 +24,12 @@ export interface EncodedObject {
   data: Uint8Array;
   /** What goes to the backend (transformed). */
   stored: Uint8Array;
+  /**
+   * The object `data` is the JSON of, when the codec encoded it verbatim ({@link Codec.encodesVerbatim}):
+   * the write's read-back copies it rather than parsing `data`. It is the caller's (partly shared with the
+   * object it passed): read only while the write is in flight.
+   */
+  source?: KubeObject | undefined;
 }
 
 /** Encoding, decoding and transformation of a store's objects, with storage errors naming the key. */
@@ -39,18 +46,18 @@ export class StoreCodec {
 
   /** Encodes `object` without its resourceVersion, transforms it, and enforces the size limit. */
   encode(key: string, object: KubeObject): EncodedObject {
-    const data = this.encodePlain(object);
+    const plain = withoutResourceVersion(object);
+    const data = this.codec.encode(plain);
     const stored = this.transformer.toStorage(data, { key });
     if (stored.byteLength > this.maxObjectSize) {
       throw StorageError.requestTooLarge(key, stored.byteLength, this.maxObjectSize);
     }
-    return { data, stored };
+    return { data, stored, source: this.codec.encodesVerbatim?.(plain) === true ? plain : undefined };
   }
 
   /** The codec bytes of `object` with `metadata.resourceVersion` cleared. */
   encodePlain(object: KubeObject): Uint8Array {
-    const { resourceVersion: _ignored, ...metadata } = object.metadata ?? {};
-    return this.codec.encode({ ...object, metadata });
+    return this.codec.encode(withoutResourceVersion(object));
   }
 
   /**
@@ -61,8 +68,16 @@ export class StoreCodec {
    */
   written(key: string, encoded: EncodedObject): void {
     if (encoded.stored !== encoded.data || this.codec.recognizesOwnEncodings === true)
-      this.recentWrites.remember(key, encoded.stored, encoded.data);
-    else if (this.watches > 0) this.recentWrites.remember(key, encoded.stored, encoded.data, true);
+      this.recentWrites.remember(key, encoded.stored, encoded.data, false, encoded.source);
+    else if (this.watches > 0) this.recentWrites.remember(key, encoded.stored, encoded.data, true, encoded.source);
+  }
+
+  /**
+   * The write of `encoded` at `key` has returned (committed or not): its source object is the caller's
+   * again, so a watch event of those bytes still to come parses them (or takes the writer's copy).
+   */
+  writeReturned(key: string, encoded: EncodedObject): void {
+    if (encoded.source !== undefined) this.recentWrites.forgetSource(key, encoded.stored);
   }
 
   /**
@@ -117,7 +132,7 @@ export class StoreCodec {
     const kept = this.recentWrites.takeForEvent(entry.key, written, entry.modRevision);
     if (kept) return kept;
     if (written.decoded?.revision === entry.modRevision) return deepCopy(written.decoded.object);
-    const object = this.decodePlain(entry.key, written.data, entry.modRevision);
+    const object = this.readBack(entry.key, written.data, written.source, entry.modRevision);
     this.recentWrites.keepDecoded(entry.key, written.stored, object, entry.modRevision);
     return deepCopy(object);
   }
@@ -131,9 +146,20 @@ export class StoreCodec {
   decodeWritten(key: string, encoded: EncodedObject, revision: number): KubeObject {
     const kept = this.recentWrites.takeDecoded(key, encoded.stored, revision);
     if (kept) return kept;
-    const object = this.decodePlain(key, encoded.data, revision);
+    const object = this.readBack(key, encoded.data, encoded.source, revision);
     if (this.watches > 0) this.recentWrites.keepForEvent(key, encoded.stored, deepCopy(object), revision);
     return object;
+  }
+
+  /**
+   * The object a write of `data` reads back at `resourceVersion`: a JSON-faithful copy of `source` (the
+   * object the codec encoded verbatim into `data`) when there is one it can copy, else a parse of `data`.
+   */
+  private readBack(key: string, data: Uint8Array, source: KubeObject | undefined, resourceVersion: number): KubeObject {
+    const copied = source === undefined ? undefined : jsonCopy(source);
+    if (copied === undefined) return this.decodePlain(key, data, resourceVersion);
+    copied.metadata.resourceVersion = String(resourceVersion);
+    return copied;
   }
 
   /** Decodes plain codec bytes and stamps the resourceVersion. */
@@ -150,6 +176,12 @@ export class StoreCodec {
     object.metadata.resourceVersion = String(resourceVersion);
     return object;
   }
+}
+
+/** `object` with `metadata.resourceVersion` left out (a shallow copy: members are shared). */
+function withoutResourceVersion(object: KubeObject): KubeObject {
+  const { resourceVersion: _ignored, ...metadata } = object.metadata ?? {};
+  return { ...object, metadata };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { sameJson, type KubeObject } from '@kapi/apimachinery';
 import type { DeleteOptions, GuaranteedUpdateOptions, Preconditions, UpdateResult } from './interfaces.js';
-import type { KVEntry, KVWriteOptions } from './kv-backend.js';
+import type { KVEntry, KVWriteOptions, KVWriteResult } from './kv-backend.js';
 import { deepCopy } from './deep-copy.js';
 import { decodedStale } from './stale-objects.js';
 import { rememberStoredEncoding } from './stored-encoding.js';
@@ -165,9 +165,14 @@ export async function storeGuaranteedUpdate(store: StoreContext, key: string, op
     }
     // Before the write: its watch event may be delivered before the write's answer.
     store.codec.written(key, encoded);
-    const result = state.exists
-      ? await store.kv.update(key, encoded.stored, state.revision, writeOptions)
-      : await store.kv.create(key, encoded.stored, writeOptions);
+    let result: KVWriteResult;
+    try {
+      result = state.exists
+        ? await store.kv.update(key, encoded.stored, state.revision, writeOptions)
+        : await store.kv.create(key, encoded.stored, writeOptions);
+    } finally {
+      store.codec.writeReturned(key, encoded);
+    }
     if (!result.succeeded) {
       state = stateFromEntry(store, key, result.current, ignoreNotFound);
       current = true;

@@ -14,7 +14,7 @@ import type {
   RevisionReader,
   Watch,
 } from './interfaces.js';
-import type { KVBackend } from './kv-backend.js';
+import type { KVBackend, KVWriteResult } from './kv-backend.js';
 import { StorageError } from './storage-error.js';
 import { StoreCodec, parseResourceVersion } from './store-codec.js';
 import { storeGetList } from './store-list.js';
@@ -71,16 +71,21 @@ export class Store implements Interface, ProgressRequester, RevisionReader, Comp
     }
     // Asked when encoding: the encoding version may change (storage-version voting) while the write waits.
     const verbatim = this.codec.codec.decodesVerbatim?.() ?? false;
-    const { data, stored } = this.codec.encode(key, object);
-    this.codec.written(key, { data, stored });
-    const result = await this.kv.create(
-      key,
-      stored,
-      options.ttlSeconds !== undefined && options.ttlSeconds > 0 ? { ttlSeconds: options.ttlSeconds } : undefined,
-    );
+    const encoded = this.codec.encode(key, object);
+    this.codec.written(key, encoded);
+    let result: KVWriteResult;
+    try {
+      result = await this.kv.create(
+        key,
+        encoded.stored,
+        options.ttlSeconds !== undefined && options.ttlSeconds > 0 ? { ttlSeconds: options.ttlSeconds } : undefined,
+      );
+    } finally {
+      this.codec.writeReturned(key, encoded);
+    }
     if (!result.succeeded) throw StorageError.keyExists(key, 0);
-    const created = this.codec.decodeWritten(key, { data, stored }, result.revision);
-    if (verbatim) rememberStoredEncoding(created, data);
+    const created = this.codec.decodeWritten(key, encoded, result.revision);
+    if (verbatim) rememberStoredEncoding(created, encoded.data);
     return created;
   }
 

@@ -31,3 +31,15 @@ describe('parseMediaType (Go mime.ParseMediaType)', () => {
     expect(parseMediaType(header)).toBeUndefined();
   });
 });
+
+describe('parseMediaType, remembered by header value', () => {
+  it('answers the same for a value seen before, also after more values than it remembers', () => {
+    const values = Array.from({ length: 200 }, (_, index) => [`application/x-${index}; v=${index}`, index % 2 === 0 ? `application/x-${index}; v=1; v=2` : `Application/X-${index}`]);
+    for (let round = 0; round < 2; round += 1) {
+      for (const [good, other] of values) {
+        expect(parseMediaType(good!)).toBe(good!.split(';')[0]);
+        expect(parseMediaType(other!)).toBe(other!.includes('v=2') ? undefined : other!.toLowerCase());
+      }
+    }
+  });
+});

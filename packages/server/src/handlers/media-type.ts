@@ -64,6 +64,19 @@ function isMediaTypeName(name: string): boolean {
  * different values. One trailing `;` is allowed, as in Go.
  */
 export function parseMediaType(header: string): string | undefined {
+  // Clients send the same few values on every request: each is parsed once.
+  if (parsedMediaTypes.has(header)) return parsedMediaTypes.get(header);
+  const type = parseMediaTypeOnce(header);
+  if (parsedMediaTypes.size >= maxParsedMediaTypes) parsedMediaTypes.clear();
+  parsedMediaTypes.set(header, type);
+  return type;
+}
+
+/** Results of {@link parseMediaType} by header value, for at most {@link maxParsedMediaTypes} values. */
+const parsedMediaTypes = new Map<string, string | undefined>();
+const maxParsedMediaTypes = 64;
+
+function parseMediaTypeOnce(header: string): string | undefined {
   const semicolon = header.indexOf(';');
   const base = semicolon === -1 ? header : header.slice(0, semicolon);
   const type = base.toLowerCase().trim();
