@@ -173,7 +173,11 @@ export interface CreateOptions {
  * `metadata.resourceVersion`; revisions are global, positive and increase with every write.
  */
 export interface Interface {
-  /** Creates `key`; fails with KeyExists when it exists. Returns the stored object with its resourceVersion. */
+  /**
+   * Creates `key`; fails with KeyExists when it exists. Returns the stored object with its resourceVersion
+   * (the caller's own copy). `object` must not change until the call settles (the store may read it back
+   * rather than parse what it wrote); the same holds for what guaranteedUpdate's `tryUpdate` returns.
+   */
   create(key: string, object: KubeObject, options?: CreateOptions): Promise<KubeObject>;
   /** Reads `key`. Fails with KeyNotFound unless `ignoreNotFound`, in which case a missing key gives `undefined`. */
   get(key: string, options?: GetOptions): Promise<KubeObject | undefined>;
