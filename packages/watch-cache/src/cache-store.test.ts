@@ -21,6 +21,27 @@ describe('CacheStore', () => {
     expect(store.size).toBe(3);
   });
 
+  it('reads the first objects of a directory and counts the rest, beside directories sharing its prefix', () => {
+    const store = new CacheStore();
+    const keys = ['/cm/ns-5/a', '/cm/ns-5/b', '/cm/ns-5/c', '/cm/ns-5./d', '/cm/ns-50/e', '/cm/ns-5x/f', '/cm/ns-4/g', '/cm/ns-5', '/cm/ns-6/h'];
+    for (const key of keys) store.set(key, pod('', key));
+    const expected = (directory: string) => keys.filter((key) => key.startsWith(directory)).sort();
+    for (const key of ['/cm/ns-5', '/cm/ns-5/', '/cm/ns-50', '/cm/ns-4', '/cm/ns-7', '/cm']) {
+      const directory = key.endsWith('/') ? key : `${key}/`;
+      for (const limit of [0, 1, 2, 3, 10, Infinity]) {
+        const page = store.first({ key, recursive: true }, limit);
+        expect(names(page.items)).toEqual(expected(directory).slice(0, limit));
+        expect(page.total).toBe(expected(directory).length);
+      }
+    }
+    expect(store.first({ key: '/cm/ns-5', recursive: false }, 5)).toEqual({ items: [pod('', '/cm/ns-5')], total: 1 });
+    expect(store.first({ key: '/cm/ns-5', recursive: false }, 0)).toEqual({ items: [], total: 1 });
+    // Keys added and removed since the last read are counted once merged.
+    store.delete('/cm/ns-5/b');
+    store.set('/cm/ns-5/0', pod('', '/cm/ns-5/0'));
+    expect(store.first({ key: '/cm/ns-5', recursive: true }, 2)).toEqual({ items: [pod('', '/cm/ns-5/0'), pod('', '/cm/ns-5/a')], total: 3 });
+  });
+
   it('keeps key order across interleaved creates, deletes and re-creates between lists', () => {
     const store = new CacheStore();
     store.replace([['/p/b', pod('', 'b')], ['/p/d', pod('', 'd')]]);

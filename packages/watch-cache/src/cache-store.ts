@@ -144,14 +144,30 @@ export class CacheStore {
       const keys = [...(index.keysByValue.get(indexed.value) ?? [])].filter((key) => key.startsWith(directory));
       return keys.sort(compareKeys).map((key) => this.objects.get(key) as KubeObject);
     }
-    const result: KubeObject[] = [];
-    this.mergeKeys();
-    for (let position = this.insertionPoint(directory); position < this.sortedKeys.length; position++) {
-      const key = this.sortedKeys[position] as string;
-      if (!key.startsWith(directory)) break;
-      result.push(this.objects.get(key) as KubeObject);
+    return this.first(scope, Infinity).items;
+  }
+
+  /**
+   * The first `limit` objects in `scope` in key order, and how many objects the scope holds in all,
+   * found without visiting the others: a page of a large directory costs its own objects, not the
+   * directory's (each object costs a hash lookup, which on a large cache is a cache miss or more).
+   */
+  first(scope: KeyScope, limit: number): { items: KubeObject[]; total: number } {
+    if (!scope.recursive) {
+      const object = this.objects.get(scope.key);
+      return { items: object && limit > 0 ? [object] : [], total: object ? 1 : 0 };
     }
-    return result;
+    const directory = directoryOf(scope.key);
+    this.mergeKeys();
+    const start = this.insertionPoint(directory);
+    // Past the last key under `directory/`: the same text with its final "/" raised to the next character.
+    const end = this.insertionPoint(`${directory.slice(0, -1)}${String.fromCharCode(directory.charCodeAt(directory.length - 1) + 1)}`);
+    const stop = Math.min(end, start + limit);
+    const items = new Array<KubeObject>(Math.max(stop - start, 0));
+    for (let position = start; position < stop; position++) {
+      items[position - start] = this.objects.get(this.sortedKeys[position] as string) as KubeObject;
+    }
+    return { items, total: end - start };
   }
 
   /**

@@ -262,6 +262,21 @@ describe('Cacher paging', () => {
     expect(second.resourceVersion).toBe(first.resourceVersion);
     expect(storage.lists).toBe(lists + 1);
   });
+
+  it('pages a label-selected consistent read from the cache, without a remaining count', async () => {
+    const { cacher, storage } = setup();
+    await cacher.start();
+    const a = await cacher.create(keyOf('a'), configMap('a', { labels: { app: 'web' } }));
+    await cacher.create(keyOf('b'), configMap('b', { labels: { app: 'db' } }));
+    const c = await cacher.create(keyOf('c'), configMap('c', { labels: { app: 'web' } }));
+    await cacher.create(keyOf('d'), configMap('d', { labels: { app: 'web' } }));
+    const lists = storage.lists;
+    const first = await cacher.getList(`${prefix}/`, { recursive: true, predicate: { limit: 2, label: equalitySelector({ app: 'web' }) } });
+    expect(first.items).toEqual([a, c]);
+    expect(first.remainingItemCount).toBeUndefined();
+    expect(first.continue).toEqual(expect.any(String));
+    expect(storage.lists).toBe(lists);
+  });
 });
 
 describe('Cacher bookmarks', () => {

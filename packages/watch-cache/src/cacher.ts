@@ -277,23 +277,28 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
   private listFromCache(key: string, options: ListOptions, limit: number): ListResult {
     const scope: KeyScope = { key, recursive: options.recursive ?? false };
     const filter = this.matcher.filterFor(options.predicate);
-    const candidates = this.cache.store.list(scope, this.indexFor(options.predicate));
-    const items = filter ? candidates.filter(filter) : candidates;
+    const indexed = this.indexFor(options.predicate);
     const revision = this.cache.resourceVersion;
-    if (limit > 0 && items.length > limit && scope.recursive) return this.page(scope, items, limit, revision, filter === undefined);
+    if (limit > 0 && scope.recursive && filter === undefined && indexed === undefined) {
+      // Unfiltered: the page's objects are read, and the others only counted.
+      const { items, total } = this.cache.store.first(scope, limit);
+      return total > limit ? this.page(scope, items, total - limit, revision, true) : { items, resourceVersion: String(revision) };
+    }
+    const candidates = this.cache.store.list(scope, indexed);
+    const items = filter ? candidates.filter(filter) : candidates;
+    if (limit > 0 && items.length > limit && scope.recursive) return this.page(scope, items.slice(0, limit), items.length - limit, revision, filter === undefined);
     return { items, resourceVersion: String(revision) };
   }
 
-  /** The first `limit` items, with a continue token for the rest (read by the storage at `revision`). */
-  private page(scope: KeyScope, items: KubeObject[], limit: number, revision: number, unfiltered: boolean): ListResult {
-    const first = items.slice(0, limit);
-    const lastKey = this.options.keyFunc(first[first.length - 1] as KubeObject);
+  /** A page of `items` with a continue token for the `remaining` items after them (read by the storage at `revision`). */
+  private page(scope: KeyScope, items: KubeObject[], remaining: number, revision: number, unfiltered: boolean): ListResult {
+    const lastKey = this.options.keyFunc(items[items.length - 1] as KubeObject);
     const result: ListResult = {
-      items: first,
+      items,
       resourceVersion: String(revision),
       continue: encodeContinueToken(`${lastKey}\u0000`, directoryOf(scope.key), revision),
     };
-    if (unfiltered) result.remainingItemCount = items.length - limit;
+    if (unfiltered) result.remainingItemCount = remaining;
     return result;
   }
 

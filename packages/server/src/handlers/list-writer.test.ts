@@ -77,6 +77,25 @@ describe('writeList', () => {
     expect(text).toBe(JSON.stringify(list));
   });
 
+  it('hands the socket the headers and a list of a few hundred KB in one write, not one per chunk', async () => {
+    const list = cachedList(300);
+    const writes: number[] = [];
+    server = createServer((incoming, response) => {
+      const socket = response.socket as unknown as { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void };
+      const [single, vector] = [socket._write.bind(socket), socket._writev.bind(socket)];
+      socket._write = (...args) => (writes.push(1), single(...args));
+      socket._writev = (...args) => (writes.push((args[0] as unknown[]).length), vector(...args));
+      written = writeList(incoming, response, 200, list);
+    });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    const text = await (await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`)).text();
+    expect(text).toBe(JSON.stringify(list));
+    expect(Buffer.byteLength(text)).toBeGreaterThan(4 * 64 * 1024);
+    // One vectored write of the headers and every chunk.
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toBeGreaterThan(4);
+  });
+
   it('writes an empty list and a list without metadata', async () => {
     let list: KubeObject = { ...cachedList(0) };
     const url = await serve(() => list);

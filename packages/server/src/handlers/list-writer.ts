@@ -9,6 +9,7 @@ const chunkBytes = 64 * 1024;
 const bufferedBytes = 1024 * 1024;
 /** `,` between array elements. */
 export const comma = Buffer.from(',');
+const COMMA = 0x2c;
 const close = Buffer.from(']}');
 
 /** An item's compact JSON, made once per object and shared with GETs and watch events of that object. */
@@ -91,9 +92,16 @@ export async function writeJsonParts(
   const free: Buffer[] = [];
   let chunk: Buffer = Buffer.allocUnsafe(Math.min(chunkBytes, length));
   let used = 0;
+  // Corked: the headers and the chunks go out together in one write (one TLS record run, one system call)
+  // up to 1 MB, not one write each; the socket is uncorked to drain past that, and by end().
+  response.cork();
   const send = async (data: Buffer, done?: () => void) => {
-    const more = response.write(data, done);
-    if (!more && response.writableLength >= bufferedBytes && !response.destroyed) await drained(response);
+    response.write(data, done);
+    if (response.writableLength >= bufferedBytes && !response.destroyed) {
+      response.uncork();
+      if (response.writableLength >= bufferedBytes && !response.destroyed) await drained(response);
+      response.cork();
+    }
   };
   const flush = async () => {
     if (used === 0) return;
@@ -111,7 +119,9 @@ export async function writeJsonParts(
       continue;
     }
     if (used + part.length > chunk.length) await flush();
-    part.copy(chunk, used);
+    // The comma between items: a byte, not a copy call.
+    if (part === comma) chunk[used] = COMMA;
+    else chunk.set(part, used);
     used += part.length;
   }
   response.end(chunk.subarray(0, used));

@@ -178,13 +178,16 @@ export class GenericStore {
       const metadata: Record<string, unknown> = { resourceVersion: result.resourceVersion };
       if (result.continue) metadata['continue'] = result.continue;
       if (result.remainingItemCount !== undefined) metadata['remainingItemCount'] = result.remainingItemCount;
+      const apiVersion = groupVersionString({ group: this.definition.group, version });
+      const kind = this.definition.kind;
       return {
-        apiVersion: groupVersionString({ group: this.definition.group, version }),
-        kind: this.definition.listKind ?? `${this.definition.kind}List`,
+        apiVersion,
+        kind: this.definition.listKind ?? `${kind}List`,
         metadata,
         items: this.definition.converter
           ? await this.definition.converter.convert(result.items, version)
-          : result.items.map((item) => this.toVersion(item, version)),
+          : // Items already at the version asked (the usual case) are listed as they are, unasked of the scheme.
+            result.items.map((item) => (item.apiVersion === apiVersion && item.kind === kind ? item : this.toVersion(item, version))),
       };
     } catch (error) {
       throw this.toStatusError(error);
