@@ -22,6 +22,11 @@ interface KindEntry {
   hub?: string;
 }
 
+/** The error of a conversion from or to a version the kind is not registered at. */
+function unregisteredVersion(gvk: GroupVersionKind, version: string): Error {
+  return new Error(`no kind "${gvk.kind}" is registered for version "${groupVersionString({ group: gvk.group, version })}" in scheme`);
+}
+
 function entryKey(group: string, kind: string): string {
   return `${group}/${kind}`;
 }
@@ -178,14 +183,10 @@ export class Scheme {
     if (targetGroup !== gvk.group) {
       throw new Error(`${gvk.kind} in group "${gvk.group}" cannot be converted to group "${targetGroup}"`);
     }
-    for (const version of [gvk.version, targetVersion]) {
-      if (!entry.versions.has(version)) {
-        throw new Error(
-          `no kind "${gvk.kind}" is registered for version "${groupVersionString({ group: gvk.group, version })}" in scheme`,
-        );
-      }
-    }
+    if (!entry.versions.has(gvk.version)) throw unregisteredVersion(gvk, gvk.version);
+    // Already at the target (every GET, LIST item and watch event served at the stored version).
     if (gvk.version === targetVersion) return object;
+    if (!entry.versions.has(targetVersion)) throw unregisteredVersion(gvk, targetVersion);
     const hub = this.hubVersion(gvk.group, gvk.kind);
     let current = owned ? object : structuredClone(object);
     if (gvk.version !== hub) {
