@@ -51,12 +51,18 @@ function isAvailable(apiService: APIService): boolean {
   return apiService.status?.conditions?.some((condition) => condition.type === 'Available' && condition.status === 'True') ?? false;
 }
 
-/** `<group>/<version>` of a path under `/apis/<group>/<version>` or `/openapi/v3/apis/<group>/<version>`, or undefined. */
-function groupVersionOf(path: string): { group: string; version: string } | undefined {
-  const segments = path.startsWith('/openapi/v3/apis/') ? path.split('/').slice(2) : path.split('/');
-  if (segments[1] !== 'apis' || !segments[2] || !segments[3]) return undefined;
-  if (path.startsWith('/openapi/') && segments.length > 4) return undefined;
-  return { group: segments[2], version: segments[3] };
+/**
+ * The APIService of a path under `/apis/<group>/<version>` or `/openapi/v3/apis/<group>/<version>`, if
+ * any: read from the path's segments, split once per request for every filter and the router.
+ */
+function apiServiceOf(segments: readonly string[], lookup: ProxyLookup): APIService | undefined {
+  let at: number;
+  if (segments[0] === 'apis') at = 1;
+  else if (segments[0] === 'openapi' && segments[1] === 'v3' && segments[2] === 'apis' && segments.length === 5) at = 3;
+  else return undefined;
+  const group = segments[at];
+  const version = segments[at + 1];
+  return group && version ? lookup.apiService(group, version) : undefined;
 }
 
 /**
@@ -71,9 +77,7 @@ function groupVersionOf(path: string): { group: string; version: string } | unde
  */
 export function withAggregatorProxy(options: AggregatorProxyOptions): Filter {
   return (next) => (request, response) => {
-    const target = requestTarget(request);
-    const groupVersion = groupVersionOf(target.path);
-    const apiService = groupVersion && options.lookup.apiService(groupVersion.group, groupVersion.version);
+    const apiService = apiServiceOf(requestTarget(request).segments, options.lookup);
     if (!apiService?.spec.service) return next(request, response);
     if (!isAvailable(apiService)) return serviceUnavailable(response, 'service unavailable');
     const endpoint = resolveEndpoint(apiService, options.lookup);

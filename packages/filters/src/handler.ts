@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toStatusError, type Status } from '@kapi/apimachinery';
+import type { AuthorizationDecision } from './authorizer.js';
 import type { Completion } from './completion.js';
 
 /** An HTTP handler. It may be async; a rejected promise is a failure the panic-recovery filter turns into a 500. */
@@ -65,7 +66,12 @@ export interface RequestContext {
   body?: Buffer;
   /** What a 5xx answer was made from (recorded by writeStatus), for the server-side error log. */
   error?: unknown;
-  /** Annotations for the request's audit event (e.g. `authorization.k8s.io/decision`). */
+  /**
+   * The authorizer's decision, set by withAuthorization: the audit event's `authorization.k8s.io/decision`
+   * and `authorization.k8s.io/reason` annotations.
+   */
+  authorization?: AuthorizationDecision;
+  /** Further annotations for the request's audit event. */
   auditAnnotations: Record<string, string>;
   /** The last Status written by writeStatus (the audit event's `responseStatus`). */
   responseStatus?: Status;
@@ -159,16 +165,39 @@ export class Context implements RequestContext {
   readonly startedAt = performance.now();
   deadline?: number;
   longRunning = false;
-  warnings: string[] = [];
   body?: Buffer;
   error?: unknown;
-  auditAnnotations: Record<string, string> = {};
+  authorization?: AuthorizationDecision;
   responseStatus?: Status;
   target: RequestTarget | undefined;
   response: ServerResponse | undefined;
   /** The shared reaction to the handling promise (see `afterHandling`). */
   completion: Completion | undefined;
   private controller: AbortController | undefined;
+  // Made on first use: most requests have neither (an idle watch keeps its context for its whole life).
+  private warningList: string[] | undefined;
+  private annotations: Record<string, string> | undefined;
+
+  get warnings(): string[] {
+    return (this.warningList ??= []);
+  }
+
+  set warnings(warnings: string[]) {
+    this.warningList = warnings;
+  }
+
+  get auditAnnotations(): Record<string, string> {
+    return (this.annotations ??= {});
+  }
+
+  set auditAnnotations(annotations: Record<string, string>) {
+    this.annotations = annotations;
+  }
+
+  /** The warnings recorded so far (none: a shared empty list, nothing made). */
+  get recordedWarnings(): readonly string[] {
+    return this.warningList ?? noWarnings;
+  }
 
   get signal(): AbortSignal {
     if (this.controller) return this.controller.signal;
@@ -192,6 +221,8 @@ export class Context implements RequestContext {
     this.controller.abort();
   }
 }
+
+const noWarnings: readonly string[] = Object.freeze([]);
 
 /** Where a request keeps its context: a symbol-keyed property, cheaper per request than a WeakMap entry. */
 const contextKey = Symbol('kapi.request-context');
@@ -217,6 +248,11 @@ export function requestContext(request: IncomingMessage, response?: ServerRespon
 export function requestTarget(request: IncomingMessage): RequestTarget {
   const context = contextOf(request);
   return (context.target ??= splitRequestTarget(request.url ?? '/'));
+}
+
+/** The warnings recorded for a request's `Warning` headers, read without making the list when there are none. */
+export function requestWarnings(request: IncomingMessage): readonly string[] {
+  return contextOf(request).recordedWarnings;
 }
 
 /** Aborts the request's context signal (used by the timeout filter and shutdown). */

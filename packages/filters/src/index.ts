@@ -3,6 +3,7 @@ export {
   buildHandlerChain,
   requestContext,
   requestTarget,
+  requestWarnings,
   splitRequestTarget,
   abortRequest,
   writeJson,

@@ -47,4 +47,12 @@ describe('tokenFileAuthenticator', () => {
       rmSync(directory, { recursive: true, force: true });
     }
   });
+
+  it('answers every request of a token with the same frozen user', async () => {
+    const authenticate = tokenFileAuthenticator({ content: 'secret,admin,0,"a,b"\n' });
+    const first = await authenticate(withBearer('secret'));
+    expect(await authenticate(withBearer('secret'))).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first?.groups)).toBe(true);
+    expect(() => first?.groups.push('c')).toThrow(TypeError);
+  });
 });

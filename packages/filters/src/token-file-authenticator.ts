@@ -8,6 +8,7 @@ export type TokenFileSource = string | { path: string } | { content: string };
 /**
  * Parses a kube-apiserver `--token-auth-file`: CSV lines `token,user,uid[,"group1,group2"]`.
  * Lines with an empty token are skipped; a later duplicate token wins. Throws on fewer than 3 columns.
+ * The users are frozen: every request with a token shares its user.
  */
 export function parseTokenFile(content: string, name = 'token file'): Map<string, UserInfo> {
   const tokens = new Map<string, UserInfo>();
@@ -20,8 +21,8 @@ export function parseTokenFile(content: string, name = 'token file'): Map<string
     }
     const [token = '', userName = '', uid = '', groups] = record;
     if (token === '') continue;
-    const user: UserInfo = { name: userName, uid, groups: groups === undefined ? [] : groups.split(',') };
-    tokens.set(token, user);
+    const user: UserInfo = { name: userName, uid, groups: Object.freeze(groups === undefined ? [] : groups.split(',')) as string[] };
+    tokens.set(token, Object.freeze(user));
   }
   return tokens;
 }
@@ -40,7 +41,7 @@ export function tokenFileAuthenticator(source: TokenFileSource): Authenticator {
     if (token === undefined) return undefined;
     const user = tokens.get(token);
     if (!user) throw new Error('invalid bearer token');
-    return { ...user, groups: [...user.groups] };
+    return user;
   };
 }
 

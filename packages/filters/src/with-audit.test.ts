@@ -3,6 +3,7 @@ import { buildHandlerChain, requestContext, writeJson, type Filter, type Handler
 import type { AuditEvent } from './audit-event.js';
 import { withAudit } from './with-audit.js';
 import { withRequestInfo } from './with-request-info.js';
+import { withAuthorization } from './with-authorization.js';
 import { serve, type TestServer } from './test-support.js';
 
 const alice = { name: 'alice', uid: '7', groups: ['devs'] };
@@ -69,5 +70,30 @@ describe('withAudit', () => {
       message: "APIServer panic'd: boom",
       code: 500,
     });
+  });
+
+  it("annotates the event with the authorizer's decision and reason, and with other filters' annotations", async () => {
+    const events: AuditEvent[] = [];
+    const audit = withAudit({ policy: { rules: [{ level: 'Metadata' }] }, sink: { write: (event) => events.push(event) } });
+    const authorization = withAuthorization({
+      authorizer: {
+        authorize: (attributes) =>
+          attributes.namespace === 'open' ? { decision: 'allow', reason: 'open namespace' } : { decision: 'noOpinion', reason: 'closed namespace' },
+      },
+    });
+    const annotate: Filter = (next) => (request, response) => {
+      requestContext(request).auditAnnotations['example.com/note'] = 'seen';
+      return next(request, response);
+    };
+    server = await serve(buildHandlerChain([withRequestInfo(), asAlice, audit, authorization, annotate], handler));
+    expect((await server.send('/api/v1/namespaces/open/configmaps/c')).status).toBe(200);
+    expect((await server.send('/api/v1/namespaces/closed/configmaps/c')).status).toBe(403);
+    const completed = events.filter((event) => event.stage === 'ResponseComplete');
+    expect(completed.map((event) => event.annotations)).toEqual([
+      { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': 'open namespace', 'example.com/note': 'seen' },
+      { 'authorization.k8s.io/decision': 'forbid', 'authorization.k8s.io/reason': 'closed namespace' },
+    ]);
+    // Received before authorization: nothing to annotate yet.
+    expect(events.filter((event) => event.stage === 'RequestReceived').map((event) => event.annotations)).toEqual([undefined, undefined]);
   });
 });

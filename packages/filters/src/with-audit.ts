@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Status } from '@kapi/apimachinery';
 import { requestContext, type Filter, type UserInfo } from './handler.js';
+import type { AuthorizationDecision } from './authorizer.js';
 import { evaluateAuditPolicy, type AuditPolicy, type AuditStage } from './audit-policy.js';
 import { auditIDOf, auditUser, microTime, requestMetadata, type AuditEvent, type AuditSink } from './audit-event.js';
 
@@ -54,8 +55,8 @@ export function withAudit(options: AuditOptions): Filter {
       if (omitted.has(stage)) return;
       const record = event(stage);
       complete(record);
-      const annotations = context.auditAnnotations;
-      if (Object.keys(annotations).length) record.annotations = { ...annotations };
+      const annotations = { ...authorizationAnnotations(context.authorization), ...context.auditAnnotations };
+      if (Object.keys(annotations).length) record.annotations = annotations;
       sink.write(record);
     };
 
@@ -147,4 +148,13 @@ function captureBody(response: ServerResponse): Buffer[] {
     return end(chunk, ...rest);
   };
   return chunks;
+}
+
+/** The annotations upstream's authorization filter adds to the audit event of an authorized request. */
+function authorizationAnnotations(authorization: AuthorizationDecision | undefined): Record<string, string> | undefined {
+  if (!authorization) return undefined;
+  return {
+    'authorization.k8s.io/decision': authorization.decision === 'allow' ? 'allow' : 'forbid',
+    'authorization.k8s.io/reason': authorization.reason ?? '',
+  };
 }

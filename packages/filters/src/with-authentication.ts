@@ -17,6 +17,8 @@ export const allAuthenticatedGroup = 'system:authenticated';
 export const allUnauthenticatedGroup = 'system:unauthenticated';
 /** Name of the anonymous user. */
 export const anonymousUser = 'system:anonymous';
+/** The user of an anonymous request (shared, frozen). */
+const anonymousUserInfo: UserInfo = Object.freeze({ name: anonymousUser, groups: Object.freeze([allUnauthenticatedGroup]) as string[] });
 /** The privileged group (always authorized). */
 export const systemPrivilegedGroup = 'system:masters';
 
@@ -60,14 +62,15 @@ export function withAuthentication(options: AuthenticationOptions): Filter {
         const answered = user;
         user = withAuthenticatedGroup.get(answered);
         if (!user) {
-          user = { ...answered, groups: [...answered.groups, allAuthenticatedGroup] };
+          // Shared by every request of that user object: frozen, as the token file's users are.
+          user = Object.freeze({ ...answered, groups: Object.freeze([...answered.groups, allAuthenticatedGroup]) as string[] });
           withAuthenticatedGroup.set(answered, user);
         }
       }
       // Cleared, not deleted: deleting a property turns the headers object into a slow dictionary.
       request.headers.authorization = undefined;
     } else if (anonymous && failures === 0 && request.headers.authorization === undefined) {
-      user = { name: anonymousUser, groups: [allUnauthenticatedGroup] };
+      user = anonymousUserInfo;
     } else {
       return failed(request, response);
     }

@@ -54,9 +54,7 @@ function decided(
   attributes: AuthorizationAttributes,
   result: AuthorizationDecision,
 ): void | Promise<void> {
-  const annotations = requestContext(request).auditAnnotations;
-  annotations['authorization.k8s.io/decision'] = result.decision === 'allow' ? 'allow' : 'forbid';
-  annotations['authorization.k8s.io/reason'] = result.reason ?? '';
+  requestContext(request).authorization = result;
   if (result.decision === 'allow') return next(request, response);
   writeStatus(response, forbiddenError(attributes, result.reason ?? ''));
 }

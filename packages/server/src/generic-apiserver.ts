@@ -67,7 +67,8 @@ export class GenericAPIServer {
   readonly handler: Handler;
   /** The routes without the filters: what an outer server delegates to. */
   readonly routes: Handler;
-  private readonly resources = new Map<string, ResourceRoute>();
+  /** Per `<group>/<version>/<resource>`: the route and its backend's handler environment. */
+  private readonly resources = new Map<string, { route: ResourceRoute; environment: HandlerEnvironment }>();
   private readonly virtualResources = new Map<string, Endpoint>();
   private readonly installed: InstalledResource[] = [];
   /** Per installed resource (`<group>/<resource>`): its storage and its open watches. */
@@ -199,17 +200,17 @@ export class GenericAPIServer {
           handleVirtualRequest(request, response, virtual, path, this.options.protobuf, this.options.authorizer),
         );
       }
-      const route = this.resources.get(key);
-      if (route && this.servesSubresource(route.definition, path.subresource) && this.scopeMatches(route.definition, path)) {
-        const environment = this.backends.get(`${route.definition.group}/${route.definition.resource}`)?.environment;
-        const served = environment ?? this.environment(new WatchRegistry());
-        const scale = path.subresource === 'scale' ? route.definition.subresources?.scale : undefined;
+      const served = this.resources.get(key);
+      const definition = served?.route.definition;
+      if (served && definition && this.servesSubresource(definition, path.subresource) && this.scopeMatches(definition, path)) {
+        const { route, environment } = served;
+        const scale = path.subresource === 'scale' ? definition.subresources?.scale : undefined;
         return answerFailures(
           request,
           response,
           scale
-            ? handleScaleRequest(request, response, route, path, served, scale)
-            : handleResourceRequest(request, response, route, path, served),
+            ? handleScaleRequest(request, response, route, path, environment, scale)
+            : handleResourceRequest(request, response, route, path, environment),
         );
       }
     }
@@ -268,7 +269,8 @@ export class GenericAPIServer {
       throw new Error(`resource ${definition.resource}.${definition.group} is already installed`);
     }
     const storage = this.options.storage({ groupResource, prefix, codec, definition });
-    this.backends.set(backendKey, { storage, environment: this.environment(new WatchRegistry()) });
+    const environment = this.environment(new WatchRegistry());
+    this.backends.set(backendKey, { storage, environment });
     const resourceName =
       definition.group === '' ? definition.resource : `${definition.resource}.${definition.group}`;
     const storeOptions = {
@@ -281,12 +283,8 @@ export class GenericAPIServer {
       this.options.now ? { ...storeOptions, now: this.options.now } : storeOptions,
     );
     for (const version of definition.versions) {
-      this.resources.set(`${definition.group}/${version}/${definition.resource}`, {
-        definition: definitionAt(definition, version),
-        version,
-        scheme: this.options.scheme,
-        store,
-      });
+      const route = { definition: definitionAt(definition, version), version, scheme: this.options.scheme, store };
+      this.resources.set(`${definition.group}/${version}/${definition.resource}`, { route, environment });
     }
     this.installed.push({
       definition,
@@ -330,7 +328,7 @@ export class GenericAPIServer {
     const backend = this.backends.get(`${group}/${resource}`);
     if (!backend) return;
     this.backends.delete(`${group}/${resource}`);
-    for (const [key, route] of this.resources) {
+    for (const [key, { route }] of this.resources) {
       if (route.definition.group === group && route.definition.resource === resource)
         this.resources.delete(key);
     }

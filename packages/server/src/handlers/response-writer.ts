@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestContext, requestTarget, writeStatus } from '@kapi/filters';
+import { requestContext, requestTarget, requestWarnings, writeStatus } from '@kapi/filters';
 import { stringify as toYaml } from 'yaml';
 import { sharedSerialization } from './shared-serialization.js';
 
@@ -16,7 +16,7 @@ export function addWarning(request: IncomingMessage, text: string): void {
 
 /** Sets the `Warning` header from the request's warnings (before the head is written). */
 export function applyWarnings(request: IncomingMessage, response: ServerResponse): void {
-  const warnings = requestContext(request).warnings;
+  const warnings = requestWarnings(request);
   if (warnings.length > 0 && !response.headersSent)
     response.setHeader('Warning', [...new Set(warnings)].map(warningHeader));
 }
