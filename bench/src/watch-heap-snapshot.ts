@@ -10,12 +10,14 @@ import { rawH2WatchServer } from './watch-heap-h2.js';
 
 /**
  * Where an idle watch's heap goes (issue 17), a tool rather than a scenario:
- * `node --conditions=@kapi/source --import tsx src/watch-heap-snapshot.ts <h1|h2> [watchers]` starts an
+ * `node --import tsx src/watch-heap-snapshot.ts <h1|h2> [watchers]` (on the built packages: build them first) starts an
  * in-process kube-apiserver-lite (memory storage), takes a heap snapshot, opens `watchers` idle watches
  * (bookmarks allowed; over h2, 1,000 streams per connection) from a child process, takes another, and
  * prints the object kinds (type and constructor name) whose count or self size grew, per watch.
  * `control` as a third argument measures the bare server of the heap rows instead; `STRINGS=1` groups
  * strings by their text; `RETAINERS=<text>[,<text>...]` also prints who holds the kinds whose name contains one of them.
+ * Not on the sources (`--conditions=@kapi/source`): tsx keeps function names, which gives every bound
+ * function a dictionary of properties (in all about 0.4 KB more per watch than the published build).
  */
 const protocol = process.argv[2] === 'h1' ? 'h1' : 'h2';
 /** `control` as the third argument: the bare node:https / node:http2 server of the heap rows instead. */

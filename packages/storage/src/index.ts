@@ -10,6 +10,7 @@ export type {
   StorageWatchEvent,
   Watch,
   WatchReceiver,
+  WatchConsumer,
   ResponseMeta,
   UpdateResult,
   UpdateFunc,
@@ -52,7 +53,7 @@ export { RevisionCompactedError, FutureRevisionError, prefixRangeEnd } from './k
 export type { Codec, TransformContext, TransformedValue, ValueTransformer } from './codec.js';
 export { jsonCodec, identityTransformer } from './codec.js';
 export type { WatchChannelOptions } from './watch-channel.js';
-export { WatchChannel } from './watch-channel.js';
+export { WatchChannel, deliverByPromise } from './watch-channel.js';
 export type { StoreOptions } from './store.js';
 export { Store, defaultMaxObjectSize } from './store.js';
 export { storedEncodingOf } from './stored-encoding.js';

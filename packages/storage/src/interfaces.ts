@@ -123,6 +123,27 @@ export interface Watch extends AsyncIterable<StorageWatchEvent> {
    * `deliver` again (after waiting for the consumer to drain, if `receive` returned false).
    */
   deliver?(receive: WatchReceiver, max?: number): Promise<boolean>;
+  /**
+   * Optional: {@link deliver} with the receiver and the outcome in one object, so that a consumer left
+   * attached (an idle watch) holds no promise or closures. Returns the outcome at once when the delivery
+   * ended in this call (`true`: call again, after waiting to drain if a `receive` returned false; `false`:
+   * the watch ended and every event was handed over), or undefined when `consumer` stays attached: the
+   * watch then calls `consumer.delivered(more)` or `consumer.deliveryFailed(error)` once, later.
+   */
+  deliverTo?(consumer: WatchConsumer, max?: number): boolean | undefined;
+}
+
+/**
+ * A consumer of a watch in push mode ({@link Watch.deliverTo}): the receiver, and what {@link Watch.deliver}'s
+ * promise would say, as methods of one object.
+ */
+export interface WatchConsumer {
+  /** Receives one event synchronously; false to pause (as a {@link WatchReceiver}). */
+  receive(event: StorageWatchEvent): boolean;
+  /** The attached delivery ended: `more` as {@link Watch.deliverTo} returns it. */
+  delivered(more: boolean): void;
+  /** `receive` threw `error`: the watch has stopped. */
+  deliveryFailed(error: unknown): void;
 }
 
 /** What {@link Interface.guaranteedUpdate} tells the update function about the current object. */

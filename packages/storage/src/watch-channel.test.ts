@@ -149,3 +149,59 @@ describe('WatchChannel.deliver (push mode)', () => {
     expect(() => channel.deliver(() => true)).toThrow(/already attached|while a delivery/);
   });
 });
+
+describe('WatchChannel.deliverTo (push mode with a consumer object)', () => {
+  const nameOf = (e: StorageWatchEvent) => (e.object as { metadata: { name: string } }).metadata.name;
+
+  /** A consumer recording what it receives and how each attached delivery ended. */
+  function recorder(accept: () => boolean = () => true) {
+    const log: string[] = [];
+    const consumer = {
+      receive: (e: StorageWatchEvent) => (log.push(nameOf(e)), accept()),
+      delivered: (more: boolean) => log.push(`delivered(${more})`),
+      deliveryFailed: (error: unknown) => log.push(`failed(${(error as Error).message})`),
+    };
+    return { log, consumer };
+  }
+
+  it('answers at once when the delivery ends in the call, and stays attached (undefined) otherwise', () => {
+    const channel = new WatchChannel();
+    channel.push(event('a'));
+    channel.push(event('b'));
+    channel.push(event('c'));
+    const { log, consumer } = recorder();
+    expect(channel.deliverTo(consumer, 2)).toBe(true); // one left queued: call again
+    expect(channel.deliverTo(consumer)).toBeUndefined(); // drained: attached
+    expect(channel.receiving).toBe(true);
+    channel.push(event('d'));
+    channel.close();
+    expect(log).toEqual(['a', 'b', 'c', 'd', 'delivered(false)']);
+    expect(channel.deliverTo(consumer)).toBe(false); // ended, nothing left
+  });
+
+  it('detaches a consumer that asks to pause with delivered(true), and queues what follows', () => {
+    const channel = new WatchChannel();
+    let accept = true;
+    const { log, consumer } = recorder(() => accept);
+    expect(channel.deliverTo(consumer)).toBeUndefined();
+    accept = false;
+    channel.push(event('a'));
+    channel.push(event('b'));
+    expect(log).toEqual(['a', 'delivered(true)']);
+    expect(channel.pending).toBe(1);
+    accept = true;
+    expect(channel.deliverTo(consumer)).toBeUndefined();
+    expect(log).toEqual(['a', 'delivered(true)', 'b']);
+  });
+
+  it('stops the channel and tells the consumer when it throws', () => {
+    const channel = new WatchChannel();
+    const { log, consumer } = recorder(() => {
+      throw new Error('socket gone');
+    });
+    expect(channel.deliverTo(consumer)).toBeUndefined();
+    expect(channel.push(event('a'))).toBe(false);
+    expect(log).toEqual(['a', 'failed(socket gone)']);
+    expect(channel.closed).toBe(true);
+  });
+});

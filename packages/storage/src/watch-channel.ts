@@ -1,4 +1,4 @@
-import type { StorageWatchEvent, Watch, WatchReceiver } from './interfaces.js';
+import type { StorageWatchEvent, Watch, WatchConsumer, WatchReceiver } from './interfaces.js';
 
 /** Options of a {@link WatchChannel}. */
 export interface WatchChannelOptions {
@@ -27,10 +27,8 @@ export class WatchChannel implements Watch {
   private readonly queue: StorageWatchEvent[] = [];
   private head = 0;
   private waiter: ((result: IteratorResult<StorageWatchEvent>) => void) | undefined;
-  /** Push mode: the attached receiver (only while nothing is queued) and how its delivery settles. */
-  private receiver: WatchReceiver | undefined;
-  private settleDelivery: ((more: boolean) => void) | undefined;
-  private failDelivery: ((error: unknown) => void) | undefined;
+  /** Push mode: the attached consumer (only while nothing is queued). */
+  private consumer: WatchConsumer | undefined;
   private stopped = false;
   /** Made when first asked for (an idle watch's channel is rarely asked). */
   private stoppedPromise: Promise<void> | undefined;
@@ -64,7 +62,7 @@ export class WatchChannel implements Watch {
 
   /** True while a consumer in push mode is attached: pushes are handed to it at once (nothing is queued). */
   get receiving(): boolean {
-    return this.receiver !== undefined;
+    return this.consumer !== undefined;
   }
 
   /** Number of events queued and not yet read. */
@@ -75,8 +73,8 @@ export class WatchChannel implements Watch {
   /** Queues an event. Returns false when the channel is closed (or just closed by overflow). */
   push(event: StorageWatchEvent): boolean {
     if (this.stopped) return false;
-    const receiver = this.receiver;
-    if (receiver) return this.handOver(receiver, event);
+    const consumer = this.consumer;
+    if (consumer) return this.handOver(consumer, event);
     const waiter = this.waiter;
     if (waiter) {
       this.waiter = undefined;
@@ -143,15 +141,20 @@ export class WatchChannel implements Watch {
     return taken;
   }
 
-  /**
-   * Push mode (see {@link Watch.deliver}): hands `receive` up to `max` queued events, then, when none
-   * are left and it kept up, attaches it so that pushes call it directly until it returns false.
-   */
+  /** Push mode (see {@link Watch.deliver}): {@link deliverTo} with a promise for its outcome. */
   deliver(receive: WatchReceiver, max = Number.POSITIVE_INFINITY): Promise<boolean> {
-    if (this.receiver) throw new Error('WatchChannel: deliver called while a delivery is attached');
+    return deliverByPromise(this, receive, max);
+  }
+
+  /**
+   * Push mode (see {@link Watch.deliverTo}): hands `consumer` up to `max` queued events, then, when none
+   * are left and it kept up, attaches it so that pushes hand it their events directly until it asks to pause.
+   */
+  deliverTo(consumer: WatchConsumer, max = Number.POSITIVE_INFINITY): boolean | undefined {
+    if (this.consumer) throw new Error('WatchChannel: deliver called while a delivery is attached');
     let flowing = true;
     for (let count = 0; count < max && this.head < this.queue.length; count++) {
-      flowing = receive(this.queue[this.head++] as StorageWatchEvent) && flowing;
+      flowing = consumer.receive(this.queue[this.head++] as StorageWatchEvent) && flowing;
     }
     if (this.head === this.queue.length) {
       this.queue.length = 0;
@@ -160,24 +163,20 @@ export class WatchChannel implements Watch {
       this.queue.splice(0, this.head);
       this.head = 0;
     }
-    if (this.head < this.queue.length || !flowing) return goOn;
-    if (this.stopped) return ended;
-    this.receiver = receive;
-    return new Promise((resolve, reject) => {
-      this.settleDelivery = resolve;
-      this.failDelivery = reject;
-    });
+    if (this.head < this.queue.length || !flowing) return true;
+    if (this.stopped) return false;
+    this.consumer = consumer;
+    return undefined;
   }
 
-  /** Hands a pushed event to the attached receiver; detaches it when it asks to pause or throws (which stops the channel). */
-  private handOver(receive: WatchReceiver, event: StorageWatchEvent): boolean {
+  /** Hands a pushed event to the attached consumer; detaches it when it asks to pause or throws (which stops the channel). */
+  private handOver(consumer: WatchConsumer, event: StorageWatchEvent): boolean {
     let flowing: boolean;
     try {
-      flowing = receive(event);
+      flowing = consumer.receive(event);
     } catch (error) {
-      const fail = this.failDelivery;
-      this.receiver = this.settleDelivery = this.failDelivery = undefined;
-      fail?.(error);
+      this.consumer = undefined;
+      consumer.deliveryFailed(error);
       this.stop();
       return false;
     }
@@ -185,11 +184,11 @@ export class WatchChannel implements Watch {
     return true;
   }
 
-  /** Ends push mode: the pending delivery resolves with `more`. */
+  /** Ends push mode: the attached consumer's delivery ends with `more`. */
   private detach(more: boolean): void {
-    const settle = this.settleDelivery;
-    this.receiver = this.settleDelivery = this.failDelivery = undefined;
-    settle?.(more);
+    const consumer = this.consumer;
+    this.consumer = undefined;
+    consumer?.delivered(more);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StorageWatchEvent> {
@@ -201,4 +200,30 @@ export class WatchChannel implements Watch {
       },
     };
   }
+}
+
+/**
+ * {@link Watch.deliver} in terms of {@link Watch.deliverTo}: a consumer made of `receive` and a promise
+ * settled with the delivery's outcome.
+ */
+export function deliverByPromise(
+  watch: { deliverTo(consumer: WatchConsumer, max?: number): boolean | undefined },
+  receive: WatchReceiver,
+  max?: number,
+): Promise<boolean> {
+  let settle: ((more: boolean) => void) | undefined;
+  let fail: ((error: unknown) => void) | undefined;
+  const outcome = watch.deliverTo(
+    {
+      receive,
+      delivered: (more) => settle?.(more),
+      deliveryFailed: (error) => fail?.(error),
+    },
+    max,
+  );
+  if (outcome !== undefined) return outcome ? goOn : ended;
+  return new Promise((resolve, reject) => {
+    settle = resolve;
+    fail = reject;
+  });
 }

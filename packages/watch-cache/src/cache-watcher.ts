@@ -1,5 +1,5 @@
-import type { StorageWatchEvent, Watch, WatchReceiver } from '@kapi/storage';
-import { WatchChannel } from '@kapi/storage';
+import type { StorageWatchEvent, Watch, WatchConsumer, WatchReceiver } from '@kapi/storage';
+import { WatchChannel, deliverByPromise } from '@kapi/storage';
 import type { KubeObject } from '@kapi/apimachinery';
 import { inScope, type KeyScope } from './cache-store.js';
 import type { WatchCacheEvent } from './watch-cache-event.js';
@@ -30,8 +30,6 @@ export interface CacheWatcherOptions {
 }
 
 const noEvents: readonly StorageWatchEvent[] = Object.freeze([]);
-const goOn = Promise.resolve(true);
-const ended = Promise.resolve(false);
 
 /**
  * One client watch served from the cache (cache_watcher.go). Initial events are read from a snapshot,
@@ -172,24 +170,29 @@ export class CacheWatcher implements Watch {
     return taken;
   }
 
+  /** Push mode (see `Watch.deliver`): {@link deliverTo} with a promise for its outcome. */
+  deliver(receive: WatchReceiver, max = Number.POSITIVE_INFINITY): Promise<boolean> {
+    return deliverByPromise(this, receive, max);
+  }
+
   /**
-   * Push mode (see `Watch.deliver`): hands `receive` up to `max` ready events (initial ones first, then
+   * Push mode (see `Watch.deliverTo`): hands `consumer` up to `max` ready events (initial ones first, then
    * queued live ones); once none are left, live events are handed to it as they are dispatched.
    */
-  deliver(receive: WatchReceiver, max = Number.POSITIVE_INFINITY): Promise<boolean> {
+  deliverTo(consumer: WatchConsumer, max = Number.POSITIVE_INFINITY): boolean | undefined {
     let flowing = true;
     let count = 0;
     while (this.initialEvents && !this.terminated && count < max) {
       const initial = this.initialEvents.next();
       if (initial.done) this.initialEvents = undefined;
       else {
-        flowing = receive(initial.value) && flowing;
+        flowing = consumer.receive(initial.value) && flowing;
         count++;
       }
     }
-    if (this.terminated) return ended;
-    if (this.initialEvents || !flowing) return goOn;
-    return this.channel.deliver(receive, max - count);
+    if (this.terminated) return false;
+    if (this.initialEvents || !flowing) return true;
+    return this.channel.deliverTo(consumer, max - count);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StorageWatchEvent> {

@@ -206,7 +206,7 @@ describe('watch', () => {
 
   it('writes pushed events at once, queues them while the client is slow and resumes in order after drain', async () => {
     const channel = new WatchChannel();
-    const deliver = vi.spyOn(channel, 'deliver');
+    const deliverTo = vi.spyOn(channel, 'deliverTo');
     const pushing = storageWatching(async () => channel);
     const event = (name: string, size: number): StorageWatchEvent => ({
       type: 'ADDED',
@@ -239,7 +239,7 @@ describe('watch', () => {
     for (const _ of names) received.push((await watch.next())?.object.metadata.name ?? '');
     expect(received).toEqual(names);
     await vi.waitFor(() => expect(channel.receiving).toBe(true));
-    expect(deliver.mock.calls.length).toBeGreaterThan(2);
+    expect(deliverTo.mock.calls.length).toBeGreaterThan(2);
     channel.push(event('last', 10));
     expect((await watch.next())?.object.metadata.name).toBe('last');
     channel.close();

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { groupVersionString } from '@kapi/apimachinery';
-import type { Watch, WatchReceiver } from '@kapi/storage';
+import type { StorageWatchEvent, Watch, WatchConsumer } from '@kapi/storage';
 import type { HandlerEnvironment, ResourceRoute } from './resource-handler.js';
 import { watchEventLine, type PreSerializedWatchEvent, type WatchTableForm } from './watch-event-line.js';
 import { WatchLineWriter } from './watch-line-writer.js';
@@ -64,10 +64,10 @@ function onResponseClose(this: StreamResponse): void {
 /**
  * One watch being served: its state between events is this one object (no suspended async function,
  * per-watch closure, timer or abort controller), which is what an idle watch costs beyond its socket.
- * Events come in push mode (`Watch.deliver`) when the watch has it, else by iteration; it ends at its
+ * Events come in push mode (`Watch.deliverTo`) when the watch has it, else by iteration; it ends at its
  * deadline, when the client goes away, on {@link close} (server shutdown) or when the storage watch ends.
  */
-export class WatchStream implements Expiring {
+export class WatchStream implements Expiring, WatchConsumer {
   private watch: Watch | undefined;
   private writer: WatchLineWriter | undefined;
   private closing = false;
@@ -77,7 +77,6 @@ export class WatchStream implements Expiring {
   private readonly apiVersion: string;
   private readonly counter: EventCounter | undefined;
   private readonly timeoutBucket: number;
-  private readonly receive: WatchReceiver;
   private resolveDone!: () => void;
   private rejectDone!: (error: unknown) => void;
   /** Settles when the stream has ended (rejects when writing failed). */
@@ -94,7 +93,6 @@ export class WatchStream implements Expiring {
     const { route, environment } = options;
     this.apiVersion = groupVersionString({ group: route.definition.group, version: route.version });
     this.counter = eventCounter(route, environment);
-    this.receive = this.write.bind(this);
     environment.watches.add(this);
     this.track(1);
     this.timeoutBucket = timeouts.add(this, options.deadline);
@@ -136,7 +134,7 @@ export class WatchStream implements Expiring {
     response.flushHeaders();
     this.writer = new WatchLineWriter(response);
     if (this.closing) this.finish();
-    else if (watch.deliver) this.push();
+    else if (watch.deliverTo) this.push();
     else this.pull(watch).then(
       () => this.finish(),
       (error: unknown) => this.finish(error),
@@ -144,33 +142,42 @@ export class WatchStream implements Expiring {
   }
 
   /**
-   * Push mode: the watch hands events to {@link write} as it produces them (the queued ones first, as one
-   * flush); when the connection asks to wait, the watch queues events until it has drained.
+   * Push mode: the watch hands events to {@link receive} as it produces them (the queued ones first, as
+   * one flush). This stream stays attached to an idle watch as it is, with no promise or closure; when
+   * the connection asks to wait, the watch queues events until it has drained.
    */
   private push(): void {
-    const watch = this.watch as Watch & Required<Pick<Watch, 'deliver'>>;
+    const watch = this.watch as Watch & Required<Pick<Watch, 'deliverTo'>>;
     const writer = this.writer as WatchLineWriter;
-    if (this.closing) return this.finish();
-    this.flowing = true;
-    writer.cork();
-    let delivery: Promise<boolean>;
-    try {
-      delivery = watch.deliver(this.receive, maxBatch);
-    } catch (error) {
-      return this.finish(error);
-    } finally {
-      writer.uncork();
+    // Batches that end at once (more queued than one batch) loop here rather than recurse.
+    for (;;) {
+      if (this.closing) return this.finish();
+      this.flowing = true;
+      writer.cork();
+      let more: boolean | undefined;
+      try {
+        more = watch.deliverTo(this, maxBatch);
+      } catch (error) {
+        return this.finish(error);
+      } finally {
+        writer.uncork();
+      }
+      if (more === undefined) return;
+      if (!more) return this.finish();
+      if (!this.flowing) return void writer.drained().then(() => this.push());
     }
-    delivery.then(
-      (more) => this.delivered(more),
-      (error: unknown) => this.finish(error),
-    );
   }
 
-  private delivered(more: boolean): void {
+  /** The attached delivery ended (see `WatchConsumer`): the watch ended, or this stream asked to pause. */
+  delivered(more: boolean): void {
     if (!more || this.closing) this.finish();
     else if (this.flowing) this.push();
     else (this.writer as WatchLineWriter).drained().then(() => this.push());
+  }
+
+  /** Writing an event threw (see `WatchConsumer`): the watch has stopped. */
+  deliveryFailed(error: unknown): void {
+    this.finish(error);
   }
 
   /** Pull mode, for watches without push: the events queued behind each one go out in the same flush. */
@@ -182,15 +189,15 @@ export class WatchStream implements Expiring {
       const queued = (watch.takeBuffered?.(maxBatch) ?? []) as readonly PreSerializedWatchEvent[];
       if (queued.length > 0) writer.cork();
       this.flowing = true;
-      this.write(first);
-      for (const event of queued) this.write(event);
+      this.receive(first);
+      for (const event of queued) this.receive(event);
       if (queued.length > 0) writer.uncork();
       if (!this.flowing) await writer.drained();
     }
   }
 
-  /** Writes one event's line; false when the connection asks to wait for `drain`. */
-  private write(event: PreSerializedWatchEvent): boolean {
+  /** Writes one event's line (see `WatchConsumer`); false when the connection asks to wait for `drain`. */
+  receive(event: StorageWatchEvent): boolean {
     const options = this.options;
     if (event.type === 'BOOKMARK' && !options.allowBookmarks) return true;
     this.counter?.inc();
