@@ -69,13 +69,21 @@ export function createSecureAPIServer(
   (server as Http2SecureServer & { keepAliveTimeout?: number }).keepAliveTimeout = 5000;
   const sessions = new Set<ServerHttp2Session>();
   const sockets = new Set<TLSSocket>();
+  // One listener for every socket (and session), with the socket as `this`: a per-connection closure
+  // and `once` wrapper would stay with each idle connection (an HTTP/1.1 watch is one) for its life.
+  function forgetSocket(this: TLSSocket): void {
+    sockets.delete(this);
+  }
+  function forgetSession(this: ServerHttp2Session): void {
+    sessions.delete(this);
+  }
   server.on('secureConnection', (socket: TLSSocket) => {
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    socket.on('close', forgetSocket);
   });
   server.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
-    session.once('close', () => sessions.delete(session));
+    session.on('close', forgetSession);
     session.setLocalWindowSize(sessionWindow);
   });
   const goAway = (): void => {
