@@ -250,6 +250,15 @@ export function requestTarget(request: IncomingMessage): RequestTarget {
   return (context.target ??= splitRequestTarget(request.url ?? '/'));
 }
 
+/**
+ * Forgets a request's parsed target (split path, parsed query), for a long-running request that has
+ * read what it needs from it: an idle watch does not keep them for its whole life. A later
+ * {@link requestTarget} parses the URL again.
+ */
+export function releaseRequestTarget(request: IncomingMessage): void {
+  contextOf(request).target = undefined;
+}
+
 /** The warnings recorded for a request's `Warning` headers, read without making the list when there are none. */
 export function requestWarnings(request: IncomingMessage): readonly string[] {
   return contextOf(request).recordedWarnings;

@@ -3,6 +3,7 @@ export {
   buildHandlerChain,
   requestContext,
   requestTarget,
+  releaseRequestTarget,
   requestWarnings,
   splitRequestTarget,
   abortRequest,

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseFieldSelector, type KubeObject } from '@kapi/apimachinery';
-import { requestContext } from '@kapi/filters';
+import { releaseRequestTarget, requestContext } from '@kapi/filters';
 import type { StorageWatchEvent } from '@kapi/storage';
 import type { HandlerEnvironment, ResourceRoute } from './resource-handler.js';
 import type { ReadQuery } from './query-options.js';
@@ -80,18 +80,19 @@ export function serveWatch(
     deadline,
     table: options.table,
   });
-  return stream.serve(
-    route.store.watch(options.namespace, {
-      ...(query.resourceVersion !== undefined ? { resourceVersion: query.resourceVersion } : {}),
-      ...(query.resourceVersionMatch ? { resourceVersionMatch: query.resourceVersionMatch } : {}),
-      ...(query.labelSelector ? { labelSelector: query.labelSelector } : {}),
-      ...(fieldSelector ? { fieldSelector } : {}),
-      ...(query.sendInitialEvents !== undefined ? { sendInitialEvents: query.sendInitialEvents } : {}),
-      allowWatchBookmarks: query.allowWatchBookmarks,
-      version: route.version,
-      deadline,
-    }),
-  );
+  const watch = route.store.watch(options.namespace, {
+    ...(query.resourceVersion !== undefined ? { resourceVersion: query.resourceVersion } : {}),
+    ...(query.resourceVersionMatch ? { resourceVersionMatch: query.resourceVersionMatch } : {}),
+    ...(query.labelSelector ? { labelSelector: query.labelSelector } : {}),
+    ...(fieldSelector ? { fieldSelector } : {}),
+    ...(query.sendInitialEvents !== undefined ? { sendInitialEvents: query.sendInitialEvents } : {}),
+    allowWatchBookmarks: query.allowWatchBookmarks,
+    version: route.version,
+    deadline,
+  });
+  // Everything the watch needs from the URL is read: its split path and query need not stay with it.
+  releaseRequestTarget(request);
+  return stream.serve(watch);
 }
 
 /** The object of a watch event, typed for tests and clients. */
