@@ -63,7 +63,8 @@ async function pagedList(endpoint: Endpoint, firstQuery: string, count: number):
 
 /**
  * p99 of sequential namespace LISTs (`path(i)`, each expected to hold `items` objects) on one keep-alive
- * connection, beside a bare node:https server answering the same bytes over the same TLS.
+ * connection, beside a bare node:https server answering the same bytes over the same TLS. The issue's
+ * target (p99 <= 5 ms) is for a LIST of 100 objects: rows of more carry no target, only the ratio.
  */
 async function namespaceListP99(
   endpoint: Endpoint,
@@ -88,7 +89,7 @@ async function namespaceListP99(
     const subjectP99 = await p99(endpoint, samples, path);
     const bareP99 = await p99(bareEndpoint, samples, path);
     return {
-      ...row(`namespace LIST (${what}) p99 over HTTPS, 1,000 watches open`, 'kube-apiserver-lite', subjectP99, 'bare node:https, same bytes', bareP99, 'ms (lower is better)', '<= 5 ms'),
+      ...row(`namespace LIST (${what}) p99 over HTTPS, 1,000 watches open`, 'kube-apiserver-lite', subjectP99, 'bare node:https, same bytes', bareP99, 'ms (lower is better)', items <= 100 ? '<= 5 ms' : undefined),
       notes: `${samples} sequential GETs on one keep-alive connection, ${sample.length} B each, after one warm-up LIST of each of the ${namespaces} namespaces`,
     };
   } finally {
