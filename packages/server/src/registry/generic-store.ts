@@ -97,6 +97,8 @@ export class GenericStore {
   private readonly scheme: SchemeLike;
   private readonly now: () => Date;
   private readonly preparation: WritePreparation;
+  /** The apiVersion of each version the resource is served at (`<group>/<version>`, or `v1` for core). */
+  private readonly apiVersions: ReadonlyMap<string, string>;
 
   constructor(options: GenericStoreOptions) {
     this.definition = options.definition;
@@ -106,6 +108,8 @@ export class GenericStore {
     this.prefix = options.prefix;
     this.now = options.now ?? (() => new Date());
     this.preparation = new WritePreparation(this.definition, this.scheme, this.groupResource, this.now);
+    const group = this.definition.group;
+    this.apiVersions = new Map(this.definition.versions.map((version) => [version, groupVersionString({ group, version })]));
   }
 
   /** The field manager of this resource (records managedFields, performs server-side apply). */
@@ -113,8 +117,13 @@ export class GenericStore {
     return this.preparation.fieldManager;
   }
 
-  /** Converts a hub object to `version` with apiVersion/kind set. */
+  /**
+   * Converts a hub object to `version` with apiVersion/kind set. An object already at `version` (the
+   * usual case: every GET, LIST item and watch event served at the stored version) is returned as it is,
+   * without asking the scheme.
+   */
   toVersion(object: KubeObject, version: string): KubeObject {
+    if (object.kind === this.definition.kind && object.apiVersion === this.apiVersions.get(version)) return object;
     return this.scheme.convert(object, { group: this.definition.group, version });
   }
 
@@ -178,16 +187,13 @@ export class GenericStore {
       const metadata: Record<string, unknown> = { resourceVersion: result.resourceVersion };
       if (result.continue) metadata['continue'] = result.continue;
       if (result.remainingItemCount !== undefined) metadata['remainingItemCount'] = result.remainingItemCount;
-      const apiVersion = groupVersionString({ group: this.definition.group, version });
-      const kind = this.definition.kind;
       return {
-        apiVersion,
-        kind: this.definition.listKind ?? `${kind}List`,
+        apiVersion: groupVersionString({ group: this.definition.group, version }),
+        kind: this.definition.listKind ?? `${this.definition.kind}List`,
         metadata,
         items: this.definition.converter
           ? await this.definition.converter.convert(result.items, version)
-          : // Items already at the version asked (the usual case) are listed as they are, unasked of the scheme.
-            result.items.map((item) => (item.apiVersion === apiVersion && item.kind === kind ? item : this.toVersion(item, version))),
+          : result.items.map((item) => this.toVersion(item, version)),
       };
     } catch (error) {
       throw this.toStatusError(error);
