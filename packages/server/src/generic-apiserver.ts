@@ -201,10 +201,9 @@ export class GenericAPIServer {
         );
       }
       const served = this.resources.get(key);
-      const definition = served?.route.definition;
-      if (served && definition && this.servesSubresource(definition, path.subresource) && this.scopeMatches(definition, path)) {
+      if (served && this.servesSubresource(served.route.definition, path.subresource) && this.scopeMatches(served.route.definition, path)) {
         const { route, environment } = served;
-        const scale = path.subresource === 'scale' ? definition.subresources?.scale : undefined;
+        const scale = path.subresource === 'scale' ? route.definition.subresources?.scale : undefined;
         return answerFailures(
           request,
           response,
