@@ -47,7 +47,7 @@ export async function watchHeapHttpRows(options: { watchers: number }): Promise<
     return [
       {
         ...row(`heap per idle HTTPS watch (${watchers} watches, HTTP/1.1)`, 'kube-apiserver-lite watch', subject, 'bare node:https, one idle chunked response per socket', control, 'bytes (lower is better)', '<= 4 KB'),
-        notes: `${(subject / 1024).toFixed(1)} KB per watch, ${((subject - control) / 1024).toFixed(1)} KB beyond the control's ${(control / 1024).toFixed(1)} KB; heapUsed + external after forced GC, in process (watchers in a child process; server run from source by tsx)`,
+        notes: `${(subject / 1024).toFixed(1)} KB per watch, ${((subject - control) / 1024).toFixed(1)} KB beyond the control's ${(control / 1024).toFixed(1)} KB; heapUsed + external after forced GC, in process (watchers in a child process; the server runs from the built packages)`,
       },
     ];
   } finally {

@@ -4,9 +4,12 @@ import {
   type Http2SecureServer,
   type Http2ServerRequest,
   type Http2ServerResponse,
+  type IncomingHttpHeaders,
   type ServerHttp2Session,
+  type ServerHttp2Stream,
 } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
+import { isWatchStream, streamExchange } from './h2-watch-exchange.js';
 
 /** Go's `http2.Server` default for `MaxConcurrentStreams`, which upstream keeps when the flag is 0. */
 export const defaultHTTP2MaxStreamsPerConnection = 250;
@@ -39,7 +42,8 @@ export interface SecureServer {
 /**
  * Creates the secure port: `h2` and `http/1.1` by ALPN, as Go's `net/http` does for kube-apiserver.
  * HTTP/2 requests reach `listener` through node's compatibility request/response, which the handler
- * chain uses as node:http's (same fields and events; connection headers are never set on them).
+ * chain uses as node:http's (same fields and events; connection headers are never set on them); watch
+ * streams through the lighter stand-ins of `h2-watch-exchange.ts`.
  * Each session advertises `http2MaxStreamsPerConnection` concurrent streams and, as upstream, a
  * 256 KiB receive window per stream (the session window and memory budget scale with the stream count).
  */
@@ -65,6 +69,21 @@ export function createSecureAPIServer(
     (request: Http2ServerRequest, response: Http2ServerResponse) =>
       listener(request as unknown as IncomingMessage, response as unknown as ServerResponse),
   );
+  // Watches skip the compatibility objects (see h2-watch-exchange.ts); every other stream goes to node's
+  // own compatibility handler, which the request listener above installed.
+  // (A node without that handler keeps its own dispatch.)
+  const compatibility = server.listeners('stream') as Array<(...args: unknown[]) => void>;
+  if (compatibility.length > 0) {
+    server.removeAllListeners('stream');
+    server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
+      if (!isWatchStream(headers)) {
+        for (const compat of compatibility) compat.call(server, stream, headers, flags, rawHeaders);
+        return;
+      }
+      const { request, response } = streamExchange(stream, headers, rawHeaders);
+      listener(request as unknown as IncomingMessage, response as unknown as ServerResponse);
+    });
+  }
   // HTTP/1.1 connections on this server get node:http's keep-alive timeout (the h2 server sets none).
   (server as Http2SecureServer & { keepAliveTimeout?: number }).keepAliveTimeout = 5000;
   const sessions = new Set<ServerHttp2Session>();

@@ -1,0 +1,300 @@
+import type { IncomingHttpHeaders, OutgoingHttpHeader } from 'node:http';
+import type { ServerHttp2Stream } from 'node:http2';
+import type { Socket } from 'node:net';
+
+/**
+ * Why watches over HTTP/2 get their own request and response objects: node's compatibility API makes an
+ * `Http2ServerRequest` (a Readable) and an `Http2ServerResponse` for every stream, with a headers
+ * dictionary and ten listeners on the stream. That is about 2.5 KB per stream, twice the stream itself,
+ * held for an idle watch's whole life. The two classes here answer the part of node:http's request and
+ * response that the handler chain uses, straight on the stream, and keep nothing of their own but the
+ * stream, the request headers, the status and (until they are sent) the response headers.
+ */
+
+/** The query of a watch (`watch=true` / `watch=1`), or the legacy `/watch/` path prefix. */
+const watchTarget = /[?&]watch=(?:true|1)(?:&|$)|^\/(?:api\/[^/?]+|apis\/[^/?]+\/[^/?]+)\/watch\//;
+
+/** True for a GET of a watch without an `Expect` header: the streams that get a {@link StreamExchange}. */
+export function isWatchStream(headers: IncomingHttpHeaders): boolean {
+  const path = headers[':path'];
+  return headers[':method'] === 'GET' && headers.expect === undefined && typeof path === 'string' && watchTarget.test(path);
+}
+
+/** A stream error with no one else listening: the response's `close` tells the handler the client left. */
+function ignoreStreamError(): void {}
+
+type Listener = (...args: unknown[]) => void;
+
+/**
+ * Listeners of `finish` and `close` on the response go to the stream's `close`, as the compatibility
+ * response emits both when its stream closes; other events are the stream's own (`drain`, `error`,
+ * and `data` / `end` of a request body).
+ */
+function streamEvent(event: string | symbol): string | symbol {
+  return event === 'finish' ? 'close' : event;
+}
+
+/** The EventEmitter methods, forwarded to the stream (no emitter, no listener list of their own). */
+abstract class OnStream {
+  constructor(readonly stream: ServerHttp2Stream) {}
+
+  on(event: string | symbol, listener: Listener): this {
+    this.stream.on(streamEvent(event), listener);
+    return this;
+  }
+
+  addListener(event: string | symbol, listener: Listener): this {
+    return this.on(event, listener);
+  }
+
+  once(event: string | symbol, listener: Listener): this {
+    this.stream.once(streamEvent(event), listener);
+    return this;
+  }
+
+  prependListener(event: string | symbol, listener: Listener): this {
+    this.stream.prependListener(streamEvent(event), listener);
+    return this;
+  }
+
+  prependOnceListener(event: string | symbol, listener: Listener): this {
+    this.stream.prependOnceListener(streamEvent(event), listener);
+    return this;
+  }
+
+  off(event: string | symbol, listener: Listener): this {
+    this.stream.off(streamEvent(event), listener);
+    return this;
+  }
+
+  removeListener(event: string | symbol, listener: Listener): this {
+    return this.off(event, listener);
+  }
+
+  emit(event: string | symbol, ...args: unknown[]): boolean {
+    return this.stream.emit(streamEvent(event), ...args);
+  }
+
+  listenerCount(event: string | symbol): number {
+    return this.stream.listenerCount(streamEvent(event));
+  }
+
+  /** The connection's TLS socket (the compatibility API hands out a proxy of it). */
+  get socket(): Socket | undefined {
+    return (this.stream.session?.socket as Socket | undefined) ?? undefined;
+  }
+
+  get connection(): Socket | undefined {
+    return this.socket;
+  }
+
+  get destroyed(): boolean {
+    return this.stream.destroyed;
+  }
+
+  destroy(error?: Error): this {
+    this.stream.destroy(error);
+    return this;
+  }
+}
+
+/** The request of a {@link StreamExchange}, as node:http's IncomingMessage looks to the handler chain. */
+export class StreamRequest extends OnStream {
+  /** The path and query (`:path`); the chain may rewrite it. */
+  url: string;
+
+  constructor(
+    stream: ServerHttp2Stream,
+    readonly headers: IncomingHttpHeaders,
+    readonly rawHeaders: string[],
+  ) {
+    super(stream);
+    this.url = String(headers[':path'] ?? '/');
+  }
+
+  get method(): string {
+    return String(this.headers[':method']);
+  }
+
+  get httpVersionMajor(): number {
+    return 2;
+  }
+
+  get httpVersionMinor(): number {
+    return 0;
+  }
+
+  get httpVersion(): string {
+    return '2.0';
+  }
+
+  get complete(): boolean {
+    return this.stream.readableEnded;
+  }
+
+  get aborted(): boolean {
+    return this.stream.aborted;
+  }
+
+  get trailers(): IncomingHttpHeaders {
+    return {};
+  }
+
+  pause(): this {
+    this.stream.pause();
+    return this;
+  }
+
+  resume(): this {
+    this.stream.resume();
+    return this;
+  }
+
+  pipe<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T {
+    return this.stream.pipe(destination, options);
+  }
+}
+
+/** Headers an HTTP/2 response must not carry (node's `respond` throws on them). */
+const connectionHeaders = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
+
+/** Headers as node:http2 sends them: lower-case names, no undefined values. */
+type StreamHeaders = Record<string, OutgoingHttpHeader>;
+
+/** The response of a {@link StreamExchange}, as node:http's ServerResponse looks to the handler chain. */
+export class StreamResponse extends OnStream {
+  statusCode = 200;
+  /** True once `end()` was called. */
+  writableEnded = false;
+  /** Headers set and not sent yet (dropped once sent: an idle watch keeps none). */
+  private pending: StreamHeaders | undefined;
+
+  constructor(
+    stream: ServerHttp2Stream,
+    readonly req: StreamRequest,
+  ) {
+    super(stream);
+  }
+
+  get headersSent(): boolean {
+    return this.stream.headersSent;
+  }
+
+  get closed(): boolean {
+    return this.stream.closed;
+  }
+
+  get finished(): boolean {
+    return this.writableEnded;
+  }
+
+  get writableFinished(): boolean {
+    return this.stream.writableFinished;
+  }
+
+  get writableLength(): number {
+    return this.stream.writableLength;
+  }
+
+  get writableNeedDrain(): boolean {
+    return this.stream.writableNeedDrain;
+  }
+
+  get writable(): boolean {
+    return !this.writableEnded && this.stream.writable;
+  }
+
+  get sendDate(): boolean {
+    return true;
+  }
+
+  /** Sets a header to send; connection-specific ones (HTTP/1.x only, RFC 9113 8.2.2) are dropped, as node's response drops them. */
+  setHeader(name: string, value: OutgoingHttpHeader): this {
+    const key = name.toLowerCase();
+    if (!connectionHeaders.has(key)) (this.pending ??= {})[key] = value;
+    return this;
+  }
+
+  getHeader(name: string): OutgoingHttpHeader | undefined {
+    return this.pending?.[name.toLowerCase()];
+  }
+
+  getHeaders(): StreamHeaders {
+    return { ...this.pending };
+  }
+
+  getHeaderNames(): string[] {
+    return Object.keys(this.pending ?? {});
+  }
+
+  hasHeader(name: string): boolean {
+    return this.pending?.[name.toLowerCase()] !== undefined;
+  }
+
+  removeHeader(name: string): void {
+    if (this.pending) delete this.pending[name.toLowerCase()];
+  }
+
+  /** Sends the status and headers at once (the compatibility response does too). */
+  writeHead(statusCode: number, reason?: string | Record<string, OutgoingHttpHeader | undefined>, headers?: Record<string, OutgoingHttpHeader | undefined>): this {
+    if (this.stream.destroyed || this.stream.closed) return this;
+    if (this.stream.headersSent) throw Object.assign(new Error('Response has already been initiated.'), { code: 'ERR_HTTP2_HEADERS_SENT' });
+    const fields = typeof reason === 'object' ? reason : headers;
+    if (fields) for (const name of Object.keys(fields)) {
+      const value = fields[name];
+      if (value !== undefined) this.setHeader(name, value);
+    }
+    this.statusCode = statusCode;
+    this.sendHeaders();
+    return this;
+  }
+
+  flushHeaders(): void {
+    if (!this.stream.headersSent) this.sendHeaders();
+  }
+
+  write(chunk: string | Uint8Array, encoding?: BufferEncoding | ((error?: Error | null) => void), callback?: (error?: Error | null) => void): boolean {
+    if (this.writableEnded || this.stream.destroyed) return false;
+    if (!this.stream.headersSent) this.sendHeaders();
+    if (typeof encoding === 'function') return this.stream.write(chunk, encoding);
+    return this.stream.write(chunk, encoding ?? 'utf8', callback);
+  }
+
+  end(chunk?: string | Uint8Array | (() => void), encoding?: BufferEncoding | (() => void), callback?: () => void): this {
+    if (typeof chunk === 'function') return this.end(undefined, undefined, chunk);
+    if (typeof encoding === 'function') return this.end(chunk, undefined, encoding);
+    if (this.writableEnded) return this;
+    this.writableEnded = true;
+    if (this.stream.destroyed || this.stream.closed) return this;
+    if (!this.stream.headersSent) this.sendHeaders();
+    if (chunk === undefined) this.stream.end(callback);
+    else this.stream.end(chunk, encoding ?? 'utf8', callback);
+    return this;
+  }
+
+  cork(): void {
+    this.stream.cork();
+  }
+
+  uncork(): void {
+    this.stream.uncork();
+  }
+
+  private sendHeaders(): void {
+    const headers: StreamHeaders = this.pending ?? {};
+    this.pending = undefined;
+    headers[':status'] = this.statusCode;
+    this.stream.respond(headers);
+  }
+}
+
+/** A watch stream's request and response: see {@link isWatchStream}. */
+export function streamExchange(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, rawHeaders: string[]): { request: StreamRequest; response: StreamResponse } {
+  stream.on('error', ignoreStreamError);
+  // Copied into an ordinary object: node's null-prototype headers object is a dictionary (~350 B), and
+  // the request keeps its headers as long as the watch lives.
+  const copy: IncomingHttpHeaders = {};
+  for (const name in headers) copy[name] = headers[name];
+  const request = new StreamRequest(stream, copy, rawHeaders);
+  return { request, response: new StreamResponse(stream, request) };
+}
