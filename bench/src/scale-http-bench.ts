@@ -6,6 +6,10 @@ import { percentile, row, usedMemory, type BenchRow } from './harness.js';
 import { bareServer, benchToken, startServer } from './http-bench.js';
 import { coldStart, compactScaleDirectory, scaleObject, seedScaleDirectories } from './scale-seed.js';
 import { WatcherProcess, rawWatchServer } from './watch-fanout.js';
+import { h2HeapPerStream, rawH2WatchServer } from './watch-heap-h2.js';
+
+/** The streams per HTTP/2 connection the server advertises by default (Go's, as upstream). */
+const h2StreamsPerConnection = 250;
 
 const namespaces = 100;
 
@@ -226,6 +230,20 @@ export async function scaleHttpRows(options: { count: number; idleWatches: numbe
       } finally {
         await rawClients.close();
         await raw.close();
+      }
+      // kubectl and client-go informers watch over HTTP/2: the same idle watches as streams, as many per
+      // connection as the server advertises by default (250).
+      const h2 = { ca: server.ca, watchers: idleWatches, streamsPerSession: h2StreamsPerConnection };
+      const h2PerWatch = await h2HeapPerStream({ ...h2, origin: server.running.url, watchPath });
+      const rawH2 = await rawH2WatchServer(tls, h2StreamsPerConnection);
+      try {
+        const rawH2PerStream = await h2HeapPerStream({ ...h2, origin: rawH2.url, watchPath });
+        rows.push({
+          ...row(`server heap per idle HTTP/2 watch (${idleWatches} watches, ${h2StreamsPerConnection} streams per connection, 1,000 HTTP/1.1 ones open)`, 'kube-apiserver-lite', h2PerWatch, 'raw node:http2 (core API), one stream with headers sent', rawH2PerStream, 'bytes (lower is better)', '<= 4 KB'),
+          notes: `${(h2PerWatch / 1024).toFixed(1)} KB per watch, ${((h2PerWatch - rawH2PerStream) / 1024).toFixed(1)} KB beyond the control; heapUsed + external after forced GC, in process (streams opened by a child process)`,
+        });
+      } finally {
+        await rawH2.close();
       }
 
       const cachePaged: number[] = [];

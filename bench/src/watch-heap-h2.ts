@@ -59,6 +59,21 @@ async function openStreams(spec: { origin: string; watchPath: string; ca: string
 }
 
 /**
+ * Heap + external per stream (after forced GC, in this process) of `watchers` streams to `origin +
+ * watchPath` opened by a child process, `streamsPerSession` to a TLS connection; the streams are closed
+ * once measured.
+ */
+export async function h2HeapPerStream(spec: { origin: string; watchPath: string; ca: string; watchers: number; streamsPerSession: number }): Promise<number> {
+  const before = await usedMemory();
+  const { clients } = await openStreams(spec, 120_000 + 30 * spec.watchers);
+  try {
+    return ((await usedMemory()) - before) / spec.watchers;
+  } finally {
+    await clients.close();
+  }
+}
+
+/**
  * Deliveries per second of one line to each of `watchers` streams, from `send()` to the last arrival
  * (lines that came before, such as bookmarks, are not counted).
  */
