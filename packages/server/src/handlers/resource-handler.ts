@@ -321,12 +321,10 @@ async function serveVerb(
           `the name of the object (${object.metadata.name ?? ''}) does not match the name on the URL (${path.name})`,
         );
       }
-      const created = await store.create(
-        namespace,
-        object,
-        version,
-        writeContext(request, environment, write.dryRun, '', write),
-      );
+      const context = writeContext(request, environment, write.dryRun, '', write);
+      // Decoded for this request alone: the store may prepare it in place.
+      context.handsOverObject = true;
+      const created = await store.create(namespace, object, version, context);
       // The response reuses the bytes just stored when the store kept them (one encoding per create).
       return respond(request, response, route, 201, created, false, undefined, reuseStoredEncoding(created));
     }

@@ -53,6 +53,11 @@ export interface WriteContext {
   manager?: string;
   /** The object already carries the managedFields of this write (server-side apply computed them). */
   managedFieldsComputed?: boolean;
+  /**
+   * The caller gives its object away (decoded for this request alone, not used after the call): a create
+   * may then change it instead of working on a copy.
+   */
+  handsOverObject?: boolean;
 }
 
 /** Selection and paging of a list, watch or deletecollection. */
@@ -259,11 +264,13 @@ export class GenericStore {
     }
     const generate = !object.metadata.name && Boolean(object.metadata.generateName);
     for (let attempt = 1; ; attempt += 1) {
-      // prepareCreate works on its own copy; a generated name only needs a new metadata level.
+      // prepareCreate works on its own copy (unless the caller hands its object over: an object with a
+      // generated name is prepared again when the name is taken, so it is copied); a generated name only
+      // needs a new metadata level.
       const candidate = generate
         ? { ...object, metadata: { ...object.metadata, name: generateName(object.metadata.generateName ?? '') } }
         : object;
-      const hub = await this.preparation.prepareCreate(candidate, namespace, context);
+      const hub = await this.preparation.prepareCreate(candidate, namespace, context, !generate && context.handsOverObject === true);
       const name = hub.metadata.name ?? '';
       const key = this.key(namespace, name);
       try {

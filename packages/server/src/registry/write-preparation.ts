@@ -98,13 +98,17 @@ export class WritePreparation {
     return this.scheme.applyDefaults(object) ?? object;
   }
 
-  /** Validates a request-version object, converts it to the hub and runs the create strategy. */
+  /**
+   * Validates a request-version object, converts it to the hub and runs the create strategy; on a copy of
+   * `object` unless it is `owned` (the caller's to give away: then it is changed).
+   */
   async prepareCreate(
     object: KubeObject,
     namespace: string,
     context: WriteContext,
+    owned = false,
   ): Promise<KubeObject> {
-    const defaulted = this.defaulted(copyObject(object));
+    const defaulted = this.defaulted(owned ? object : copyObject(object));
     this.recordUpdate(undefined, defaulted, context);
     const metadata = defaulted.metadata;
     if (this.definition.namespaced) metadata.namespace = namespace;
