@@ -322,8 +322,10 @@ async function serveVerb(
         );
       }
       const context = writeContext(request, environment, write.dryRun, '', write);
-      // Decoded for this request alone: the store may prepare it in place.
-      context.handsOverObject = true;
+      // Decoded for this request alone: the store prepares it in place, and decodes the body again
+      // (warnings were recorded the first time) if it needs a fresh one.
+      context.decodeAgain = async () =>
+        decodeRequestObject(request, decodeObjectBody(objectMediaType(request), await readBody(request), environment.protobuf), route, 'Ignore');
       const created = await store.create(namespace, object, version, context);
       // The response reuses the bytes just stored when the store kept them (one encoding per create).
       return respond(request, response, route, 201, created, false, undefined, reuseStoredEncoding(created));

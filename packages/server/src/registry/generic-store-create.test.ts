@@ -1,41 +1,67 @@
-import { MemoryBackend } from '@kapi/storage-memory';
-import { Store } from '@kapi/storage';
 import type { KubeObject } from '@kapi/apimachinery';
+import { Store, StorageError } from '@kapi/storage';
+import { MemoryBackend } from '@kapi/storage-memory';
 import { describe, expect, it } from 'vitest';
 import { widget } from '../test-support/test-server.js';
 import { widgetDefinition, widgetScheme } from '../test-support/widget-scheme.js';
-import { GenericStore } from './generic-store.js';
+import { GenericStore, type WriteContext } from './generic-store.js';
 
-function widgetStore(): GenericStore {
-  const scheme = widgetScheme();
-  return new GenericStore({
-    definition: widgetDefinition(),
-    scheme,
-    storage: new Store({ kv: new MemoryBackend() }),
-    prefix: '/registry/widgets',
-  });
+/** A widget store on memory storage; with `takenOnce`, the first create is refused as if its name were taken. */
+function widgetStore(options: { takenOnce?: boolean } = {}): GenericStore {
+  const storage = new Store({ kv: new MemoryBackend() });
+  if (options.takenOnce) {
+    const create = storage.create.bind(storage);
+    let taken = true;
+    storage.create = (key, object, createOptions) => {
+      if (!taken) return create(key, object, createOptions);
+      taken = false;
+      return Promise.reject(StorageError.keyExists(key));
+    };
+  }
+  return new GenericStore({ definition: widgetDefinition(), scheme: widgetScheme(), storage, prefix: '/registry/widgets' });
 }
+
+const write: WriteContext = { dryRun: false, subresource: '', manager: 'test' };
 
 describe('GenericStore.create and the object it is given', () => {
   it("prepares a copy: the caller's object stays as it was sent", async () => {
     const sent = widget('kept', { size: 2 }) as KubeObject;
     const before = structuredClone(sent);
-    const created = await widgetStore().create('default', sent, 'v1', { dryRun: false, subresource: '', manager: 'test' });
+    const created = await widgetStore().create('default', sent, 'v1', write);
     expect(created.metadata.uid).toBeDefined();
     expect(sent).toEqual(before);
   });
 
-  it('prepares an object handed over in place (no copy), and still copies one with a generated name', async () => {
-    const store = widgetStore();
+  it('prepares an object handed over in place, with no copy', async () => {
     const sent = widget('given', { size: 2 }) as KubeObject;
-    await store.create('default', sent, 'v1', { dryRun: false, subresource: '', manager: 'test', handsOverObject: true });
+    await widgetStore().create('default', sent, 'v1', { ...write, decodeAgain: () => widget('given', { size: 2 }) as KubeObject });
     expect(sent.metadata.uid).toBeDefined();
     expect(sent.metadata.managedFields).toHaveLength(1);
+  });
 
-    const generated = { ...widget('', { size: 2 }), metadata: { generateName: 'w-' } } as KubeObject;
-    const before = structuredClone(generated);
-    const created = await store.create('default', generated, 'v1', { dryRun: false, subresource: '', manager: 'test', handsOverObject: true });
+  it('prepares a fresh decode of a handed-over object when its generated name was taken', async () => {
+    const fresh = () => ({ ...widget('', { size: 2 }), metadata: { generateName: 'w-' } }) as KubeObject;
+    const decoded: KubeObject[] = [];
+    const sent = fresh();
+    const created = await widgetStore({ takenOnce: true }).create('default', sent, 'v1', {
+      ...write,
+      decodeAgain: () => {
+        decoded.push(fresh());
+        return decoded.at(-1) as KubeObject;
+      },
+    });
+    expect(decoded).toHaveLength(1);
+    expect(created.metadata.name).toBe(decoded[0]?.metadata.name);
+    expect(created.metadata.name).not.toBe(sent.metadata.name);
     expect(created.metadata.name).toMatch(/^w-/);
-    expect(generated).toEqual(before);
+    expect(created.metadata.managedFields).toHaveLength(1);
+  });
+
+  it('names a copy when the object is not handed over, and tries again with a new name', async () => {
+    const sent = { ...widget('', { size: 2 }), metadata: { generateName: 'w-' } } as KubeObject;
+    const before = structuredClone(sent);
+    const created = await widgetStore({ takenOnce: true }).create('default', sent, 'v1', write);
+    expect(created.metadata.name).toMatch(/^w-/);
+    expect(sent).toEqual(before);
   });
 });

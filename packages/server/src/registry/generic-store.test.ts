@@ -95,6 +95,27 @@ describe('create', () => {
     expect((dry.body['metadata'] as { uid?: string }).uid).toBeDefined();
   });
 
+  it('tries a taken generated name again with a new one: same object, one warning per unknown field', async () => {
+    const backend = api.storage.backend;
+    const create = backend.create.bind(backend);
+    const tried: string[] = [];
+    backend.create = async (key, value, options) => {
+      tried.push(key);
+      // The first generated name is taken.
+      if (tried.length === 1) return { succeeded: false, reason: 'condition', revision: await backend.currentRevision() };
+      return create(key, value, options);
+    };
+    const created = await api.call('POST', widgetsPath(), { ...widget('', { size: 3 }), metadata: { generateName: 'gen-' }, extra: 1 });
+    expect(created.status).toBe(201);
+    expect(tried).toHaveLength(2);
+    const name = (created.body['metadata'] as { name: string }).name;
+    expect(tried[1]).toBe(`/registry/widgets/default/${name}`);
+    expect(tried[0]).not.toBe(tried[1]);
+    expect(created.body).toMatchObject({ spec: { size: 3, color: 'blue' }, metadata: { generation: 1 } });
+    expect(created.body).not.toHaveProperty('extra');
+    expect(created.headers.get('warning')).toBe('299 - "unknown field \\"extra\\""');
+  });
+
   it('rejects bad bodies without touching storage', async () => {
     await api.call('POST', widgetsPath(), widget('a'));
     const exists = await failing('POST', widgetsPath(), widget('a'));

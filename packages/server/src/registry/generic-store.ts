@@ -54,10 +54,11 @@ export interface WriteContext {
   /** The object already carries the managedFields of this write (server-side apply computed them). */
   managedFieldsComputed?: boolean;
   /**
-   * The caller gives its object away (decoded for this request alone, not used after the call): a create
-   * may then change it instead of working on a copy.
+   * Set when the caller gives its object away (decoded for this request alone, not used after the call):
+   * a create then prepares the object in place instead of a copy, and calls this for a fresh one when it
+   * has to prepare it again (its generated name was taken).
    */
-  handsOverObject?: boolean;
+  decodeAgain?: () => KubeObject | Promise<KubeObject>;
 }
 
 /** Selection and paging of a list, watch or deletecollection. */
@@ -263,14 +264,19 @@ export class GenericStore {
       throw StatusError.badRequest('resourceVersion should not be set on objects to be created');
     }
     const generate = !object.metadata.name && Boolean(object.metadata.generateName);
+    const decodeAgain = context.decodeAgain;
     for (let attempt = 1; ; attempt += 1) {
-      // prepareCreate works on its own copy (unless the caller hands its object over: an object with a
-      // generated name is prepared again when the name is taken, so it is copied); a generated name only
-      // needs a new metadata level.
-      const candidate = generate
-        ? { ...object, metadata: { ...object.metadata, name: generateName(object.metadata.generateName ?? '') } }
-        : object;
-      const hub = await this.preparation.prepareCreate(candidate, namespace, context, !generate && context.handsOverObject === true);
+      // prepareCreate works on its own copy, unless the caller handed its object over (then on the
+      // object itself, and on a fresh decode of it for each later attempt). A generated name on a copy
+      // only needs a new metadata level.
+      let candidate = object;
+      if (decodeAgain) {
+        if (attempt > 1) candidate = await decodeAgain();
+        if (generate) candidate.metadata.name = generateName(candidate.metadata.generateName ?? '');
+      } else if (generate) {
+        candidate = { ...object, metadata: { ...object.metadata, name: generateName(object.metadata.generateName ?? '') } };
+      }
+      const hub = await this.preparation.prepareCreate(candidate, namespace, context, decodeAgain !== undefined);
       const name = hub.metadata.name ?? '';
       const key = this.key(namespace, name);
       try {
