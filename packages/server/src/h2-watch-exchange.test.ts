@@ -135,6 +135,28 @@ describe('a watch over HTTP/2', () => {
     expect(await sawClose).toEqual({ ended: false, destroyed: true, written: false });
   });
 
+  it('answers nothing, and throws nothing, to a client that reset the stream before the headers', async () => {
+    let settled!: (outcome: string) => void;
+    const outcome = new Promise<string>((resolve) => (settled = resolve));
+    const session = await serve((_request, response) => {
+      response.on('close', () => {
+        try {
+          response.writeHead(200, { 'Content-Type': 'application/json' });
+          response.flushHeaders();
+          const written = response.write('{}\n');
+          response.end();
+          settled(`written=${written} sent=${response.headersSent} ended=${response.writableEnded}`);
+        } catch (error) {
+          settled(`threw ${(error as Error).message}`);
+        }
+      });
+    });
+    const stream = session.request({ ':path': '/x?watch=true' });
+    stream.on('error', () => undefined);
+    stream.close();
+    expect(await outcome).toBe('written=false sent=false ended=true');
+  });
+
   it('reads a body sent with the GET through the request', async () => {
     const session = await serve((request, response) => {
       const chunks: Buffer[] = [];

@@ -254,7 +254,7 @@ export class StreamResponse extends OnStream {
   }
 
   write(chunk: string | Uint8Array, encoding?: BufferEncoding | ((error?: Error | null) => void), callback?: (error?: Error | null) => void): boolean {
-    if (this.writableEnded || this.stream.destroyed) return false;
+    if (this.writableEnded || this.stream.destroyed || this.stream.closed) return false;
     if (!this.stream.headersSent) this.sendHeaders();
     if (typeof encoding === 'function') return this.stream.write(chunk, encoding);
     return this.stream.write(chunk, encoding ?? 'utf8', callback);
@@ -281,6 +281,8 @@ export class StreamResponse extends OnStream {
   }
 
   private sendHeaders(): void {
+    // A stream the client already reset takes no headers (node's response skips them too).
+    if (this.stream.destroyed || this.stream.closed) return;
     const headers: StreamHeaders = this.pending ?? {};
     this.pending = undefined;
     headers[':status'] = this.statusCode;
