@@ -157,13 +157,23 @@ describe('a watch over HTTP/2', () => {
     expect(await outcome).toBe('written=false sent=false ended=true');
   });
 
-  it('reads a body sent with the GET through the request', async () => {
+  it('reads a body sent with the GET through the request, by events or for await', async () => {
     const session = await serve((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => response.end(Buffer.concat(chunks)));
+      if (request.headers['x-read'] === 'events') {
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => response.end(Buffer.concat(chunks)));
+        return;
+      }
+      void (async () => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of request) chunks.push(chunk as Buffer);
+        response.end(Buffer.concat(chunks));
+      })();
     });
-    const answer = await received(session.request({ ':path': '/x?watch=true', 'content-type': 'text/plain' }, { endStream: false }).end('sent'));
-    expect(answer.body).toBe('sent');
+    for (const read of ['events', 'iterator']) {
+      const answer = await received(session.request({ ':path': '/x?watch=true', 'content-type': 'text/plain', 'x-read': read }, { endStream: false }).end(`sent by ${read}`));
+      expect(answer.body).toBe(`sent by ${read}`);
+    }
   });
 });

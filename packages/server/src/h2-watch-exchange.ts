@@ -79,6 +79,11 @@ abstract class OnStream {
     return this.stream.listenerCount(streamEvent(event));
   }
 
+  setTimeout(milliseconds: number, callback?: () => void): this {
+    this.stream.setTimeout(milliseconds, callback);
+    return this;
+  }
+
   /** The connection's TLS socket (the compatibility API hands out a proxy of it). */
   get socket(): Socket | undefined {
     return (this.stream.session?.socket as Socket | undefined) ?? undefined;
@@ -152,6 +157,20 @@ export class StreamRequest extends OnStream {
 
   pipe<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T {
     return this.stream.pipe(destination, options);
+  }
+
+  setEncoding(encoding: BufferEncoding): this {
+    this.stream.setEncoding(encoding);
+    return this;
+  }
+
+  read(size?: number): unknown {
+    return this.stream.read(size);
+  }
+
+  /** The body's chunks (`for await (const chunk of request)`). */
+  [Symbol.asyncIterator](): AsyncIterableIterator<unknown> {
+    return this.stream[Symbol.asyncIterator]();
   }
 }
 
