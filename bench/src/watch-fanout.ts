@@ -100,7 +100,8 @@ export class WatcherProcess {
 /**
  * Counts `JSON.stringify` calls on watch-event-shaped values (`{ type, object }`) while installed: those
  * whose object is one of the written ConfigMaps (`metadata.name` starting with `event-`) and the others;
- * an encode of such a ConfigMap alone (spliced into the event line) counts as one of the first.
+ * an encode of such a ConfigMap alone as served (with its resourceVersion, spliced into the event line)
+ * counts as one of the first.
  */
 class EncodeCounter {
   count = 0;
@@ -116,9 +117,11 @@ class EncodeCounter {
         if (typeof name === 'string' && name.startsWith('event-')) this.count++;
         else this.other++;
       } else if (value !== null && typeof value === 'object') {
-        // The object alone, encoded once and spliced into the event line.
-        const name = (value as { metadata?: { name?: unknown } }).metadata?.name;
-        if (typeof name === 'string' && name.startsWith('event-')) this.count++;
+        // The object alone as served (with its resourceVersion), encoded once and spliced into the event
+        // line. The writer's request body and the storage's own encode carry no resourceVersion: they are
+        // not watch encodes.
+        const metadata = (value as { metadata?: { name?: unknown; resourceVersion?: unknown } }).metadata;
+        if (typeof metadata?.name === 'string' && metadata.name.startsWith('event-') && metadata.resourceVersion !== undefined) this.count++;
       }
       return (original as (...args: unknown[]) => string).call(JSON, value, ...rest);
     }) as typeof JSON.stringify;
@@ -310,7 +313,7 @@ export async function watchFanOutRows(options: { watchers: number; events: numbe
     const writes = subjects.reduce((sum, r) => sum + r.writes, 0);
     rows.push({
       ...row(`watch event encodes per event, ${watchers} watchers`, 'kube-apiserver-lite encodes/event', counter.count / Math.max(writes, 1), 'one per apiVersion', 1, 'encodes/event', '~1 (not 1 per watcher)'),
-      notes: `${counter.count} JSON.stringify calls on {type, object} values of the ${writes} written events (${counter.other} on other watch events)`,
+      notes: `${counter.count} JSON.stringify calls on the ${writes} written events' {type, object} values or served objects (${counter.other} on other watch events)`,
     });
   } finally {
     counter.uninstall();
