@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 /**
  * Why watches over HTTP/2 get their own request and response objects: node's compatibility API makes an
  * `Http2ServerRequest` (a Readable) and an `Http2ServerResponse` for every stream, with a headers
- * dictionary and ten listeners on the stream. That is about 2.5 KB per stream, twice the stream itself,
+ * dictionary and about ten listeners on the stream. That is about 2.5 KB per stream, twice the stream itself,
  * held for an idle watch's whole life. The two classes here answer the part of node:http's request and
  * response that the handler chain uses, straight on the stream, and keep nothing of their own but the
  * stream, the request headers, the status and (until they are sent) the response headers.
@@ -14,7 +14,7 @@ import type { Socket } from 'node:net';
 /** The query of a watch (`watch=true` / `watch=1`), or the legacy `/watch/` path prefix. */
 const watchTarget = /[?&]watch=(?:true|1)(?:&|$)|^\/(?:api\/[^/?]+|apis\/[^/?]+\/[^/?]+)\/watch\//;
 
-/** True for a GET of a watch without an `Expect` header: the streams that get a {@link StreamExchange}. */
+/** True for a GET of a watch without an `Expect` header: the streams that get a {@link streamExchange}. */
 export function isWatchStream(headers: IncomingHttpHeaders): boolean {
   const path = headers[':path'];
   return headers[':method'] === 'GET' && headers.expect === undefined && typeof path === 'string' && watchTarget.test(path);
@@ -103,7 +103,7 @@ abstract class OnStream {
   }
 }
 
-/** The request of a {@link StreamExchange}, as node:http's IncomingMessage looks to the handler chain. */
+/** The request of a {@link streamExchange}, as node:http's IncomingMessage looks to the handler chain. */
 export class StreamRequest extends OnStream {
   /** The path and query (`:path`); the chain may rewrite it. */
   url: string;
@@ -180,7 +180,7 @@ const connectionHeaders = new Set(['connection', 'keep-alive', 'proxy-connection
 /** Headers as node:http2 sends them: lower-case names, no undefined values. */
 type StreamHeaders = Record<string, OutgoingHttpHeader>;
 
-/** The response of a {@link StreamExchange}, as node:http's ServerResponse looks to the handler chain. */
+/** The response of a {@link streamExchange}, as node:http's ServerResponse looks to the handler chain. */
 export class StreamResponse extends OnStream {
   statusCode = 200;
   /** True once `end()` was called. */
