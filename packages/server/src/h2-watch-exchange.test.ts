@@ -110,6 +110,30 @@ describe('a watch over HTTP/2', () => {
     events = [];
   });
 
+  it('sends headers that go out implicitly (flushHeaders, write, end) through writeHead, as a wrapping filter expects', async () => {
+    const wrapped: string[] = [];
+    const session = await serve((request, response) => {
+      const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => ServerResponse;
+      (response as { writeHead: (...args: unknown[]) => ServerResponse }).writeHead = (...args: unknown[]) => {
+        wrapped.push(`${request.headers['x-send'] as string} ${String(args[0])}`);
+        return writeHead(...args);
+      };
+      response.statusCode = 202;
+      if (request.headers['x-send'] === 'flush') {
+        response.flushHeaders();
+        response.end('{}');
+      } else if (request.headers['x-send'] === 'write') {
+        response.write('{}');
+        response.end();
+      } else response.end('{}');
+    });
+    for (const send of ['flush', 'write', 'end']) {
+      const answer = await received(session.request({ ':path': '/x?watch=true', 'x-send': send }).end());
+      expect(answer.headers[':status']).toBe(202);
+    }
+    expect(wrapped).toEqual(['flush 202', 'write 202', 'end 202']);
+  });
+
   it("answers a refusal written with writeHead and end (a Status with its length) like node's own response", async () => {
     const body = JSON.stringify({ kind: 'Status', code: 401 });
     const session = await serve((_request, response) => {

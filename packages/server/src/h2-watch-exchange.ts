@@ -268,13 +268,15 @@ export class StreamResponse extends OnStream {
     return this;
   }
 
+  // Headers that go out implicitly go through `writeHead` (the instance's: a filter may wrap it to
+  // learn when they leave, as node's own responses let it).
   flushHeaders(): void {
-    if (!this.stream.headersSent) this.sendHeaders();
+    if (!this.stream.headersSent) this.writeHead(this.statusCode);
   }
 
   write(chunk: string | Uint8Array, encoding?: BufferEncoding | ((error?: Error | null) => void), callback?: (error?: Error | null) => void): boolean {
     if (this.writableEnded || this.stream.destroyed || this.stream.closed) return false;
-    if (!this.stream.headersSent) this.sendHeaders();
+    if (!this.stream.headersSent) this.writeHead(this.statusCode);
     if (typeof encoding === 'function') return this.stream.write(chunk, encoding);
     return this.stream.write(chunk, encoding ?? 'utf8', callback);
   }
@@ -285,7 +287,7 @@ export class StreamResponse extends OnStream {
     if (this.writableEnded) return this;
     this.writableEnded = true;
     if (this.stream.destroyed || this.stream.closed) return this;
-    if (!this.stream.headersSent) this.sendHeaders();
+    if (!this.stream.headersSent) this.writeHead(this.statusCode);
     if (chunk === undefined) this.stream.end(callback);
     else this.stream.end(chunk, encoding ?? 'utf8', callback);
     return this;

@@ -1,10 +1,12 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestClient } from '@kapi/client';
 import { startServer, type TestServer } from './harness.js';
 import { auditEvents, auditEventsOf, type AuditEvent } from './audit-log.js';
+import { connectH2 } from './h2-client.js';
 
 const policy = `apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -122,6 +124,21 @@ describe('audit log', () => {
     const watched = await eventsOf(String(watch.headers['audit-id']));
     expect(watched.map((event) => event.stage)).toEqual(['RequestReceived', 'ResponseStarted', 'ResponseComplete']);
     expect(watched[1]).toMatchObject({ verb: 'watch', responseStatus: { code: 200 } });
+
+    // kubectl and client-go watch over HTTP/2: the same three stages.
+    const session = await connectH2(server.kubeconfig);
+    try {
+      const stream = session.request({ ':method': 'GET', ':path': '/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1' });
+      const headers = await new Promise<IncomingHttpHeaders>((resolve) => stream.once('response', resolve));
+      stream.resume();
+      await new Promise((resolve) => stream.once('close', resolve));
+      expect(headers[':status']).toBe(200);
+      const overH2 = await eventsOf(String(headers['audit-id']));
+      expect(overH2.map((event) => event.stage)).toEqual(['RequestReceived', 'ResponseStarted', 'ResponseComplete']);
+      expect(overH2[1]).toMatchObject({ verb: 'watch', responseStatus: { code: 200 } });
+    } finally {
+      session.close();
+    }
 
     const probe = await admin.raw({ method: 'GET', path: '/readyz' });
     expect(probe.statusCode).toBe(200);
