@@ -86,7 +86,7 @@ abstract class OnStream {
 
   /** The connection's TLS socket (the compatibility API hands out a proxy of it). */
   get socket(): Socket | undefined {
-    return (this.stream.session?.socket as Socket | undefined) ?? undefined;
+    return this.stream.session?.socket as Socket | undefined;
   }
 
   get connection(): Socket | undefined {
