@@ -262,6 +262,25 @@ describe('StoreCodec: a codec that encodes verbatim (reads back by copying the w
     expect(written.metadata.resourceVersion).toBe('3');
   });
 
+  it('encodes an object without a resourceVersion (a create) as is, and reads it back without touching it', () => {
+    const parses: Uint8Array[] = [];
+    const codec = new StoreCodec(verbatim(parses), identityTransformer, 1 << 20);
+    const written = source();
+    delete written.metadata.resourceVersion;
+    const before = JSON.stringify(written);
+    const encoded = codec.encode(key, written);
+    expect(new TextDecoder().decode(encoded.data)).toBe(before);
+    codec.written(key, encoded);
+    codec.writeReturned(key, encoded);
+    const created = codec.decodeWritten(key, encoded, 9);
+    expect(parses).toHaveLength(0);
+    expect(created).toStrictEqual(asParsed(written, 9));
+    expect(written.metadata).not.toHaveProperty('resourceVersion');
+    expect(JSON.stringify(written)).toBe(before);
+    written.metadata.labels!.l = 'changed';
+    expect(created.metadata.labels).toEqual({ l: 'v' });
+  });
+
   it('a watch event during the write copies the written object; one after it returned parses', () => {
     const parses: Uint8Array[] = [];
     const codec = new StoreCodec(verbatim(parses), identityTransformer, 1 << 20);

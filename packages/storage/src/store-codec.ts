@@ -178,9 +178,14 @@ export class StoreCodec {
   }
 }
 
-/** `object` with `metadata.resourceVersion` left out (a shallow copy: members are shared). */
+/**
+ * `object` with `metadata.resourceVersion` left out: `object` itself when it has none (a create's),
+ * else a shallow copy (members are shared).
+ */
 function withoutResourceVersion(object: KubeObject): KubeObject {
-  const { resourceVersion: _ignored, ...metadata } = object.metadata ?? {};
+  const current = object.metadata as KubeObject['metadata'] | undefined;
+  if (current && !Object.hasOwn(current, 'resourceVersion')) return object;
+  const { resourceVersion: _ignored, ...metadata } = current ?? {};
   return { ...object, metadata };
 }
 

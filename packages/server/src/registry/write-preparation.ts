@@ -33,7 +33,8 @@ export function kindSchema(
   definition: ResourceDefinition,
   apiVersion: string,
 ): SchemaNode | undefined {
-  const gvk = { ...parseGroupVersion(apiVersion), kind: definition.kind };
+  const { group, version } = parseGroupVersion(apiVersion);
+  const gvk = { group, version, kind: definition.kind };
   const schema = scheme.kindFor?.(gvk)?.schema ?? scheme.openAPISchema?.(gvk);
   return typeof schema === 'object' && schema !== null ? (schema as SchemaNode) : undefined;
 }
