@@ -16,6 +16,7 @@ import { Store, type KVBackend } from '@kapi/storage';
 import { SqliteBackend } from '@kapi/storage-sqlite';
 import { Etcd3Backend } from '@kapi/storage-etcd3';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
+import { inProcessCpu, type ChainCpu, type Handler } from './chain-cpu.js';
 import { profiled } from './cpu-profile.js';
 import { getRows } from './get-bench.js';
 import { measureRate, row, sampleObject, type BenchRow } from './harness.js';
@@ -131,7 +132,11 @@ export async function bareServer(body: Buffer, tls: { key: string; cert: string 
  * vCPUs with it, so its rate against the raw backend's shows how much of the create target this machine
  * leaves to any server, and ours against it shows what our apiserver costs on top.
  */
-async function bareCreateServer(kv: KVBackend, namespace: string, tls: { key: string; cert: string }): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * The ceiling's handler: parse the body, `Store.create` under a generated name, answer with the created
+ * object's JSON. Nothing else (no authentication, admission, validation, field manager or watch cache).
+ */
+function bareCreateHandler(kv: KVBackend, namespace: string): Handler {
   const store = new Store({ kv });
   const create = async (object: KubeObject): Promise<KubeObject> => {
     for (let attempt = 0; ; attempt++) {
@@ -143,7 +148,7 @@ async function bareCreateServer(kv: KVBackend, namespace: string, tls: { key: st
       }
     }
   };
-  const server = createHttpsServer({ key: tls.key, cert: tls.cert }, (request, response) => {
+  return (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -159,7 +164,12 @@ async function bareCreateServer(kv: KVBackend, namespace: string, tls: { key: st
         },
       );
     });
-  });
+  };
+}
+
+/** {@link bareCreateHandler} over HTTPS. */
+async function bareCreateServer(kv: KVBackend, namespace: string, tls: { key: string; cert: string }): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createHttpsServer({ key: tls.key, cert: tls.cert }, bareCreateHandler(kv, namespace));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/namespaces/${namespace}/configmaps`,
@@ -174,7 +184,7 @@ type CreateRun = { requestsPerSecond: number; cpuMicrosPerRequest: number };
  * The create rows of a backend: ours against the raw backend (the target), the bare-server ceiling, and
  * the CPU per create of each server process (less sensitive to the shared VM's load than the rates).
  */
-function createRows(backend: string, ours: CreateRun, ceiling: CreateRun, raw: number): BenchRow[] {
+function createRows(backend: string, ours: CreateRun, ceiling: CreateRun, raw: number, inProcess: ChainCpu): BenchRow[] {
   return [
     row(`create over HTTPS, 64 connections (${backend})`, 'kube-apiserver-lite', ours.requestsPerSecond, `raw ${backend} Store.create, 64 in flight`, raw, 'writes/s', '>= 50%'),
     row(`create ceiling on this machine (${backend})`, 'bare node:https + Store.create', ceiling.requestsPerSecond, `raw ${backend} Store.create, 64 in flight`, raw, 'writes/s'),
@@ -184,7 +194,21 @@ function createRows(backend: string, ours: CreateRun, ceiling: CreateRun, raw: n
       ...row(`server CPU per create (${backend})`, 'kube-apiserver-lite', ours.cpuMicrosPerRequest, 'bare node:https + Store.create', ceiling.cpuMicrosPerRequest, 'µs/create (lower is better)'),
       ratio: ceiling.cpuMicrosPerRequest / ours.cpuMicrosPerRequest,
     },
+    {
+      ...row(`create CPU in process (no sockets, no TLS) (${backend})`, 'kube-apiserver-lite handler', inProcess.subject, 'the ceiling\'s handler (parse, Store.create, stringify)', inProcess.control, 'µs/create (lower is better)'),
+      ratio: inProcess.control / inProcess.subject,
+      notes: `node's request/response objects handed to each handler in this process, ${inProcessCreates.inFlight} in flight: what the server adds per create, least sensitive to the machine's load (best of ${inProcessCreates.rounds} alternated runs of ${inProcessCreates.requests})`,
+    },
   ];
+}
+
+/** The in-process create runs (see {@link inProcessCpu}). */
+const inProcessCreates = { requests: 5000, rounds: 3, inFlight: 64 };
+
+/** {@link inProcessCpu} of the bench's create on `handler` beside the ceiling's handler on `kv`. */
+function inProcessCreateCpu(handler: Handler, kv: KVBackend, headers: Record<string, string>, body: string): Promise<ChainCpu> {
+  const path = '/api/v1/namespaces/default/configmaps';
+  return inProcessCpu(handler, bareCreateHandler(kv, 'bare-create'), { method: 'POST', path, headers, body: Buffer.from(body), status: 201 }, inProcessCreates);
 }
 
 /** The bearer token of the `system:masters` user every bench server accepts. */
@@ -300,8 +324,9 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
       () => warmedLoad({ ...createSpec, url: `${server.running.url}${path}` }, (run) => profiled('create-sqlite', run)),
     );
     await bareCreate.close();
+    const inProcess = await inProcessCreateCpu(server.running.server.handler, rawSqlite, server.headers, createBody);
     await rawSqlite.close();
-    rows.push(...createRows('SQLite', created, ceiling, rawRate));
+    rows.push(...createRows('SQLite', created, ceiling, rawRate, inProcess));
   }
 
   /** LIST of 10k objects, its memory, and as a Table. */
@@ -368,10 +393,11 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
         () => warmedLoad({ ...createSpec, url: `${etcdServer.running.url}${path}` }, etcdCpu('create-etcd')),
       );
       await bareCreate.close();
+      const inProcess = await inProcessCreateCpu(etcdServer.running.server.handler, rawEtcd, etcdServer.headers, createBody);
       await rawEtcd.close();
       etcdServer.client.close();
       await etcdServer.running.stop();
-      rows.push(...createRows('etcd', createdEtcd, ceiling, rawEtcdRate));
+      rows.push(...createRows('etcd', createdEtcd, ceiling, rawEtcdRate, inProcess));
       rmSync(etcdDir, { recursive: true, force: true });
     } finally {
       await etcd.stop();
