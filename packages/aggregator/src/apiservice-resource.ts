@@ -61,7 +61,7 @@ export function apiServiceResource(options: { now?: () => Date } = {}): Resource
       prepareForCreate(object) {
         const apiService = asAPIService(object);
         apiService.status = {};
-        if (!apiService.spec.service)
+        if (!apiService.spec?.service)
           apiService.status.conditions = setCondition([], localAvailableCondition, now());
       },
       validate: (object) => validateAPIService(asAPIService(object)),

@@ -33,7 +33,8 @@ const required = (field: string, detail: string): FieldError => ({
  * complete service reference.
  */
 export function validateAPIService(apiService: APIService): FieldError[] {
-  const spec = apiService.spec;
+  // A missing spec is an empty one (as Go decodes it): zero priorities are refused below.
+  const spec: Partial<APIService['spec']> = apiService.spec ?? {};
   const group = spec.group ?? '';
   const version = spec.version ?? '';
   const errors: FieldError[] = [];
@@ -49,13 +50,13 @@ export function validateAPIService(apiService: APIService): FieldError[] {
   if (group !== '')
     for (const detail of isDNS1123Subdomain(group)) errors.push(invalid('spec.group', group, detail));
   for (const detail of isDNS1035Label(version)) errors.push(invalid('spec.version', version, detail));
-  if (spec.groupPriorityMinimum <= 0 || spec.groupPriorityMinimum > 20000) {
-    errors.push(
-      invalid('spec.groupPriorityMinimum', spec.groupPriorityMinimum, 'must be positive and less than 20000'),
-    );
+  const groupPriorityMinimum = spec.groupPriorityMinimum ?? 0;
+  if (groupPriorityMinimum <= 0 || groupPriorityMinimum > 20000) {
+    errors.push(invalid('spec.groupPriorityMinimum', groupPriorityMinimum, 'must be positive and less than 20000'));
   }
-  if (spec.versionPriority <= 0 || spec.versionPriority > 1000) {
-    errors.push(invalid('spec.versionPriority', spec.versionPriority, 'must be positive and less than 1000'));
+  const versionPriority = spec.versionPriority ?? 0;
+  if (versionPriority <= 0 || versionPriority > 1000) {
+    errors.push(invalid('spec.versionPriority', versionPriority, 'must be positive and less than 1000'));
   }
   const caBytes = spec.caBundle ? Buffer.from(spec.caBundle, 'base64').length : 0;
   const service = spec.service;

@@ -91,4 +91,21 @@ describe('validateObjectMeta', () => {
       'metadata.ownerReferences[0].name',
     ]);
   });
+
+  it('reports members of the wrong type instead of failing on them (objects need not come from JSON)', () => {
+    const check = (meta: Record<string, unknown>) =>
+      validateObjectMeta(meta as never, { namespaced: false }).map((error) => `${error.field}: ${error.detail}`);
+    expect(check({ name: 1 })).toEqual(['metadata.name: must be a string']);
+    expect(check({ name: 'n', generateName: ['g-'] })).toEqual(['metadata.generateName: must be a string']);
+    expect(check({ name: 'n', finalizers: 'x' })).toEqual(['metadata.finalizers: must be a list']);
+    expect(check({ name: 'n', ownerReferences: {} })).toEqual(['metadata.ownerReferences: must be a list']);
+    expect(check({ name: 'n', finalizers: ['ok', 1] })).toEqual(['metadata.finalizers[1]: must be a string']);
+    // A null owner reference is an empty one, as Go decodes it.
+    expect(check({ name: 'n', ownerReferences: [null] })).toEqual([
+      'metadata.ownerReferences[0].apiVersion: version must not be empty',
+      'metadata.ownerReferences[0].kind: kind must not be empty',
+      'metadata.ownerReferences[0].name: name must not be empty',
+      'metadata.ownerReferences[0].uid: uid must not be empty',
+    ]);
+  });
 });

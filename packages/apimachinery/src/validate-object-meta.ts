@@ -1,4 +1,4 @@
-import type { ObjectMeta } from './meta-types.js';
+import type { ObjectMeta, OwnerReference } from './meta-types.js';
 import type { FieldError } from './status-error.js';
 import {
   isQualifiedName,
@@ -72,6 +72,13 @@ export function validateObjectMeta(meta: ObjectMeta, options: ValidateObjectMeta
   const base = options.path ?? 'metadata';
   const validateName = options.nameValidator ?? nameIsDNSSubdomain;
   const errors: FieldError[] = [];
+  // Fields of the wrong JSON type are reported as such (a caller's object need not have come from JSON).
+  for (const field of ['name', 'generateName', 'namespace'] as const) {
+    if (meta[field] !== undefined && typeof meta[field] !== 'string') {
+      errors.push(invalid(`${base}.${field}`, meta[field], 'must be a string'));
+      return errors;
+    }
+  }
   if (meta.generateName) {
     for (const message of validateName(meta.generateName, true)) {
       errors.push(invalid(`${base}.generateName`, meta.generateName, message));
@@ -109,7 +116,17 @@ export function validateObjectMeta(meta: ObjectMeta, options: ValidateObjectMeta
   }
   errors.push(...validateLabels(meta.labels, `${base}.labels`));
   errors.push(...validateAnnotations(meta.annotations, `${base}.annotations`));
+  for (const field of ['finalizers', 'ownerReferences'] as const) {
+    if (meta[field] !== undefined && meta[field] !== null && !Array.isArray(meta[field])) {
+      errors.push(invalid(`${base}.${field}`, meta[field], 'must be a list'));
+      return errors;
+    }
+  }
   (meta.finalizers ?? []).forEach((finalizer, index) => {
+    if (typeof finalizer !== 'string') {
+      errors.push(invalid(`${base}.finalizers[${index}]`, finalizer, 'must be a string'));
+      return;
+    }
     for (const message of isQualifiedName(finalizer)) {
       errors.push(invalid(`${base}.finalizers[${index}]`, finalizer, message));
     }
@@ -121,7 +138,9 @@ export function validateObjectMeta(meta: ObjectMeta, options: ValidateObjectMeta
 function validateOwnerReferences(meta: ObjectMeta, path: string): FieldError[] {
   const errors: FieldError[] = [];
   let controllers = 0;
-  (meta.ownerReferences ?? []).forEach((reference, index) => {
+  // A null item is an empty reference (as Go decodes it): every required field is reported missing.
+  (meta.ownerReferences ?? []).forEach((item: OwnerReference | null, index) => {
+    const reference: Partial<OwnerReference> = item ?? {};
     const at = `${path}[${index}]`;
     if (!reference.apiVersion)
       errors.push(invalid(`${at}.apiVersion`, reference.apiVersion ?? '', 'version must not be empty'));

@@ -2,6 +2,7 @@ import { Type, kindSchema, setCondition, type FieldError, type KindDefinition, t
 import type { ResourceDefinition, ResourceStrategy } from '@kapi/server';
 import { validateCustomResourceSchema } from '../schema/validate-custom-resource-schema.js';
 import type { JSONSchemaProps } from '../schema/json-schema-props.js';
+import { isRecord } from '../schema/schema-node.js';
 import {
   APIEXTENSIONS_GROUP,
   CLEANUP_FINALIZER,
@@ -41,16 +42,22 @@ const crdSchema = kindSchema({
   }),
 });
 
-/** Fills the v1 defaults: singular, listKind and conversion strategy. */
+/**
+ * Fills the v1 defaults: singular, listKind and conversion strategy. Members of another JSON type than
+ * their schema's are left as they are, for validation to report.
+ */
 function defaultCustomResourceDefinition(object: KubeObject): void {
-  const spec = (object as CustomResourceDefinition).spec;
-  if (!spec?.names) return;
-  if (spec.names.kind) {
-    spec.names.singular ||= spec.names.kind.toLowerCase();
-    spec.names.listKind ||= `${spec.names.kind}List`;
+  // A missing spec is an empty one (as Go decodes it): validation then names each required field.
+  if (object['spec'] === undefined || object['spec'] === null) object['spec'] = {};
+  const spec = object['spec'];
+  if (!isRecord(spec) || !isRecord(spec['names'])) return;
+  const names = spec['names'];
+  if (typeof names['kind'] === 'string' && names['kind'] !== '') {
+    names['singular'] ||= names['kind'].toLowerCase();
+    names['listKind'] ||= `${names['kind']}List`;
   }
-  spec.conversion ??= { strategy: 'None' };
-  spec.conversion.strategy ||= 'None';
+  spec['conversion'] ??= { strategy: 'None' };
+  if (isRecord(spec['conversion'])) spec['conversion']['strategy'] ||= 'None';
 }
 
 /** apiextensions.k8s.io/v1 CustomResourceDefinition, for the scheme. */

@@ -92,5 +92,5 @@ export function isConditionTrue(crd: CustomResourceDefinition, type: CustomResou
 
 /** The version written to storage (the one with `storage: true`). */
 export function storageVersionOf(crd: CustomResourceDefinition): string | undefined {
-  return crd.spec.versions.find((version) => version.storage)?.name;
+  return (crd.spec.versions ?? []).find((version) => version.storage)?.name;
 }

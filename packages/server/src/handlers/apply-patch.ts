@@ -6,6 +6,7 @@ import { TypedValueError } from '../apply/typed-value.js';
 import { isRecord } from '../json-value.js';
 import type { WriteContext } from '../registry/generic-store.js';
 import { copyObject } from '../registry/object-meta.js';
+import { objectMetaTypeError } from './object-meta-types.js';
 import type { WriteQuery } from './query-options.js';
 import { yamlToJsonValue } from './request-body.js';
 import { addWarning } from './response-writer.js';
@@ -65,6 +66,8 @@ function checkConfig(config: unknown, route: ResourceRoute, apiVersion: string, 
       `the name of the object (${record.metadata.name ?? ''}) does not match the name on the URL (${name})`,
     );
   }
+  const typeError = objectMetaTypeError(record.metadata as Record<string, unknown>);
+  if (typeError) throw StatusError.badRequest(typeError);
   return record;
 }
 
@@ -124,9 +127,9 @@ export async function handleApply(
       });
     } catch (error) {
       if (!(error instanceof TypedValueError)) throw error;
-      throw StatusError.of(
-        500,
-        '',
+      // Upstream's text. Upstream answers 500 (kubernetes/kubernetes#122480), which clients retry; the
+      // configuration is the client's error, so 400, as kubernetes/kubernetes#139255 proposes.
+      throw StatusError.badRequest(
         `failed to create typed patch object (${namespace}/${name}; ${gvkText(apiVersion, route.definition.kind)}): ${error.message}`,
       );
     }

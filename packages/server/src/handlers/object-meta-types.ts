@@ -16,6 +16,38 @@ const metaFieldTypes: Record<string, 'string' | 'int64' | '[]string' | 'map[stri
 };
 const metaFieldEntries = Object.entries(metaFieldTypes);
 
+/** A struct in a list of ObjectMeta: its Go type name, and the JSON type of each field. */
+interface ItemType {
+  goType: string;
+  fields: Record<string, 'string' | 'bool'>;
+}
+
+/** The Go types of the items of ObjectMeta's two lists of structs, and of their fields. */
+const itemTypes = {
+  ownerReferences: {
+    goType: 'OwnerReference',
+    fields: { apiVersion: 'string', kind: 'string', name: 'string', uid: 'string', controller: 'bool', blockOwnerDeletion: 'bool' },
+  },
+  managedFields: {
+    goType: 'ManagedFieldsEntry',
+    // fieldsV1 takes any JSON (Go keeps its raw bytes); the field manager copes with what it cannot read.
+    fields: { manager: 'string', operation: 'string', apiVersion: 'string', time: 'string', fieldsType: 'string', subresource: 'string' },
+  },
+} as const satisfies Record<string, ItemType>;
+
+/** encoding/json's error for an item of `ownerReferences` / `managedFields` (or one of its fields) of the wrong type. */
+function itemTypeError(entry: unknown, field: string, item: ItemType): string | undefined {
+  if (entry === null) return undefined;
+  if (typeof entry !== 'object' || Array.isArray(entry)) return unmarshalError(entry, field, `v1.${item.goType}`);
+  for (const [name, type] of Object.entries(item.fields)) {
+    const value = (entry as Record<string, unknown>)[name];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== (type === 'bool' ? 'boolean' : 'string'))
+      return `json: cannot unmarshal ${jsonTypeName(value)} into Go struct field ${item.goType}.metadata.${field}.${name} of type ${type}`;
+  }
+  return undefined;
+}
+
 /** encoding/json's name of a JSON value's type. */
 function jsonTypeName(value: unknown): string {
   if (Array.isArray(value)) return 'array';
@@ -53,9 +85,15 @@ export function objectMetaTypeError(metadata: Record<string, unknown>): string |
         if (typeof value !== 'object' || Array.isArray(value)) return unmarshalError(value, field, 'map[string]string');
         for (const item of Object.values(value)) if (typeof item !== 'string' && item !== null) return unmarshalError(item, field, 'string');
         break;
-      case 'array':
-        if (!Array.isArray(value)) return unmarshalError(value, field, `[]v1.${field === 'managedFields' ? 'ManagedFieldsEntry' : 'OwnerReference'}`);
+      case 'array': {
+        const item = itemTypes[field as keyof typeof itemTypes];
+        if (!Array.isArray(value)) return unmarshalError(value, field, `[]v1.${item.goType}`);
+        for (const entry of value as unknown[]) {
+          const error = itemTypeError(entry, field, item);
+          if (error) return error;
+        }
         break;
+      }
     }
   }
   return undefined;

@@ -6,6 +6,7 @@ import { applyStrategicMergePatch, type SchemaNode } from '../patch/strategic-me
 import { kindSchema } from '../registry/write-preparation.js';
 import { handleApply, type ApplyTarget } from './apply-patch.js';
 import { checkUnknownFields } from './decode-object.js';
+import { objectMetaTypeError } from './object-meta-types.js';
 import { mediaType, readBody } from './request-body.js';
 import type { ResourceRoute } from './resource-handler.js';
 
@@ -86,6 +87,9 @@ export async function handlePatch(
         `the patched object must keep apiVersion ${apiVersion} and kind ${route.definition.kind}`,
       );
     }
+    // What decoding the patched JSON into ObjectMeta would refuse, as decoding a request body does.
+    const typeError = objectMetaTypeError(patched.metadata as Record<string, unknown>);
+    if (typeError) throw patchInvalid(patched, typeError);
     return checkUnknownFields(request, patched, route, target.write.fieldValidation, (message) =>
       patchInvalid(patched, message),
     );

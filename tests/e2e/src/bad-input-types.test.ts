@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RestClient, RestRequest } from '@kapi/client';
+import { startServer, type TestServer } from './harness.js';
+
+/**
+ * Values of the wrong JSON type, and objects missing a required member, sent the ways a client can
+ * send them (create, update, each patch type, server-side apply): each gets a 400 or 422 Status that
+ * names the problem, never a 500, and nothing is written.
+ */
+
+let server: TestServer;
+let admin: RestClient;
+
+beforeAll(async () => {
+  server = await startServer();
+  admin = server.client();
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+interface Answer {
+  code: number;
+  reason?: string;
+  message: string;
+  fields: string[];
+}
+
+async function send(request: RestRequest): Promise<Answer> {
+  const response = await admin.raw(request);
+  const status = JSON.parse(response.body.toString() || '{}') as {
+    reason?: string;
+    message?: string;
+    details?: { causes?: Array<{ field?: string }> };
+  };
+  return {
+    code: response.statusCode,
+    ...(status.reason ? { reason: status.reason } : {}),
+    message: status.message ?? '',
+    fields: (status.details?.causes ?? []).map((cause) => cause.field ?? ''),
+  };
+}
+
+/** The object's resourceVersion, or undefined when it does not exist. */
+async function resourceVersionOf(path: string): Promise<string | undefined> {
+  const response = await admin.raw({ method: 'GET', path });
+  if (response.statusCode === 404) return undefined;
+  return (JSON.parse(response.body.toString()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+}
+
+const configmaps = '/api/v1/namespaces/default/configmaps';
+const configMap = (name: string, metadata: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...metadata },
+  data: { a: '1' },
+});
+
+describe('metadata of the wrong type', () => {
+  it('a create: a null owner reference is an empty one (422 naming its fields); other types are 400, as Go decodes them', async () => {
+    const nullReference = await send({ method: 'POST', path: configmaps, body: configMap('owners-null', { ownerReferences: [null] }) });
+    expect([nullReference.code, nullReference.reason]).toEqual([422, 'Invalid']);
+    expect(nullReference.fields).toEqual(
+      expect.arrayContaining([
+        'metadata.ownerReferences[0].apiVersion',
+        'metadata.ownerReferences[0].kind',
+        'metadata.ownerReferences[0].name',
+        'metadata.ownerReferences[0].uid',
+      ]),
+    );
+    const stringReference = await send({ method: 'POST', path: configmaps, body: configMap('owners-string', { ownerReferences: ['x'] }) });
+    expect([stringReference.code, stringReference.reason]).toEqual([400, 'BadRequest']);
+    expect(stringReference.message).toContain('json: cannot unmarshal string into Go struct field ObjectMeta.metadata.ownerReferences of type v1.OwnerReference');
+    const numberField = await send({ method: 'POST', path: configmaps, body: configMap('owners-field', { ownerReferences: [{ apiVersion: 1 }] }) });
+    expect(numberField.code).toBe(400);
+    expect(numberField.message).toContain('json: cannot unmarshal number into Go struct field OwnerReference.metadata.ownerReferences.apiVersion of type string');
+    const managedFields = await send({ method: 'PUT', path: `${configmaps}/owners-null`, body: configMap('owners-null', { managedFields: [{ manager: ['m'] }] }) });
+    expect(managedFields.code).toBe(400);
+    expect(managedFields.message).toContain('ManagedFieldsEntry.metadata.managedFields.manager of type string');
+    for (const name of ['owners-null', 'owners-string', 'owners-field']) expect(await resourceVersionOf(`${configmaps}/${name}`)).toBeUndefined();
+  });
+
+  it('a patch whose result does not decode: 422 with the cause on "patch", the object unchanged', async () => {
+    await admin.request({ method: 'POST', path: configmaps, body: configMap('patched') });
+    const before = await resourceVersionOf(`${configmaps}/patched`);
+    const patches: Array<[string, unknown, string]> = [
+      ['application/merge-patch+json', { metadata: { finalizers: [1] } }, 'ObjectMeta.metadata.finalizers of type string'],
+      ['application/merge-patch+json', { metadata: { ownerReferences: 'x' } }, 'ObjectMeta.metadata.ownerReferences of type []v1.OwnerReference'],
+      ['application/strategic-merge-patch+json', { metadata: { labels: { a: 1 } } }, 'ObjectMeta.metadata.labels of type string'],
+      ['application/json-patch+json', [{ op: 'add', path: '/metadata/generateName', value: 1 }], 'ObjectMeta.metadata.generateName of type string'],
+    ];
+    for (const [contentType, patch, goField] of patches) {
+      const answer = await send({ method: 'PATCH', path: `${configmaps}/patched`, body: Buffer.from(JSON.stringify(patch)), contentType });
+      expect([contentType, answer.code, answer.reason, answer.fields]).toEqual([contentType, 422, 'Invalid', ['patch']]);
+      expect(answer.message).toContain(goField);
+    }
+    expect(await resourceVersionOf(`${configmaps}/patched`)).toBe(before);
+  });
+
+  it('a server-side apply configuration: 400, whether it creates or updates', async () => {
+    const apply = (name: string, metadata: Record<string, unknown>) =>
+      send({ method: 'PATCH', path: `${configmaps}/${name}?fieldManager=test`, body: Buffer.from(JSON.stringify(configMap(name, metadata))), contentType: 'application/apply-patch+yaml' });
+    const finalizers = await apply('applied', { finalizers: [1] });
+    expect([finalizers.code, finalizers.reason]).toEqual([400, 'BadRequest']);
+    expect(finalizers.message).toContain('ObjectMeta.metadata.finalizers of type string');
+    // A null item of a keyed list fails to type: the configuration's error, so 400 (upstream answers 500).
+    const nullReference = await apply('applied', { ownerReferences: [null] });
+    expect([nullReference.code, nullReference.reason]).toEqual([400, 'BadRequest']);
+    expect(nullReference.message).toContain('failed to create typed patch object');
+    expect(await resourceVersionOf(`${configmaps}/applied`)).toBeUndefined();
+  });
+});
+
+describe('members of the wrong type, before the defaults that would read them', () => {
+  it('a Namespace whose spec is a string: 422 on spec, not created', async () => {
+    const answer = await send({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'spec-string' }, spec: 'x' } });
+    expect([answer.code, answer.reason, answer.fields]).toEqual([422, 'Invalid', ['spec']]);
+    expect(await resourceVersionOf('/api/v1/namespaces/spec-string')).toBeUndefined();
+  });
+
+  it('a Secret with a number in stringData: 422 on it, not created; stringData beside a null data is merged', async () => {
+    const secrets = '/api/v1/namespaces/default/secrets';
+    const answer = await send({ method: 'POST', path: secrets, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'string-data' }, stringData: { k: 1 } } });
+    expect([answer.code, answer.reason, answer.fields]).toEqual([422, 'Invalid', ['stringData[k]']]);
+    expect(await resourceVersionOf(`${secrets}/string-data`)).toBeUndefined();
+    const merged = await admin.request<{ data: Record<string, string>; stringData?: unknown }>({
+      method: 'POST',
+      path: secrets,
+      body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'string-data' }, stringData: { k: 'v' }, data: null },
+    });
+    expect(merged.data).toEqual({ k: Buffer.from('v').toString('base64') });
+    expect(merged.stringData).toBeUndefined();
+  });
+});
+
+describe('objects without the spec their strategy reads', () => {
+  const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+
+  it('a CustomResourceDefinition without a spec: 422 naming each required field, not created', async () => {
+    const answer = await send({ method: 'POST', path: crds, body: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'things.example.com' } } });
+    expect([answer.code, answer.reason]).toEqual([422, 'Invalid']);
+    expect(answer.fields).toEqual(expect.arrayContaining(['spec.group', 'spec.names', 'spec.scope', 'spec.versions']));
+    expect(await resourceVersionOf(`${crds}/things.example.com`)).toBeUndefined();
+  });
+
+  it('a CustomResourceDefinition patched to a string conversion: 422 on spec.conversion, its spec unchanged', async () => {
+    const name = 'gadgets.example.com';
+    await admin.request({
+      method: 'POST',
+      path: crds,
+      body: {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name },
+        spec: {
+          group: 'example.com',
+          scope: 'Namespaced',
+          names: { plural: 'gadgets', kind: 'Gadget' },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+        },
+      },
+    });
+    // The CRD controller writes its status meanwhile: the spec (and its generation) is what must not change.
+    const spec = async () => {
+      const crd = await admin.request<{ metadata: { generation: number }; spec: { conversion?: unknown } }>({ method: 'GET', path: `${crds}/${name}` });
+      return [crd.metadata.generation, crd.spec.conversion];
+    };
+    const before = await spec();
+    expect(before).toEqual([1, { strategy: 'None' }]);
+    const answer = await send({ method: 'PATCH', path: `${crds}/${name}`, body: Buffer.from('{"spec":{"conversion":"x"}}'), contentType: 'application/merge-patch+json' });
+    expect([answer.code, answer.reason, answer.fields]).toEqual([422, 'Invalid', ['spec.conversion']]);
+    expect(await spec()).toEqual(before);
+  });
+
+  it('an APIService without a spec: 422 (its priorities are zero), not created', async () => {
+    const apiServices = '/apis/apiregistration.k8s.io/v1/apiservices';
+    const answer = await send({ method: 'POST', path: apiServices, body: { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'v1.things.example.com' } } });
+    expect([answer.code, answer.reason]).toEqual([422, 'Invalid']);
+    expect(answer.fields).toEqual(expect.arrayContaining(['spec.group', 'spec.version', 'spec.groupPriorityMinimum', 'spec.versionPriority']));
+    expect(await resourceVersionOf(`${apiServices}/v1.things.example.com`)).toBeUndefined();
+  });
+});
