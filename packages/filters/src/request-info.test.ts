@@ -183,7 +183,7 @@ describe('parseRequestInfo', () => {
     expect(info.resource).toBe('');
   });
 
-  it('rejects a special verb with nothing after it', () => {
+  it('rejects a special verb with nothing after it: 404 (upstream answers 500 for this client error)', () => {
     let caught: unknown;
     try {
       parseRequestInfo('GET', '/api/v1/watch');
@@ -191,7 +191,7 @@ describe('parseRequestInfo', () => {
       caught = error;
     }
     expect(StatusError.isInstance(caught)).toBe(true);
-    expect((caught as StatusError).code).toBe(500);
+    expect([(caught as StatusError).code, (caught as StatusError).reason]).toEqual([404, 'NotFound']);
   });
 
   it('marks watches and streaming subresources long-running', () => {
@@ -240,5 +240,6 @@ describe('splitRequestTarget', () => {
     expect(() => parseRequestInfo('GET', splitRequestTarget('/api/v1/watch?limit=1'))).toThrow(
       'failed to create RequestInfo: unable to determine kind and namespace from url, /api/v1/watch?limit=1',
     );
+
   });
 });

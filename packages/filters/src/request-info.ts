@@ -72,7 +72,10 @@ export function parseRequestInfo(method: string, url: string | RequestTarget): R
   const first = segments[at] ?? '';
   if (specialVerbs.has(first)) {
     if (segments.length - at < 2) {
-      throw StatusError.internal(
+      // Upstream's text; upstream answers 500, but the URL names nothing to serve: 404.
+      throw StatusError.of(
+        404,
+        'NotFound',
         `failed to create RequestInfo: unable to determine kind and namespace from url, ${typeof url === 'string' ? url : `${path}${target.query.size > 0 ? `?${target.query.toString()}` : ''}`}`,
       );
     }

@@ -181,3 +181,13 @@ describe('objects without the spec their strategy reads', () => {
     expect(await resourceVersionOf(`${apiServices}/v1.things.example.com`)).toBeUndefined();
   });
 });
+
+describe('a URL that names nothing', () => {
+  it('a watch prefix with nothing after it: 404 with upstream\'s text (upstream answers 500)', async () => {
+    for (const path of ['/api/v1/watch', '/apis/apps/v1/watch']) {
+      const answer = await send({ method: 'GET', path });
+      expect([answer.code, answer.reason]).toEqual([404, 'NotFound']);
+      expect(answer.message).toBe(`failed to create RequestInfo: unable to determine kind and namespace from url, ${path}`);
+    }
+  });
+});
