@@ -81,4 +81,36 @@ describe('applySchemaDefaults', () => {
     applySchemaDefaults(value, intersect);
     expect(value).toEqual({ a: 'A', b: 'B' });
   });
+
+  it('turns nulls into what Go decodes them to, unless the schema is nullable', () => {
+    const nulls = Type.Object({
+      name: Type.Optional(Type.String()),
+      note: Type.Optional(Type.String({ nullable: true })),
+      labels: Type.Optional(Type.Record(Type.String(), Type.String())),
+      counts: Type.Optional(Type.Record(Type.String(), Type.Integer())),
+      tags: Type.Optional(Type.Array(Type.String())),
+      items: Type.Optional(Type.Array(Type.Object({ size: Type.Optional(Type.Integer({ default: 3 })) }))),
+      free: Type.Optional(Type.Unknown()),
+    });
+    const value: Record<string, unknown> = {
+      name: null,
+      note: null,
+      labels: { a: null, b: 'x' },
+      counts: { c: null },
+      tags: ['t', null],
+      items: [null],
+      free: { inner: null },
+    };
+    applySchemaDefaults(value, nulls);
+    expect(value).toEqual({
+      note: null,
+      labels: { a: '', b: 'x' },
+      counts: { c: 0 },
+      tags: ['t', ''],
+      // The zero item is then defaulted like any other.
+      items: [{ size: 3 }],
+      free: { inner: null },
+    });
+    expect('name' in value).toBe(false);
+  });
 });

@@ -50,10 +50,10 @@ describe('withRequestInfo', () => {
     expect((await server.send('/api/v1/pods?watch=1')).json?.longRunning).toBe(false);
   });
 
-  it('answers 500 for a path it cannot parse', async () => {
+  it('answers 404 for a special verb with nothing after it (upstream answers 500)', async () => {
     server = await serve(buildHandlerChain([withRequestInfo()], reportContext));
     const response = await server.send('/api/v1/watch');
-    expect(response.status).toBe(500);
-    expect(response.json).toMatchObject({ kind: 'Status', reason: 'InternalError' });
+    expect(response.status).toBe(404);
+    expect(response.json).toMatchObject({ kind: 'Status', reason: 'NotFound' });
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestClient, RestRequest } from '@kapi/client';
-import { startServer, type TestServer } from './harness.js';
+import { kubectl, startServer, type TestServer } from './harness.js';
 
 /**
  * Values of the wrong JSON type, and objects missing a required member, sent the ways a client can
@@ -189,5 +189,31 @@ describe('a URL that names nothing', () => {
       expect([answer.code, answer.reason]).toEqual([404, 'NotFound']);
       expect(answer.message).toBe(`failed to create RequestInfo: unable to determine kind and namespace from url, ${path}`);
     }
+  });
+});
+
+describe('JSON null, as Go decodes it', () => {
+  it('kubectl apply --server-side of a manifest with empty labels, annotations and data (YAML nulls) succeeds', async () => {
+    const manifest = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: empty-members', '  labels:', '  annotations:', 'data:', ''].join('\n');
+    await kubectl(server, ['apply', '--server-side', '-f', '-'], manifest);
+    // And again, as an update (the merged object holds the nulls too).
+    await kubectl(server, ['apply', '--server-side', '-f', '-'], manifest);
+    const object = JSON.parse(await kubectl(server, ['get', 'configmap', 'empty-members', '-o', 'json'])) as { metadata: Record<string, unknown>; data?: unknown };
+    expect(object.metadata['labels']).toBeUndefined();
+    expect(object.data).toBeUndefined();
+  });
+
+  it('a null member is left out, a null map value or list item is its zero value', async () => {
+    const created = await admin.request<{ metadata: { labels?: Record<string, string>; finalizers?: string[] }; data?: unknown }>({
+      method: 'POST',
+      path: configmaps,
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'nulls', labels: { a: null }, finalizers: null, ownerReferences: null }, data: null },
+    });
+    expect(created.metadata.labels).toEqual({ a: '' });
+    expect(created.metadata.finalizers).toBeUndefined();
+    expect(created.data).toBeUndefined();
+    // A null finalizer is the empty string, which is not a valid finalizer name.
+    const answer = await send({ method: 'POST', path: configmaps, body: configMap('null-finalizer', { finalizers: [null] }) });
+    expect([answer.code, [...new Set(answer.fields)]]).toEqual([422, ['metadata.finalizers[0]']]);
   });
 });

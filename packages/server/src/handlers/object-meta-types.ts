@@ -79,7 +79,7 @@ export function objectMetaTypeError(metadata: Record<string, unknown>): string |
         break;
       case '[]string':
         if (!Array.isArray(value)) return unmarshalError(value, field, '[]string');
-        for (const item of value as unknown[]) if (typeof item !== 'string') return unmarshalError(item, field, 'string');
+        for (const item of value as unknown[]) if (typeof item !== 'string' && item !== null) return unmarshalError(item, field, 'string');
         break;
       case 'map[string]string':
         if (typeof value !== 'object' || Array.isArray(value)) return unmarshalError(value, field, 'map[string]string');
