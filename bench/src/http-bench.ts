@@ -126,15 +126,9 @@ export async function bareServer(body: Buffer, tls: { key: string; cert: string 
 }
 
 /**
- * The most any HTTPS apiserver could reach here on creates: a bare node:https server that reads the JSON
- * body, names the object as generateName would (retrying on a taken name, as the apiserver does) and calls
- * `Store.create`; no filters, validation, admission or watch cache. The load generator shares the VM's
- * vCPUs with it, so its rate against the raw backend's shows how much of the create target this machine
- * leaves to any server, and ours against it shows what our apiserver costs on top.
- */
-/**
- * The ceiling's handler: parse the body, `Store.create` under a generated name, answer with the created
- * object's JSON. Nothing else (no authentication, admission, validation, field manager or watch cache).
+ * The ceiling's handler: parse the body, `Store.create` under a generated name (retrying on a taken name,
+ * as the apiserver does), answer with the created object's JSON. Nothing else (no authentication,
+ * admission, validation, field manager or watch cache).
  */
 function bareCreateHandler(kv: KVBackend, namespace: string): Handler {
   const store = new Store({ kv });
@@ -167,7 +161,12 @@ function bareCreateHandler(kv: KVBackend, namespace: string): Handler {
   };
 }
 
-/** {@link bareCreateHandler} over HTTPS. */
+/**
+ * The most any HTTPS apiserver could reach here on creates: {@link bareCreateHandler} on a bare node:https
+ * server. The load generator shares the VM's vCPUs with it, so its rate against the raw backend's shows
+ * how much of the create target this machine leaves to any server, and ours against it shows what our
+ * apiserver costs on top.
+ */
 async function bareCreateServer(kv: KVBackend, namespace: string, tls: { key: string; cert: string }): Promise<{ url: string; close(): Promise<void> }> {
   const server = createHttpsServer({ key: tls.key, cert: tls.cert }, bareCreateHandler(kv, namespace));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
