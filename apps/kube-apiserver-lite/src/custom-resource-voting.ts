@@ -52,7 +52,7 @@ export function customResourceVoting(options: {
         decodableVersions: versions,
         servedVersions: versions,
       });
-      void manager.updateStorageVersions(options.identity, { storageVersions: options.storageVersions() });
+      void manager.updateStorageVersion(options.identity, { storageVersions: options.storageVersions() }, change.groupResource);
     });
   };
   const encodingVersion = async (definition: ResourceDefinition): Promise<string> => {

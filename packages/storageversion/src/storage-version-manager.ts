@@ -108,7 +108,7 @@ export class StorageVersionManager {
       if (done.has(key(info.groupResource))) continue;
       for (const equivalent of info.equivalentResources ?? []) done.add(key(equivalent.groupResource));
       done.add(key(info.groupResource));
-      if (!(await this.updateInfo(serverID, info, target.storageVersions, live))) failed = true;
+      if (!(await this.updateOne(serverID, info.groupResource, target.storageVersions, live))) failed = true;
     }
     if (!failed) this.completedFlag = true;
     return !failed;
@@ -120,51 +120,33 @@ export class StorageVersionManager {
    * written (or no longer registered).
    */
   async updateStorageVersion(serverID: string, target: UpdateTarget, gr: GroupResource): Promise<boolean> {
-    const info = this.infos.get(key(gr));
-    // Removed meanwhile (its CRD was deleted): nothing left to publish.
-    if (!info) return true;
+    if (!this.infos.has(key(gr))) return true; // removed meanwhile (its CRD was deleted): nothing left to publish
     const live = target.liveServerIDs ? await target.liveServerIDs() : undefined;
-    const updated = await this.updateInfo(serverID, info, target.storageVersions, live);
+    const updated = await this.updateOne(serverID, gr, target.storageVersions, live);
     if (updated && this.pending.size === 0) this.completedFlag = true;
     return updated;
   }
 
-  /** Writes this server's entry for one resource (its equivalents' versions decodable too). */
-  private async updateInfo(
-    serverID: string,
-    info: ResourceInfo,
-    client: ResourceClient<StorageVersion>,
-    live: ReadonlySet<string> | undefined,
-  ): Promise<boolean> {
-    const decodable = [...info.decodableVersions];
-    for (const equivalent of info.equivalentResources ?? []) {
-      for (const version of equivalent.versions) if (!decodable.includes(version)) decodable.push(version);
-    }
-    const entry: ServerStorageVersion = {
-      apiServerID: serverID,
-      encodingVersion: info.encodingVersion,
-      decodableVersions: decodable,
-      servedVersions: info.servedVersions,
-    };
-    if (!(await this.updateOne(client, info.groupResource, entry, live))) return false;
-    this.pending.delete(key(info.groupResource));
-    for (const equivalent of info.equivalentResources ?? []) this.pending.delete(key(equivalent.groupResource));
-    return true;
-  }
-
+  /**
+   * Writes this server's entry for one resource, retrying conflicts without limit and other errors 3 times;
+   * then the resource (and its equivalents) are no longer pending. True when written or no longer registered.
+   */
   private async updateOne(
-    client: ResourceClient<StorageVersion>,
+    serverID: string,
     gr: GroupResource,
-    entry: ServerStorageVersion,
+    client: ResourceClient<StorageVersion>,
     live: ReadonlySet<string> | undefined,
   ): Promise<boolean> {
     const delay = this.options.retryDelayMs ?? 1000;
     let attempts = 0;
     for (;;) {
       try {
-        await this.writeEntry(client, gr, entry, live);
+        const written = await this.writeEntry(serverID, gr, client, live);
         this.lastErrors.delete(key(gr));
+        if (!written) return true;
         this.options.onUpdate?.(gr, 'success');
+        this.pending.delete(key(gr));
+        for (const equivalent of written.equivalentResources ?? []) this.pending.delete(key(equivalent.groupResource));
         return true;
       } catch (error) {
         this.lastErrors.set(key(gr), error instanceof Error ? error.message : String(error));
@@ -177,12 +159,17 @@ export class StorageVersionManager {
     }
   }
 
+  /**
+   * Reads the StorageVersion (creating it when missing), then builds this server's entry from the resource's
+   * info as registered now, so that an update started before a version switch never writes the old version
+   * over the new one. Returns the info written, or undefined when the resource is no longer registered.
+   */
   private async writeEntry(
-    client: ResourceClient<StorageVersion>,
+    serverID: string,
     gr: GroupResource,
-    entry: ServerStorageVersion,
+    client: ResourceClient<StorageVersion>,
     live: ReadonlySet<string> | undefined,
-  ): Promise<void> {
+  ): Promise<ResourceInfo | undefined> {
     const name = storageVersionName(gr.group, gr.resource);
     let current: StorageVersion;
     try {
@@ -196,6 +183,9 @@ export class StorageVersionManager {
         spec: {},
       });
     }
+    const info = this.infos.get(key(gr));
+    if (!info) return undefined;
+    const entry = serverEntry(serverID, info);
     const others = (current.status?.storageVersions ?? []).filter(
       (existing) => existing.apiServerID !== entry.apiServerID && (!live || live.has(existing.apiServerID)),
     );
@@ -203,7 +193,16 @@ export class StorageVersionManager {
       ...current,
       status: { ...current.status, storageVersions: [...others, entry] },
     });
-    if (JSON.stringify(next.status) === JSON.stringify(current.status)) return;
-    await client.updateStatus(undefined, next);
+    if (JSON.stringify(next.status) !== JSON.stringify(current.status)) await client.updateStatus(undefined, next);
+    return info;
   }
+}
+
+/** This server's entry for a resource: its equivalents' versions are decodable too. */
+function serverEntry(serverID: string, info: ResourceInfo): ServerStorageVersion {
+  const decodable = [...info.decodableVersions];
+  for (const equivalent of info.equivalentResources ?? []) {
+    for (const version of equivalent.versions) if (!decodable.includes(version)) decodable.push(version);
+  }
+  return { apiServerID: serverID, encodingVersion: info.encodingVersion, decodableVersions: decodable, servedVersions: info.servedVersions };
 }

@@ -296,7 +296,13 @@ describe('availability', () => {
 
     await backend.start();
     await waitForAvailable('v1alpha1.wardle.example.com', (c) => c?.status === 'True');
-    expect((await admin.raw({ method: 'GET', path: flunders })).statusCode).toBe(200);
+    // As above, the proxy's informer may see the True condition a moment after the GET.
+    let recovered = await admin.raw({ method: 'GET', path: flunders });
+    for (let attempt = 0; attempt < 50 && recovered.statusCode === 503; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      recovered = await admin.raw({ method: 'GET', path: flunders });
+    }
+    expect(recovered.statusCode).toBe(200);
   });
 
   it('reports ServiceNotFound, ServicePortError, EndpointsNotFound and MissingEndpoints with upstream messages', async () => {
