@@ -106,7 +106,7 @@ export type {
 } from './scheme-types.js';
 export { Scheme } from './scheme.js';
 export type { SchemeCodec, SchemeCodecOptions } from './scheme-codec.js';
-export { codePointLength, validateAgainstSchema } from './schema-validation.js';
+export { codePointLength, hasTypeMismatch, validateAgainstSchema } from './schema-validation.js';
 export { compiledPattern, type PatternMatcher } from './json-schema.js';
 export { applySchemaDefaults } from './schema-defaults.js';
 export { findUnknownSchemaFields } from './schema-unknown-fields.js';

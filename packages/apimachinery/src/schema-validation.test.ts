@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Type } from '@sinclair/typebox';
-import { validateAgainstSchema } from './schema-validation.js';
+import { hasTypeMismatch, validateAgainstSchema } from './schema-validation.js';
 import { fieldErrorMessage } from './status-error.js';
 
 const schema = Type.Object({
@@ -153,5 +153,28 @@ describe('validateAgainstSchema', () => {
     expect(validateAgainstSchema([{ name: 'a' }, { name: 'b' }, { name: 'a' }], list, 'spec.ports')).toEqual([
       { field: 'spec.ports[2]', type: 'FieldValueDuplicate', value: { name: 'a' }, detail: '' },
     ]);
+  });
+});
+
+describe('hasTypeMismatch', () => {
+  const typed = Type.Object({
+    count: Type.Optional(Type.Integer({ minimum: 5 })),
+    port: Type.Optional(Type.Unsafe({ 'x-kubernetes-int-or-string': true })),
+    note: Type.Optional(Type.Unsafe({ type: 'string', nullable: true })),
+    either: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+    tags: Type.Optional(Type.Record(Type.String(), Type.String())),
+    items: Type.Optional(Type.Array(Type.Object({ name: Type.String() }))),
+  });
+
+  it('is false for values of their schema types, whatever else is wrong with them', () => {
+    for (const value of [{}, { count: 1 }, { port: 80 }, { port: 'http' }, { note: null }, { either: 'a' }, { either: ['a'] }, { tags: { a: 'b' } }, { items: [{}] }]) {
+      expect(hasTypeMismatch(value, typed), JSON.stringify(value)).toBe(false);
+    }
+  });
+
+  it('is true for a value of another type, at any depth', () => {
+    for (const value of [[], { count: 'one' }, { count: 1.5 }, { port: true }, { either: 1 }, { either: [1] }, { tags: { a: 1 } }, { items: {} }, { items: [{ name: false }] }]) {
+      expect(hasTypeMismatch(value, typed), JSON.stringify(value)).toBe(true);
+    }
   });
 });

@@ -363,3 +363,41 @@ function validateObject(
     }
   }
 }
+
+/**
+ * True when some value in `value` has a JSON type its schema does not allow (what Go's typed decode would
+ * refuse): the type checks of {@link validateAgainstSchema} alone, without building errors. A kind's
+ * defaulter and validator only run on well-typed objects, as upstream's do on decoded structs.
+ */
+export function hasTypeMismatch(value: unknown, schema: JsonSchema): boolean {
+  if (value === null && isNullable(schema)) return false;
+  if (schema['x-kubernetes-int-or-string'] === true) {
+    if (typeof value !== 'string' && !Number.isInteger(value)) return true;
+  } else if (!matchesDeclaredType(schema, value)) {
+    return true;
+  }
+  const allOf = schema['allOf'];
+  if (Array.isArray(allOf) && allOf.some((branch) => hasTypeMismatchIn(value, branch))) return true;
+  for (const keyword of branchKeywords) {
+    const list = schema[keyword];
+    if (Array.isArray(list) && list.length > 0 && list.every((branch) => hasTypeMismatchIn(value, branch))) return true;
+  }
+  if (Array.isArray(value)) {
+    const items = itemsOf(schema);
+    return items !== undefined && value.some((item) => hasTypeMismatch(item, items));
+  }
+  if (!isJsonObject(value)) return false;
+  const properties = ownPropertiesOf(schema);
+  for (const key of Object.keys(value)) {
+    const child = value[key];
+    if (child === undefined) continue;
+    const childSchema = properties.get(key) ?? mapValueSchema(schema, key, true);
+    if (childSchema && hasTypeMismatch(child, childSchema)) return true;
+  }
+  return false;
+}
+
+function hasTypeMismatchIn(value: unknown, branch: unknown): boolean {
+  const schema = asSchema(branch);
+  return schema !== undefined && hasTypeMismatch(value, schema);
+}

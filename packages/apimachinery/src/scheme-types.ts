@@ -16,9 +16,15 @@ export interface KindDefinition {
   listKind?: string;
   /** JSON Schema of the whole object (apiVersion, kind, metadata, spec, status...). */
   schema: TSchema;
-  /** Fills defaults in place (after the schema's own `default`s are applied). */
+  /**
+   * Fills defaults in place (after the schema's own `default`s are applied). Called only with an object
+   * whose every value has a type its schema allows (as a Go defaulter gets a decoded struct).
+   */
   defaulter?: (object: KubeObject) => void;
-  /** Extra validation beyond the schema; returns field errors with paths like `spec.replicas`. */
+  /**
+   * Extra validation beyond the schema; returns field errors with paths like `spec.replicas`. Called only
+   * with a well-typed object (a type error is reported by the schema's validation instead).
+   */
   validator?: (object: KubeObject) => FieldError[];
 }
 

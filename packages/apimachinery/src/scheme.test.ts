@@ -235,6 +235,53 @@ describe('Scheme defaults and validation', () => {
   });
 });
 
+describe('Scheme defaulter and validator input', () => {
+  /** A kind whose defaulter and validator trust the schema's types, as Go's do. */
+  function trustingScheme(calls: string[]): Scheme {
+    const scheme = new Scheme();
+    scheme.addKind({
+      group,
+      version: 'v1',
+      kind: 'Widget',
+      schema: widgetV1,
+      defaulter: (object) => {
+        calls.push('defaulter');
+        const spec = object['spec'] as { parts?: Array<{ name: string }> };
+        for (const part of spec.parts ?? []) part.name = part.name.toLowerCase();
+      },
+      validator: (object) => {
+        calls.push('validator');
+        const spec = object['spec'] as { parts?: Array<{ name: string }> };
+        return (spec.parts ?? []).some((part) => part.name.startsWith('x'))
+          ? [{ field: 'spec.parts', type: 'FieldValueForbidden', detail: 'no x parts' }]
+          : [];
+      },
+    });
+    return scheme;
+  }
+
+  it('runs them on a well-typed object', () => {
+    const calls: string[] = [];
+    const scheme = trustingScheme(calls);
+    const object = scheme.applyDefaults(widget('v1', { size: 0, parts: [{ name: 'XY' }] }));
+    expect(object['spec']).toMatchObject({ parts: [{ name: 'xy', count: 1 }] });
+    // A schema error that is not a type error still lets the validator speak.
+    expect(scheme.validate(object).map((error) => error.field)).toEqual(['spec.size', 'spec.parts']);
+    expect(calls).toEqual(['defaulter', 'validator']);
+  });
+
+  it('leaves them out when a value has the wrong type, and validation reports the type', () => {
+    for (const spec of [{ parts: [{ name: 7 }] }, { parts: 'x' }, { parts: [7] }, { settings: { a: { value: [] } }, parts: [{ name: 1 }] }]) {
+      const calls: string[] = [];
+      const scheme = trustingScheme(calls);
+      const object = scheme.applyDefaults(widget('v1', spec));
+      const errors = scheme.validate(object);
+      expect(calls).toEqual([]);
+      expect(errors.some((error) => error.detail?.includes('must be of type'))).toBe(true);
+    }
+  });
+});
+
 describe('Scheme unknown fields', () => {
   it('finds and prunes fields the schema does not declare', () => {
     const scheme = newScheme();

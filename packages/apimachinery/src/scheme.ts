@@ -9,7 +9,7 @@ import type { ConversionDefinition, KindDefinition } from './scheme-types.js';
 import type { FieldError } from './status-error.js';
 import type { JsonSchema } from './json-schema.js';
 import { applySchemaDefaults } from './schema-defaults.js';
-import { validateAgainstSchema } from './schema-validation.js';
+import { hasTypeMismatch, validateAgainstSchema } from './schema-validation.js';
 import { findUnknownSchemaFields } from './schema-unknown-fields.js';
 import { createSchemeCodec, type SchemeCodec, type SchemeCodecOptions } from './scheme-codec.js';
 
@@ -211,19 +211,27 @@ export class Scheme {
     return conversion;
   }
 
-  /** Fills schema `default`s (only where the parent exists), then runs the kind's defaulter. In place; returns the object. */
+  /**
+   * Fills schema `default`s (only where the parent exists), then runs the kind's defaulter, unless a value
+   * has a type its schema does not allow (validation then reports it). In place; returns the object.
+   */
   applyDefaults(object: KubeObject): KubeObject {
     const definition = this.definitionOf(object);
-    applySchemaDefaults(object, definition.schema as JsonSchema);
-    definition.defaulter?.(object);
+    const schema = definition.schema as JsonSchema;
+    applySchemaDefaults(object, schema);
+    if (definition.defaulter && !hasTypeMismatch(object, schema)) definition.defaulter(object);
     return object;
   }
 
-  /** Schema validation then the kind's validator. ObjectMeta rules are left to `validateObjectMeta`. */
+  /**
+   * Schema validation then the kind's validator; the validator is left out when a value has a type its
+   * schema does not allow (the schema's errors say so). ObjectMeta rules are left to `validateObjectMeta`.
+   */
   validate(object: KubeObject): FieldError[] {
     const definition = this.definitionOf(object);
-    const errors = validateAgainstSchema(object, definition.schema as JsonSchema);
-    if (definition.validator) errors.push(...definition.validator(object));
+    const schema = definition.schema as JsonSchema;
+    const errors = validateAgainstSchema(object, schema);
+    if (definition.validator && (errors.length === 0 || !hasTypeMismatch(object, schema))) errors.push(...definition.validator(object));
     return errors;
   }
 
