@@ -76,23 +76,13 @@ const serviceAccountSchema = kindSchema({
 /** Secret defaults: `type: Opaque`; `stringData` is write-only and merged into `data`. */
 function defaultSecret(object: KubeObject): void {
   if (!object.type) object.type = 'Opaque';
-  const stringData = object.stringData;
-  const data = object.data ?? {};
-  // Merged only when both are maps of strings: otherwise validation reports their types, as they were sent.
-  if (stringData === undefined || stringData === null || !isStringMap(stringData) || !isStringMap(data)) return;
-  for (const [key, value] of Object.entries(stringData)) data[key] = Buffer.from(value).toString('base64');
-  object.data = data;
-  delete object.stringData;
-}
-
-/** A JSON object whose values are all strings. */
-function isStringMap(value: unknown): value is Record<string, string> {
-  return isPlainObject(value) && Object.values(value).every((item) => typeof item === 'string');
-}
-
-/** A JSON object (not an array, not null). */
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  const stringData = object.stringData as Record<string, string> | undefined;
+  if (stringData) {
+    const data = (object.data as Record<string, string> | undefined) ?? {};
+    for (const [key, value] of Object.entries(stringData)) data[key] = Buffer.from(value).toString('base64');
+    object.data = data;
+    delete object.stringData;
+  }
 }
 
 const dataKeyPattern = /^[-._a-zA-Z0-9]+$/;
@@ -128,14 +118,14 @@ export const coreKinds: KindDefinition[] = [
     ...core,
     kind: 'Namespace',
     schema: namespaceSchema,
-    // Members of another JSON type than their schema's are left as they are, for validation to report.
+    // The scheme runs a defaulter only on a well-typed object: status, spec and labels are maps here.
     defaulter: (object) => {
-      object.status ??= {};
-      if (isPlainObject(object.status)) object.status['phase'] ??= 'Active';
-      object.spec ??= {};
-      if (isPlainObject(object.spec)) object.spec['finalizers'] ??= ['kubernetes'];
+      const status = (object.status ??= {}) as { phase?: string };
+      status.phase ??= 'Active';
+      const spec = (object.spec ??= {}) as { finalizers?: string[] };
+      spec.finalizers ??= ['kubernetes'];
       const labels = (object.metadata.labels ??= {});
-      if (object.metadata.name && isPlainObject(labels)) labels['kubernetes.io/metadata.name'] = object.metadata.name;
+      if (object.metadata.name) labels['kubernetes.io/metadata.name'] = object.metadata.name;
     },
   },
   { ...core, kind: 'ConfigMap', schema: configMapSchema },

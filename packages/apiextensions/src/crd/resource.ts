@@ -43,21 +43,20 @@ const crdSchema = kindSchema({
 });
 
 /**
- * Fills the v1 defaults: singular, listKind and conversion strategy. Members of another JSON type than
- * their schema's are left as they are, for validation to report.
+ * Fills the v1 defaults: singular, listKind and conversion strategy. The scheme runs it only on a
+ * well-typed object; `conversion` is schemaless here, so its type is still checked.
  */
 function defaultCustomResourceDefinition(object: KubeObject): void {
   // A missing spec is an empty one (as Go decodes it): validation then names each required field.
-  if (object['spec'] === undefined || object['spec'] === null) object['spec'] = {};
-  const spec = object['spec'];
-  if (!isRecord(spec) || !isRecord(spec['names'])) return;
-  const names = spec['names'];
-  if (typeof names['kind'] === 'string' && names['kind'] !== '') {
-    names['singular'] ||= names['kind'].toLowerCase();
-    names['listKind'] ||= `${names['kind']}List`;
+  object['spec'] ??= {};
+  const spec = object['spec'] as Partial<CustomResourceDefinition['spec']>;
+  if (!spec.names) return;
+  if (spec.names.kind) {
+    spec.names.singular ||= spec.names.kind.toLowerCase();
+    spec.names.listKind ||= `${spec.names.kind}List`;
   }
-  spec['conversion'] ??= { strategy: 'None' };
-  if (isRecord(spec['conversion'])) spec['conversion']['strategy'] ||= 'None';
+  spec.conversion ??= { strategy: 'None' };
+  if (isRecord(spec.conversion)) spec.conversion.strategy ||= 'None';
 }
 
 /** apiextensions.k8s.io/v1 CustomResourceDefinition, for the scheme. */
