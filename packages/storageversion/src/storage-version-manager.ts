@@ -176,6 +176,8 @@ export class StorageVersionManager {
       current = await client.get(undefined, name);
     } catch (error) {
       if (!(StatusError.isInstance(error) && error.code === 404)) throw error;
+      // Not made again for a resource removed meanwhile (its CRD deleted with its StorageVersion).
+      if (!this.infos.has(key(gr))) return undefined;
       current = await client.create(undefined, {
         apiVersion: 'internal.apiserver.k8s.io/v1alpha1',
         kind: 'StorageVersion',
