@@ -69,11 +69,15 @@ async function startServer(directory: string, storageArgs: string[], keys: Array
     if (Date.now() > deadline) throw new Error(`kube-apiserver-lite was not ready within ${readyTimeoutMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  // The same user's requests served in process, as kube-apiserver-lite's own migrator sends them.
+  const inProcessClient = new RestClient({ ...client.config, inProcess: (call) => running.server.serveInProcess(call) });
   return {
     client,
+    inProcessClient,
     kubeconfig: running.kubeconfigPath,
     stop: async () => {
       client.close();
+      inProcessClient.close();
       await running.stop();
     },
   };
@@ -303,7 +307,7 @@ const phaseSettleMs = 1000;
  * stopped) and settled; the event-loop delay histogram is reset, not disabled, between phases (a disabled
  * one counts the whole pause as one delay when enabled again).
  */
-async function foregroundP99(client: RestClient, phases: number, seconds: number, etcdEndpoint: string | undefined) {
+async function foregroundP99(client: RestClient, migratorClient: RestClient, phases: number, seconds: number, etcdEndpoint: string | undefined) {
   const idle: ForegroundSample[] = [];
   const during: ForegroundSample[] = [];
   const writer = new ForegroundWriter(client);
@@ -325,12 +329,17 @@ async function foregroundP99(client: RestClient, phases: number, seconds: number
   histogram.enable();
   // Disk commits in each kind of phase (each is one fsync the foreground may wait behind).
   const commits = { idle: new CommitTally(), during: new CommitTally() };
+  // This process's CPU (the server and its in-process migrator), µs per kind of phase.
+  const cpu = { idle: 0, during: 0 };
   const measure = async (into: ForegroundSample[], loop: LoopDelay, kind: 'idle' | 'during') => {
     await sleep(phaseSettleMs);
     histogram.reset();
     const before = await diskCommits(client, etcdEndpoint);
     const windowStart = performance.timeOrigin + performance.now();
+    const cpuBefore = process.cpuUsage();
     into.push(...(await writer.phase(seconds)));
+    const used = process.cpuUsage(cpuBefore);
+    cpu[kind] += used.user + used.system;
     phaseWindows[kind].push([windowStart, performance.timeOrigin + performance.now()]);
     commits[kind].add(before, await diskCommits(client, etcdEndpoint), seconds);
     loop.record(histogram);
@@ -338,8 +347,8 @@ async function foregroundP99(client: RestClient, phases: number, seconds: number
   await client.request({ method: 'POST', path: migrationsPath, body: { metadata: { name: 'rotate-40qps' }, spec: { resource: { group: '', resource: 'configmaps' } } } });
   for (let phase = 0; phase < phases; phase++) {
     await measure(idle, idleLoop, 'idle');
-    // As kube-apiserver-lite's in-process migrator is configured (HTTP/1.1 to its own server).
-    const controller = new MigrationController({ rest: client, qps: throttledQps, burst: 1, http2: false });
+    // As kube-apiserver-lite's in-process migrator is configured (its requests served in process).
+    const controller = new MigrationController({ rest: migratorClient, qps: throttledQps, burst: 1, http2: false });
     controller.start();
     await measure(during, duringLoop, 'during');
     await controller.stop();
@@ -366,12 +375,17 @@ async function foregroundP99(client: RestClient, phases: number, seconds: number
   console.log(`[bench] migrator: GC idle: ${gcText('idle')}; migrating: ${gcText('during')}`);
   const commitRates = `; ${etcdEndpoint ? "etcd's WAL fsyncs" : 'SQLite commits'} idle ${String(commits.idle)}, migrating ${String(commits.during)}`;
   console.log(`[bench] migrator: slowest foreground PUTs idle: ${worst(idle)}; migrating: ${worst(during)}${commitRates}`);
+  const spread = (samples: ForegroundSample[]) => [50, 90, 95, 99].map((p) => `p${p} ${percentile(samples.map((sample) => sample.latency), p).toFixed(1)}`).join(', ');
+  const cpuRate = (kind: 'idle' | 'during') => (cpu[kind] / 1000 / (phaseWindows[kind].reduce((sum, [start, end]) => sum + (end - start), 0) / 1000)).toFixed(0);
+  const cpuText = `server CPU idle ${cpuRate('idle')} ms/s, migrating ${cpuRate('during')} ms/s`;
+  console.log(`[bench] migrator: foreground PUT ms idle ${spread(idle)}; migrating ${spread(during)}; ${cpuText}`);
   return {
     idle: percentile(idle.map((sample) => sample.latency), 99),
     during: percentile(during.map((sample) => sample.latency), 99),
     samples: Math.min(idle.length, during.length),
     loop: `event-loop delay idle ${String(idleLoop)}; migrating ${String(duringLoop)}`,
     commits: commitRates,
+    cpu: cpuText,
   };
 }
 
@@ -404,7 +418,7 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
       // one full collection of 200-230 ms (external memory pressure) in the first phases, idle or migrating.
       await usedMemory();
       console.log(`[bench] migrator (${backend}): foreground writes with and without a ${throttledQps} qps migration`);
-      foreground = await profiled(`migrator-foreground-${backend}`, () => foregroundP99(server.client, quick ? 3 : 8, quick ? 4 : 8, etcdEndpoint));
+      foreground = await profiled(`migrator-foreground-${backend}`, () => foregroundP99(server.client, server.inProcessClient, quick ? 3 : 8, quick ? 4 : 8, etcdEndpoint));
       await server.stop();
     }
     // On etcd, the same phases with raw etcd writes only: how much the migration's writes alone slow others'.
@@ -438,7 +452,7 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
         ? [
             {
               ...row(`foreground PUT p99, ${throttledQps} qps migration (${backend})`, 'while migrating', foreground.during, 'no migration (alternating phases)', foreground.idle, 'ms (lower is better)', '<= 110%'),
-              notes: `open loop, a PUT every ${foregroundIntervalMs} ms; ${foreground.samples} samples a side; ${foreground.loop}${foreground.commits}`,
+              notes: `open loop, a PUT every ${foregroundIntervalMs} ms; ${foreground.samples} samples a side; ${foreground.loop}${foreground.commits}; ${foreground.cpu}`,
             },
           ]
         : []),

@@ -271,7 +271,8 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   const certificates = ensureCertificates(options.dataDir, { hosts });
   const clientCA = options.clientCAFile ? readFileSync(options.clientCAFile, 'utf8') : certificates.ca.certificatePem;
 
-  // Controllers talk to the server through the loopback client (as system:apiserver).
+  // Controllers talk to the server through the loopback client (as system:apiserver): their watches over
+  // a connection, everything else in process.
   const controllers: Array<() => Promise<void> | void> = [];
   if (encryption) controllers.push(() => encryption.stop());
   const loopback: { current?: RestClient } = {};
@@ -282,6 +283,8 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
         token: loopbackToken,
         ca: certificates.ca.certificatePem,
         userAgent: 'kube-apiserver-lite/loopback',
+        // Requests other than watches go through the handler chain in process (no TLS, socket or parsing).
+        inProcess: (call) => server.serveInProcess(call),
       }, manager);
     }
     return loopback.current;

@@ -1,4 +1,4 @@
-export type { RestConfig } from './rest-config.js';
+export type { RestConfig, InProcessCall, InProcessServe } from './rest-config.js';
 export { loadKubeconfig, kubeconfigFromText } from './rest-config.js';
 export type { RestRequest, RestResponse } from './rest-client.js';
 export { RestClient, buildQuery, errorFromResponse } from './rest-client.js';

@@ -2,7 +2,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { createSecureContext } from 'node:tls';
 import { StatusError, type KubeObject, type Status, type WatchEvent } from '@kapi/apimachinery';
-import type { RestConfig } from './rest-config.js';
+import type { InProcessServe, RestConfig } from './rest-config.js';
 import { honourKeepAliveHint } from './keep-alive-agent.js';
 import { decodeWatchStream, type WatchStream } from './watch-stream.js';
 
@@ -110,18 +110,24 @@ export class RestClient {
    * is sent once more on a connection of its own, if its method is idempotent (as Go's net/http does).
    */
   private open(request: RestRequest): Promise<IncomingMessage> {
+    const { headers, payload } = this.headersOf(request);
+    return this.send(request, headers, payload, false);
+  }
+
+  /** The headers and body bytes of a request. */
+  private headersOf(request: RestRequest): { headers: Record<string, string>; payload: Buffer | undefined } {
     const headers: Record<string, string> = {
-      Accept: request.accept ?? 'application/json',
-      'User-Agent': this.config.userAgent ?? 'kapi-client',
+      accept: request.accept ?? 'application/json',
+      'user-agent': this.config.userAgent ?? 'kapi-client',
     };
-    if (this.config.token) headers.Authorization = `Bearer ${this.config.token}`;
+    if (this.config.token) headers.authorization = `Bearer ${this.config.token}`;
     let payload: Buffer | undefined;
     if (request.body !== undefined) {
       payload = Buffer.isBuffer(request.body) ? request.body : Buffer.from(JSON.stringify(request.body));
-      headers['Content-Type'] = request.contentType ?? 'application/json';
-      headers['Content-Length'] = String(payload.length);
+      headers['content-type'] = request.contentType ?? 'application/json';
+      headers['content-length'] = String(payload.length);
     }
-    return this.send(request, headers, payload, false);
+    return { headers, payload };
   }
 
   /** One attempt of open(): on the pooled agent, or (`fresh`) on a new connection that is closed after it. */
@@ -171,10 +177,24 @@ export class RestClient {
 
   /** Sends a request and returns the raw response, whatever its status. */
   async raw(request: RestRequest): Promise<RestResponse> {
+    const serve = this.config.inProcess;
+    if (serve) return this.rawInProcess(serve, request);
     const response = await this.open(request);
     const chunks: Buffer[] = [];
     for await (const chunk of response) chunks.push(chunk as Buffer);
     return { statusCode: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) };
+  }
+
+  /** A request served by {@link RestConfig.inProcess}, with the headers it would carry on the network. */
+  private async rawInProcess(serve: InProcessServe, request: RestRequest): Promise<RestResponse> {
+    const { headers, payload } = this.headersOf(request);
+    const url = `${request.path}${buildQuery(request.query)}`;
+    const answer = await serve({ method: request.method, url, headers, ...(payload ? { body: payload } : {}), ...(request.signal ? { signal: request.signal } : {}) });
+    const received: IncomingMessage['headers'] = {};
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined) received[name] = typeof value === 'number' ? String(value) : value;
+    }
+    return { statusCode: answer.statusCode, headers: received, body: answer.body };
   }
 
   /** Sends a request and returns the parsed JSON body; throws StatusError on non-2xx. */

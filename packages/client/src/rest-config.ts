@@ -15,7 +15,28 @@ export interface RestConfig {
   insecureSkipTLSVerify?: boolean;
   /** User-Agent header. */
   userAgent?: string;
+  /**
+   * Serves the client's requests other than watches without the network: a server's clients of itself
+   * pass its `GenericAPIServer.serveInProcess` here, and their requests go through its handler chain in
+   * their own process (authenticated by the same headers) with no TLS, socket or HTTP parsing. Watches
+   * still use a connection to `server`. `timeoutMs` is not applied to these requests: the server's own
+   * request timeout bounds them.
+   */
+  inProcess?: InProcessServe;
 }
+
+/** A request {@link RestConfig.inProcess} serves: method, path and query, lower-case headers, body. */
+export interface InProcessCall {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+  /** Aborting it abandons the request (the server sees its client go away) and rejects the call. */
+  signal?: AbortSignal;
+}
+
+/** Serves an {@link InProcessCall}: resolves with its status, the headers sent and the whole body. */
+export type InProcessServe = (call: InProcessCall) => Promise<{ statusCode: number; headers: Record<string, number | string | string[] | undefined>; body: Buffer }>;
 
 interface KubeconfigFile {
   'current-context'?: string;

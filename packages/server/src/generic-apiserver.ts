@@ -28,6 +28,7 @@ import { parseResourcePath } from './handlers/resource-path.js';
 import { configuredFilters } from './server-filters.js';
 import { storageVersionInfosOf } from './storage-version-infos.js';
 import { WatchRegistry } from './handlers/watch-handler.js';
+import { serveInProcess, type InProcessAnswer, type InProcessRequest } from './in-process-exchange.js';
 import { HealthRegistry, type PostStartHook } from './health/index.js';
 import { ServerMetrics } from './metrics/index.js';
 import { createOpenAPIHandler, type JSONSchema } from './openapi/index.js';
@@ -391,6 +392,14 @@ export class GenericAPIServer {
   /** Registers a hook run once the server listens; `/readyz` waits for it (`poststarthook/<name>`). */
   addPostStartHook(name: string, hook: PostStartHook): void {
     this.health.addPostStartHook(name, hook);
+  }
+
+  /**
+   * Serves a request this server makes of itself through its whole handler chain, in this process and
+   * without a socket (see {@link serveInProcess}); it authenticates by its headers like any request.
+   */
+  serveInProcess(request: InProcessRequest): Promise<InProcessAnswer> {
+    return serveInProcess(this.handler, request);
   }
 
   /** The loopback client config (set once the server listens). */

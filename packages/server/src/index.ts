@@ -1,6 +1,7 @@
 export { GenericAPIServerConfig, CompletedConfig } from './generic-apiserver-config.js';
 export type { GenericAPIServerOptions, CompletedOptions } from './generic-apiserver-config.js';
 export { GenericAPIServer } from './generic-apiserver.js';
+export { serveInProcess, type InProcessRequest, type InProcessAnswer } from './in-process-exchange.js';
 export type { AggregatedDiscoverySource, ListenOptions, LoopbackClientConfig } from './generic-apiserver.js';
 export type { StorageFactory, StorageFactoryRequest } from './storage-factory.js';
 export type { SchemeLike, CodecForOptions } from './scheme-like.js';
