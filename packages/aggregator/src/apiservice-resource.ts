@@ -40,6 +40,8 @@ export function apiServiceResource(options: { now?: () => Date } = {}): Resource
     namespaced: false,
     versions: ['v1'],
     subresources: { status: true },
+    // Upstream's strategy for this kind does not keep metadata.generation.
+    tracksGeneration: false,
     returnDeletedObject: false,
     nameValidator: nameIsPathSegment,
     printerColumns: [

@@ -119,6 +119,8 @@ export const storageVersionMigrationResource: ResourceDefinition = {
   namespaced: false,
   versions: [STORAGE_MIGRATION_VERSION],
   subresources: { status: true },
+  // Upstream's strategy for this kind does not keep metadata.generation.
+  tracksGeneration: false,
   printerColumns: [
     { name: 'Group', type: 'string', jsonPath: '.spec.resource.group' },
     { name: 'Resource', type: 'string', jsonPath: '.spec.resource.resource' },

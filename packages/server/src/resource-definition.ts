@@ -116,6 +116,14 @@ export interface ResourceDefinition {
   printerColumns?: PrinterColumn[];
   strategy?: ResourceStrategy;
   /**
+   * Whether writes keep `metadata.generation` (1 on create, one more on each change besides metadata and
+   * status), as the upstream strategies of spec-and-status kinds do (Deployments, HPAs, CRDs, custom
+   * resources). Default true. With false, as for upstream's ConfigMaps, Secrets, Services and RBAC
+   * objects, the server does not set it: a create keeps what the client sent and an update keeps the
+   * stored value.
+   */
+  tracksGeneration?: boolean;
+  /**
    * A virtual resource: nothing is stored and only `create` is served, by this function (e.g.
    * SelfSubjectAccessReview). Its verbs default to `['create']`.
    */

@@ -130,6 +130,8 @@ export const storageVersionResource: ResourceDefinition = {
   namespaced: false,
   versions: [STORAGE_VERSION_VERSION],
   subresources: { status: true },
+  // Upstream's strategy for this kind does not keep metadata.generation.
+  tracksGeneration: false,
   printerColumns: [
     { name: 'CommonEncodingVersion', type: 'string', jsonPath: '.status.commonEncodingVersion' },
     { name: 'StorageVersions', type: 'string', jsonPath: '.status.storageVersions[*].encodingVersion' },

@@ -54,6 +54,8 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     expect(yaml).toContain('kind: ConfigMap');
     expect(yaml).toMatch(/resourceVersion: "\d+"/);
     expect(yaml).toMatch(/uid: [0-9a-f-]{36}/);
+    // A ConfigMap has no generation, as on a real cluster (its upstream strategy keeps none).
+    expect(yaml).not.toContain('generation:');
   });
 
   it('applies twice: create, then update', async () => {
@@ -221,7 +223,9 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     );
     const v2 = JSON.parse(
       await kubectl(server, ['get', 'hpa.v2.autoscaling', 'web', '-n', 'default', '-o', 'json']),
-    ) as { spec: { metrics: unknown[]; minReplicas: number } };
+    ) as { metadata: { generation?: number }; spec: { metrics: unknown[]; minReplicas: number } };
+    // HPAs keep a generation (upstream's HPAGeneration), for status.observedGeneration.
+    expect(v2.metadata.generation).toBe(1);
     expect(v2.spec.metrics).toEqual([
       {
         type: 'Resource',

@@ -27,6 +27,7 @@ export const coordinationResources: ResourceDefinition[] = [
   {
     group: 'coordination.k8s.io',
     resource: 'leases',
+    tracksGeneration: false,
     kind: 'Lease',
     namespaced: true,
     versions: ['v1'],

@@ -162,6 +162,7 @@ export const coreResources: ResourceDefinition[] = [
   {
     group: '',
     resource: 'namespaces',
+    tracksGeneration: false,
     kind: 'Namespace',
     namespaced: false,
     nameValidator: nameIsDNSLabel,
@@ -176,6 +177,7 @@ export const coreResources: ResourceDefinition[] = [
   {
     group: '',
     resource: 'configmaps',
+    tracksGeneration: false,
     kind: 'ConfigMap',
     namespaced: true,
     shortNames: ['cm'],
@@ -201,6 +203,7 @@ export const coreResources: ResourceDefinition[] = [
   {
     group: '',
     resource: 'secrets',
+    tracksGeneration: false,
     kind: 'Secret',
     namespaced: true,
     versions: ['v1'],
@@ -229,6 +232,7 @@ export const coreResources: ResourceDefinition[] = [
   {
     group: '',
     resource: 'events',
+    tracksGeneration: false,
     kind: 'Event',
     namespaced: true,
     shortNames: ['ev'],
@@ -245,6 +249,7 @@ export const coreResources: ResourceDefinition[] = [
   {
     group: '',
     resource: 'serviceaccounts',
+    tracksGeneration: false,
     kind: 'ServiceAccount',
     namespaced: true,
     shortNames: ['sa'],

@@ -119,17 +119,17 @@ const bindingColumns = [
 
 export const rbacResources: ResourceDefinition[] = [
   {
-    group, resource: 'roles', kind: 'Role', namespaced: true, versions: [version], nameValidator: nameIsPathSegment,
+    group, resource: 'roles', kind: 'Role', namespaced: true, versions: [version], nameValidator: nameIsPathSegment, tracksGeneration: false,
     printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
     strategy: { validate: validateRules, validateUpdate: validateRules },
   },
   {
-    group, resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, versions: [version], nameValidator: nameIsPathSegment,
+    group, resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, versions: [version], nameValidator: nameIsPathSegment, tracksGeneration: false,
     printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
     strategy: { validate: validateRules, validateUpdate: validateRules },
   },
   {
-    group, resource: 'rolebindings', kind: 'RoleBinding', namespaced: true, versions: [version], nameValidator: nameIsPathSegment,
+    group, resource: 'rolebindings', kind: 'RoleBinding', namespaced: true, versions: [version], nameValidator: nameIsPathSegment, tracksGeneration: false,
     printerColumns: [...bindingColumns],
     strategy: {
       validate: (object) => validateBinding(object, true),
@@ -137,7 +137,7 @@ export const rbacResources: ResourceDefinition[] = [
     },
   },
   {
-    group, resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false, versions: [version], nameValidator: nameIsPathSegment,
+    group, resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false, versions: [version], nameValidator: nameIsPathSegment, tracksGeneration: false,
     printerColumns: [...bindingColumns],
     strategy: {
       validate: (object) => validateBinding(object, false),

@@ -189,6 +189,7 @@ export const serviceDiscoveryResources: ResourceDefinition[] = [
   {
     group: '',
     resource: 'services',
+    tracksGeneration: false,
     kind: 'Service',
     namespaced: true,
     shortNames: ['svc'],

@@ -405,6 +405,26 @@ describe('update', () => {
     expect(gotStatus.body).toMatchObject({ status: { phase: 'Running' } });
   });
 
+  it('leaves metadata.generation to the client for a kind that does not track it (as upstream ConfigMaps): set on create, kept on update', async () => {
+    await api.close();
+    api = await startTestServer({ definition: { tracksGeneration: false } });
+    const created = await api.call('POST', widgetsPath(), widget('a'));
+    expect(created.status).toBe(201);
+    expect((created.body['metadata'] as Record<string, unknown>)['generation']).toBeUndefined();
+    // A spec change does not make one; a client's own value is not taken on update.
+    const changed = await api.call('PUT', `${widgetsPath()}/a`, { ...created.body, spec: { size: 9 }, metadata: { ...(created.body['metadata'] as object), generation: 7 } });
+    expect(changed.status).toBe(200);
+    expect((changed.body['metadata'] as Record<string, unknown>)['generation']).toBeUndefined();
+    const patched = await api.call('PATCH', `${widgetsPath()}/a`, { spec: { size: 10 } }, { 'Content-Type': 'application/merge-patch+json' });
+    expect(patched.status).toBe(200);
+    expect((patched.body['metadata'] as Record<string, unknown>)['generation']).toBeUndefined();
+    // What a client sends on create is kept, and then never moves.
+    const given = await api.call('POST', widgetsPath(), widget('b', { size: 1 }, { metadata: { name: 'b', generation: 4 } }));
+    expect(given.body).toMatchObject({ metadata: { generation: 4 } });
+    const updated = await api.call('PUT', `${widgetsPath()}/b`, { ...given.body, spec: { size: 2 }, metadata: { ...(given.body['metadata'] as object), generation: 1 } });
+    expect(updated.body).toMatchObject({ spec: { size: 2 }, metadata: { generation: 4 } });
+  });
+
   it('creates on update when the strategy allows it, and requires resourceVersion when unconditional updates are off', async () => {
     await api.close();
     api = await startTestServer({

@@ -4,14 +4,14 @@ import { copyObject, specChanged } from './object-meta.js';
 /**
  * Combines a requested update (hub version) with the stored object as upstream's strategies do:
  * with a status subresource the main resource keeps the stored status and `/status` keeps everything
- * but status; uid, creationTimestamp and deletion fields are immutable; generation moves when anything
- * besides metadata and status changes. managedFields are those of `requested` when the field manager
+ * but status; uid, creationTimestamp and deletion fields are immutable; generation (when `tracksGeneration`
+ * is not false) moves when anything besides metadata and status changes, else it keeps the stored value. managedFields are those of `requested` when the field manager
  * tracked the write; otherwise absent managedFields keep the stored ones. Returns the new object.
  */
 export function mergeForUpdate(
   requested: KubeObject,
   current: KubeObject,
-  options: { statusSubresource: boolean; subresource: string; managedFieldsTracked?: boolean },
+  options: { statusSubresource: boolean; subresource: string; managedFieldsTracked?: boolean; tracksGeneration?: boolean },
 ): KubeObject {
   let hub = requested;
   if (options.statusSubresource) {
@@ -30,7 +30,9 @@ export function mergeForUpdate(
   if (previous.deletionGracePeriodSeconds !== undefined)
     next.deletionGracePeriodSeconds = previous.deletionGracePeriodSeconds;
   else delete next.deletionGracePeriodSeconds;
-  next.generation = (previous.generation ?? 1) + (specChanged(current, hub) ? 1 : 0);
+  if (options.tracksGeneration !== false) next.generation = (previous.generation ?? 1) + (specChanged(current, hub) ? 1 : 0);
+  else if (previous.generation !== undefined) next.generation = previous.generation;
+  else delete next.generation;
   if (options.managedFieldsTracked) {
     // The field manager decided the managedFields of the request (also for /status).
     const recorded = requested.metadata.managedFields;

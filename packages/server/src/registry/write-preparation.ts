@@ -130,7 +130,7 @@ export class WritePreparation {
     await strategy?.admit?.('create', hub, undefined, scope);
     hub.metadata.uid = randomUUID();
     hub.metadata.creationTimestamp = formatTime(this.now());
-    hub.metadata.generation = 1;
+    if (this.definition.tracksGeneration !== false) hub.metadata.generation = 1;
     delete hub.metadata.resourceVersion;
     delete hub.metadata.deletionTimestamp;
     delete hub.metadata.deletionGracePeriodSeconds;
@@ -192,6 +192,7 @@ export class WritePreparation {
       statusSubresource: Boolean(this.definition.subresources?.status),
       subresource: context.subresource,
       managedFieldsTracked: tracked,
+      tracksGeneration: this.definition.tracksGeneration !== false,
     });
     const finalizerErrors = validateFinalizersWhileDeleting(hub, current);
     if (finalizerErrors.length > 0) throw this.invalid(name, finalizerErrors);
