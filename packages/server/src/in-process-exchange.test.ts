@@ -71,6 +71,10 @@ describe('serveInProcess', () => {
     expect(forbidden.statusCode).toBe(403);
     expect(JSON.parse(forbidden.body.toString('utf8'))).toMatchObject({ kind: 'Status', reason: 'Forbidden' });
     expect((await server.call('GET', `${widgetsPath()}/refused`, undefined, admin)).status).toBe(404);
+    // Impersonation headers are read too: the admin acting as a plain user is refused as that user.
+    const impersonated = await server.server.serveInProcess({ method: 'POST', url: widgetsPath(), headers: { ...headers, ...admin, 'impersonate-user': 'user' }, body });
+    expect(impersonated.statusCode).toBe(403);
+    expect(JSON.parse(impersonated.body.toString('utf8'))).toMatchObject({ message: expect.stringContaining('"user"') });
   });
 
   it('answers bad input with its Status (400 for a body that is not JSON)', async () => {

@@ -70,7 +70,6 @@ class LoopbackRequest extends EventEmitter {
   readonly httpVersion = '1.1';
   readonly httpVersionMajor = 1;
   readonly httpVersionMinor = 1;
-  readonly rawHeaders: string[];
   readonly trailers: IncomingHttpHeaders = {};
   readonly complete = true;
   aborted = false;
@@ -83,7 +82,11 @@ class LoopbackRequest extends EventEmitter {
     private readonly body: Buffer | undefined,
   ) {
     super();
-    this.rawHeaders = Object.entries(headers).flatMap(([name, value]) => [name, String(value)]);
+  }
+
+  /** Names and values in turn, made when read (only impersonation reads them). */
+  get rawHeaders(): string[] {
+    return Object.entries(this.headers).flatMap(([name, value]) => [name, String(value)]);
   }
 
   get connection(): LoopbackSocket {
