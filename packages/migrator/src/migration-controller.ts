@@ -106,6 +106,7 @@ export class MigrationController {
       const first = this.unfinished(groupResource)[0];
       if (this.active.has(groupResource) || first?.metadata.name !== name) continue;
       this.active.add(groupResource);
+      let ended = false;
       try {
         await runMigration(name, {
           rest: this.options.rest,
@@ -117,14 +118,17 @@ export class MigrationController {
           signal,
           observer: this.options.observer,
         });
+        ended = true;
       } catch {
         // Not finished (e.g. the server went away while saving status): try again after a pause.
         await sleep((this.options.backoff ?? defaultBackoff).maxMs / 10, signal);
       } finally {
         this.active.delete(groupResource);
       }
-      // The next migration of the resource (or this one again, if it was interrupted by an error).
-      for (const next of this.unfinished(groupResource)) this.enqueue(next.metadata.name ?? '');
+      // The next migration of the resource, or this one again if an error interrupted it. One that ended
+      // (Succeeded or Failed, or found so) is not run again while the informer has yet to see it end:
+      // that would loop on it until the watch event came.
+      for (const next of this.unfinished(groupResource)) if (!ended || next.metadata.name !== name) this.enqueue(next.metadata.name ?? '');
     }
   }
 

@@ -245,7 +245,9 @@ class LoopbackResponse extends EventEmitter {
 /**
  * Serves `request` through `handler` (a server's whole handler chain) in this process and resolves with
  * its answer; rejects (code `ECONNRESET`) when the chain aborts it, as a reset connection would. The
- * request is authenticated by its headers like any other (e.g. the loopback bearer token).
+ * request is authenticated by its headers like any other (e.g. the loopback bearer token). It is served
+ * on the event loop's next turn (`setImmediate`), so that a loop of in-process requests lets timers and
+ * I/O run between them, as requests over a socket do.
  */
 export function serveInProcess(handler: Handler, request: InProcessRequest): Promise<InProcessAnswer> {
   return new Promise<InProcessAnswer>((resolve, reject) => {
@@ -264,8 +266,14 @@ export function serveInProcess(handler: Handler, request: InProcessRequest): Pro
     const asNode = incoming as unknown as IncomingMessage;
     // The body is read already: the chain's body filter takes it from the context.
     if (request.body && request.body.length > 0) requestContext(asNode).body = request.body;
-    Promise.resolve(handler(asNode, response as unknown as ServerResponse)).catch(() => {
-      if (!response.writableEnded) response.destroy();
+    // Served on the event loop's next turn, as a request from a socket is: one whose chain does no I/O
+    // (a read from memory or from SQLite) would otherwise complete in microtasks alone, and a client
+    // looping on such requests would keep timers and I/O (its own informer's watch events) from running.
+    setImmediate(() => {
+      if (response.destroyed) return;
+      Promise.resolve(handler(asNode, response as unknown as ServerResponse)).catch(() => {
+        if (!response.writableEnded) response.destroy();
+      });
     });
   });
 }
