@@ -16,6 +16,9 @@ process.once('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
 
+/** How long {@link TestServer.stop} waits for the server to exit on SIGTERM before it kills it. */
+const stopGraceMs = 30_000;
+
 /** A kube-apiserver-lite process started for a test. */
 export interface TestServer {
   url: string;
@@ -26,7 +29,7 @@ export interface TestServer {
   output(): string;
   /** A REST client with the admin credentials. */
   client(): RestClient;
-  /** SIGTERM and wait for exit. */
+  /** SIGTERM and wait for exit; a server still running 30 s later is killed and stop() throws. */
   stop(): Promise<void>;
   /** SIGKILL and wait for exit. */
   kill(): Promise<void>;
@@ -118,8 +121,17 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     async stop() {
       for (const client of clients) client.close();
       if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
+      // A server that does not stop on SIGTERM is killed (never left running to load the rest of the
+      // suite), and the test fails: kube-apiserver-lite must shut down gracefully.
+      let timer: NodeJS.Timeout | undefined;
+      const stopped = await Promise.race([exited.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), stopGraceMs)))]);
+      clearTimeout(timer);
+      if (!stopped) {
+        child.kill('SIGKILL');
+        await exited;
+      }
       if (!options.keepDataDir && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (!stopped) throw new Error(`kube-apiserver-lite did not stop within ${stopGraceMs / 1000} s of SIGTERM (killed):\n${output().slice(-4000)}`);
     },
     async kill() {
       for (const client of clients) client.close();
