@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { sleep } from '@kapi/client';
 import { Etcd3 } from 'etcd3';
 import { percentile } from './harness.js';
+import { StallCanary, inStall, type TimedSample } from './stall-canary.js';
 
 /**
  * The etcd control of the migrator's foreground row: what `backgroundQps` writes a second of 2 KB values
@@ -10,13 +11,17 @@ import { percentile } from './harness.js';
  * phases without and with the background writer, as the subject's phases are. Every write shares etcd's
  * WAL: one that arrives while another batch is being fsynced waits for that fsync and then its own.
  */
-export async function etcdWriteInterference(endpoint: string, options: { phases: number; seconds: number; intervalMs: number; backgroundQps: number }): Promise<{ idle: number; during: number; samples: number }> {
+export async function etcdWriteInterference(
+  endpoint: string,
+  options: { phases: number; seconds: number; intervalMs: number; backgroundQps: number },
+): Promise<{ idle: number; during: number; samples: number; steady: { idle: number; during: number; left: string } }> {
   const foreground = new Etcd3({ hosts: endpoint });
   const background = new Etcd3({ hosts: endpoint });
   const prefix = `/interference-control/${Date.now()}/`;
   const value = Buffer.alloc(2048, 'x');
-  const idle: number[] = [];
-  const during: number[] = [];
+  const idle: TimedSample[] = [];
+  const during: TimedSample[] = [];
+  const canary = new StallCanary();
   try {
     // The background's keys exist first, so that its txns rewrite as a migration does.
     const revisions: string[] = [];
@@ -42,15 +47,25 @@ export async function etcdWriteInterference(endpoint: string, options: { phases:
       writing = false;
       await writer;
     }
-    return { idle: percentile(idle, 99), during: percentile(during, 99), samples: Math.min(idle.length, during.length) };
+    const stalls = await canary.stalls();
+    const p99 = (samples: TimedSample[]) => percentile(samples.map((sample) => sample.latency), 99);
+    const steady = (samples: TimedSample[]) => samples.filter((sample) => !inStall(sample, stalls));
+    const [steadyIdle, steadyDuring] = [steady(idle), steady(during)];
+    return {
+      idle: p99(idle),
+      during: p99(during),
+      samples: Math.min(idle.length, during.length),
+      steady: { idle: p99(steadyIdle), during: p99(steadyDuring), left: `${idle.length - steadyIdle.length} idle and ${during.length - steadyDuring.length} writing puts of ${idle.length + during.length}` },
+    };
   } finally {
+    canary.stop();
     foreground.close();
     background.close();
   }
 
-  /** One phase of open-loop foreground puts: their latencies (ms). */
-  async function writePhase(): Promise<number[]> {
-    const latencies: number[] = [];
+  /** One phase of open-loop foreground puts: when each was sent and its latency (ms). */
+  async function writePhase(): Promise<TimedSample[]> {
+    const latencies: TimedSample[] = [];
     const writes: Array<Promise<void>> = [];
     for (let sent = 0; sent < (options.seconds * 1000) / options.intervalMs; sent++) {
       const started = performance.now();
@@ -59,7 +74,7 @@ export async function etcdWriteInterference(endpoint: string, options: { phases:
           .put(`${prefix}fg-${sent % 4}`)
           .value(`{"at":"${sent}"}`)
           .exec()
-          .then(() => void latencies.push(performance.now() - started)),
+          .then(() => void latencies.push({ sentAtEpoch: performance.timeOrigin + started, latency: performance.now() - started })),
       );
       await sleep(options.intervalMs);
     }

@@ -5,6 +5,7 @@ import { sleep, type RestClient } from '@kapi/client';
 import { MigrationController } from '@kapi/migrator';
 import { percentile } from './harness.js';
 import type { ForegroundSample } from './migrator-foreground-client.js';
+import { StallCanary, describeStalls, inStall } from './stall-canary.js';
 
 /**
  * The migrator scenario's foreground phases (migrator-bench.ts): open-loop PUTs from their own process,
@@ -152,6 +153,7 @@ export async function foregroundP99(client: RestClient, migratorClient: RestClie
   const { migrationsPath, throttledQps } = setup;
   const writer = new ForegroundWriter(client, setup);
   await writer.ready();
+  const canary = new StallCanary();
   const histogram = monitorEventLoopDelay({ resolution: loopResolutionMs });
   const idleLoop = new LoopDelay();
   const duringLoop = new LoopDelay();
@@ -196,6 +198,8 @@ export async function foregroundP99(client: RestClient, migratorClient: RestClie
   histogram.disable();
   gcObserver.disconnect();
   writer.stop();
+  const stalls = await canary.stalls();
+  canary.stop();
   // The GC pause (ms, the longest) that overlapped a PUT in flight.
   const gcDuring = (sample: ForegroundSample) =>
     Math.max(0, ...pauses.filter((pause) => pause.start < sample.sentAtEpoch + sample.latency && pause.start + pause.duration > sample.sentAtEpoch).map((pause) => pause.duration));
@@ -219,10 +223,18 @@ export async function foregroundP99(client: RestClient, migratorClient: RestClie
   const cpuRate = (kind: 'idle' | 'during') => (cpu[kind] / 1000 / (phaseWindows[kind].reduce((sum, [start, end]) => sum + (end - start), 0) / 1000)).toFixed(0);
   const cpuText = `server CPU idle ${cpuRate('idle')} ms/s, migrating ${cpuRate('during')} ms/s`;
   console.log(`[bench] migrator: foreground PUT ms idle ${spread(idle)}; migrating ${spread(during)}; ${cpuText}`);
+  const steady = (samples: ForegroundSample[]) => samples.filter((sample) => !inStall(sample, stalls));
+  const [steadyIdle, steadyDuring] = [steady(idle), steady(during)];
   return {
     idle: percentile(idle.map((sample) => sample.latency), 99),
     during: percentile(during.map((sample) => sample.latency), 99),
     samples: Math.min(idle.length, during.length),
+    steady: {
+      idle: percentile(steadyIdle.map((sample) => sample.latency), 99),
+      during: percentile(steadyDuring.map((sample) => sample.latency), 99),
+      left: `${idle.length - steadyIdle.length} idle and ${during.length - steadyDuring.length} migrating PUTs of ${idle.length + during.length}`,
+      stalls: `idle phases: ${describeStalls(stalls, phaseWindows.idle)}; migrating phases: ${describeStalls(stalls, phaseWindows.during)}`,
+    },
     loop: `event-loop delay idle ${String(idleLoop)}; migrating ${String(duringLoop)}`,
     commits: commitRates,
     cpu: cpuText,
