@@ -7,4 +7,5 @@ cd "$root"
 bash scripts/ensure-deps.sh --with-test-tools
 pnpm exec turbo run build --output-logs=errors-only
 # The packages run from their built dist (what `npm start` runs); only the bench's own files go through tsx.
-cd bench && exec pnpm exec tsx src/main.ts "$@"
+# The servers under test (and their in-process controls) run in this process, with npm start's node flags.
+cd bench && exec node --max-semi-space-size=64 --import tsx src/main.ts "$@"
