@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { sleep } from '@kapi/client';
 import { Etcd3 } from 'etcd3';
 import { percentile } from './harness.js';
-import { StallCanary, inStall, type TimedSample } from './stall-canary.js';
+import { StallCanary, steadyP99, type SteadyP99, type TimedSample } from './stall-canary.js';
 
 /**
  * The etcd control of the migrator's foreground row: what `backgroundQps` writes a second of 2 KB values
@@ -14,7 +14,7 @@ import { StallCanary, inStall, type TimedSample } from './stall-canary.js';
 export async function etcdWriteInterference(
   endpoint: string,
   options: { phases: number; seconds: number; intervalMs: number; backgroundQps: number },
-): Promise<{ idle: number; during: number; samples: number; steady: { idle: number; during: number; left: string } }> {
+): Promise<{ idle: number; during: number; samples: number; steady: SteadyP99 }> {
   const foreground = new Etcd3({ hosts: endpoint });
   const background = new Etcd3({ hosts: endpoint });
   const prefix = `/interference-control/${Date.now()}/`;
@@ -47,16 +47,8 @@ export async function etcdWriteInterference(
       writing = false;
       await writer;
     }
-    const stalls = await canary.stalls();
     const p99 = (samples: TimedSample[]) => percentile(samples.map((sample) => sample.latency), 99);
-    const steady = (samples: TimedSample[]) => samples.filter((sample) => !inStall(sample, stalls));
-    const [steadyIdle, steadyDuring] = [steady(idle), steady(during)];
-    return {
-      idle: p99(idle),
-      during: p99(during),
-      samples: Math.min(idle.length, during.length),
-      steady: { idle: p99(steadyIdle), during: p99(steadyDuring), left: `${idle.length - steadyIdle.length} idle and ${during.length - steadyDuring.length} writing puts of ${idle.length + during.length}` },
-    };
+    return { idle: p99(idle), during: p99(during), samples: Math.min(idle.length, during.length), steady: steadyP99(idle, during, await canary.stalls(), 'writing puts') };
   } finally {
     canary.stop();
     foreground.close();

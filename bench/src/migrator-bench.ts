@@ -222,6 +222,7 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
         ? await etcdWriteInterference(etcdEndpoint, { phases: quick ? 3 : 8, seconds: quick ? 4 : 8, intervalMs: foregroundIntervalMs, backgroundQps: throttledQps })
         : undefined;
 
+    const stallsLeftOut = (foreground?.steady.leftOut ?? 0) + (interference?.steady.leftOut ?? 0);
     const controlRate = await control();
     const pageMb = (500 * 2048) / 2 ** 20;
     return [
@@ -247,12 +248,13 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
         ? [
             {
               ...row(`foreground PUT p99, ${throttledQps} qps migration (${backend})`, 'while migrating', foreground.during, 'no migration (alternating phases)', foreground.idle, 'ms (lower is better)', '<= 110%'),
-              notes: `open loop, a PUT every ${foregroundIntervalMs} ms; ${foreground.samples} samples a side; ${foreground.loop}${foreground.commits}; ${foreground.cpu}; machine stalls of >= 50 ms (an idle canary process could not run): ${foreground.steady.stalls}`,
+              notes: `open loop, a PUT every ${foregroundIntervalMs} ms; ${foreground.samples} samples a side; ${foreground.loop}${foreground.commits}; ${foreground.cpu}; machine stalls of >= 50 ms (an idle canary process could not run): ${foreground.stalls}`,
             },
-            {
+            // Only when the canary left something out (else the row would repeat the one above).
+            ...(stallsLeftOut > 0 ? [{
               ...row(`same, PUTs in flight during a machine stall left out (${backend})`, 'while migrating', foreground.steady.during, 'no migration (alternating phases)', foreground.steady.idle, 'ms (lower is better)', '<= 110%'),
               notes: `left out: ${foreground.steady.left} (in flight while an idle canary process on this VM could not run for >= 50 ms: the machine, not the server, was stopped; such stalls land in either kind of phase)`,
-            },
+            }] : []),
           ]
         : []),
       ...(interference
@@ -261,10 +263,10 @@ async function benchBackend(backend: string, storageArgs: string[], control: () 
               ...row(`etcd alone: put p99 beside ${throttledQps} qps of 2 KB txn puts (control of the row above)`, `with the ${throttledQps} qps writer`, interference.during, 'without it (alternating phases)', interference.idle, 'ms (lower is better)'),
               notes: `raw etcd3 client, no apiserver: open-loop puts every ${foregroundIntervalMs} ms, ${interference.samples} samples a side; the background writer rewrites 500 keys as a migration does. Its ratio is what etcd's shared WAL adds to any write on this disk`,
             },
-            {
+            ...(stallsLeftOut > 0 ? [{
               ...row(`etcd alone, puts in flight during a machine stall left out (control of the row above)`, `with the ${throttledQps} qps writer`, interference.steady.during, 'without it (alternating phases)', interference.steady.idle, 'ms (lower is better)'),
               notes: `left out: ${interference.steady.left} (same canary as the subject's)`,
-            },
+            }] : []),
           ]
         : []),
     ];

@@ -5,7 +5,7 @@ import { sleep, type RestClient } from '@kapi/client';
 import { MigrationController } from '@kapi/migrator';
 import { percentile } from './harness.js';
 import type { ForegroundSample } from './migrator-foreground-client.js';
-import { StallCanary, describeStalls, inStall } from './stall-canary.js';
+import { StallCanary, describeStalls, steadyP99 } from './stall-canary.js';
 
 /**
  * The migrator scenario's foreground phases (migrator-bench.ts): open-loop PUTs from their own process,
@@ -223,18 +223,12 @@ export async function foregroundP99(client: RestClient, migratorClient: RestClie
   const cpuRate = (kind: 'idle' | 'during') => (cpu[kind] / 1000 / (phaseWindows[kind].reduce((sum, [start, end]) => sum + (end - start), 0) / 1000)).toFixed(0);
   const cpuText = `server CPU idle ${cpuRate('idle')} ms/s, migrating ${cpuRate('during')} ms/s`;
   console.log(`[bench] migrator: foreground PUT ms idle ${spread(idle)}; migrating ${spread(during)}; ${cpuText}`);
-  const steady = (samples: ForegroundSample[]) => samples.filter((sample) => !inStall(sample, stalls));
-  const [steadyIdle, steadyDuring] = [steady(idle), steady(during)];
   return {
     idle: percentile(idle.map((sample) => sample.latency), 99),
     during: percentile(during.map((sample) => sample.latency), 99),
     samples: Math.min(idle.length, during.length),
-    steady: {
-      idle: percentile(steadyIdle.map((sample) => sample.latency), 99),
-      during: percentile(steadyDuring.map((sample) => sample.latency), 99),
-      left: `${idle.length - steadyIdle.length} idle and ${during.length - steadyDuring.length} migrating PUTs of ${idle.length + during.length}`,
-      stalls: `idle phases: ${describeStalls(stalls, phaseWindows.idle)}; migrating phases: ${describeStalls(stalls, phaseWindows.during)}`,
-    },
+    steady: steadyP99(idle, during, stalls, 'migrating PUTs'),
+    stalls: `idle phases: ${describeStalls(stalls, phaseWindows.idle)}; migrating phases: ${describeStalls(stalls, phaseWindows.during)}`,
     loop: `event-loop delay idle ${String(idleLoop)}; migrating ${String(duringLoop)}`,
     commits: commitRates,
     cpu: cpuText,

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { percentile } from './harness.js';
 
 /** A window (epoch ms) during which an idle process on this machine could not run. */
 export interface Stall {
@@ -28,8 +29,12 @@ export class StallCanary {
   /** The stalls seen so far. */
   stalls(): Promise<Stall[]> {
     return new Promise((resolve, reject) => {
-      this.child.once('message', (message) => resolve(message as Stall[]));
-      this.child.once('exit', () => reject(new Error('the stall canary exited')));
+      const exited = () => reject(new Error('the stall canary exited'));
+      this.child.once('exit', exited);
+      this.child.once('message', (message) => {
+        this.child.off('exit', exited);
+        resolve(message as Stall[]);
+      });
       this.child.send('report');
     });
   }
@@ -54,7 +59,7 @@ process.on('disconnect', () => process.exit(0));
 `;
 
 /** Whether `sample` was in flight during one of `stalls`. */
-export function inStall(sample: TimedSample, stalls: readonly Stall[]): boolean {
+function inStall(sample: TimedSample, stalls: readonly Stall[]): boolean {
   return stalls.some((stall) => stall.start < sample.sentAtEpoch + sample.latency && stall.end > sample.sentAtEpoch);
 }
 
@@ -64,4 +69,23 @@ export function describeStalls(stalls: readonly Stall[], windows: ReadonlyArray<
   if (within.length === 0) return 'none';
   const lengths = within.map((stall) => stall.end - stall.start);
   return `${within.length}, longest ${Math.max(...lengths).toFixed(0)} ms, ${lengths.reduce((sum, length) => sum + length, 0).toFixed(0)} ms in all`;
+}
+
+/** The p99s of two kinds of phase without the samples in flight during stalls, and how many were left out. */
+export interface SteadyP99 {
+  idle: number;
+  during: number;
+  /** Samples left out, of both kinds. */
+  leftOut: number;
+  /** The same, in words. */
+  left: string;
+}
+
+/** {@link SteadyP99} of `idle` and `during` (whose samples `what` names, e.g. "migrating PUTs"). */
+export function steadyP99(idle: readonly TimedSample[], during: readonly TimedSample[], stalls: readonly Stall[], what: string): SteadyP99 {
+  const steady = (samples: readonly TimedSample[]) => samples.filter((sample) => !inStall(sample, stalls));
+  const p99 = (samples: readonly TimedSample[]) => percentile(samples.map((sample) => sample.latency), 99);
+  const [steadyIdle, steadyDuring] = [steady(idle), steady(during)];
+  const [idleLeft, duringLeft] = [idle.length - steadyIdle.length, during.length - steadyDuring.length];
+  return { idle: p99(steadyIdle), during: p99(steadyDuring), leftOut: idleLeft + duringLeft, left: `${idleLeft} idle and ${duringLeft} ${what} of ${idle.length + during.length}` };
 }
