@@ -75,6 +75,17 @@ interface Commits {
   count: number;
   /** Cumulative bucket counts by upper bound (seconds), as Prometheus histograms give them. */
   buckets?: Map<number, number>;
+  /** etcd: the same for its backend (bbolt) commits, which fsync too. */
+  backendCommits?: Map<number, number>;
+}
+
+/** Bucket bound (s) from which a disk commit counts as a stall: PUTs behind it wait as long. */
+const slowCommitSeconds = 0.128;
+
+/** Observations above `slowCommitSeconds` in a histogram's bucket deltas (+Inf is the total). */
+function slowCount(after: Map<number, number> | undefined, before: Map<number, number> | undefined): number {
+  const delta = (bound: number) => (after?.get(bound) ?? 0) - (before?.get(bound) ?? 0);
+  return after ? delta(Infinity) - delta(slowCommitSeconds) : 0;
 }
 
 /**
@@ -85,10 +96,9 @@ interface Commits {
 async function diskCommits(client: RestClient, etcdEndpoint: string | undefined): Promise<Commits | undefined> {
   if (etcdEndpoint) {
     const metrics = await (await fetch(`${etcdEndpoint}/metrics`)).text();
-    const buckets = new Map<number, number>();
-    for (const match of metrics.matchAll(/^etcd_disk_wal_fsync_duration_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)) buckets.set(Number(match[1]), Number(match[2]));
+    const histogram = (name: string) => new Map([...metrics.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)`, 'gm'))].map((match) => [match[1] === '+Inf' ? Infinity : Number(match[1]), Number(match[2])]));
     const count = /^etcd_disk_wal_fsync_duration_seconds_count (\d+)/m.exec(metrics);
-    return count ? { count: Number(count[1]), buckets } : undefined;
+    return count ? { count: Number(count[1]), buckets: histogram('etcd_disk_wal_fsync_duration_seconds'), backendCommits: histogram('etcd_disk_backend_commit_duration_seconds') } : undefined;
   }
   const metrics = (await client.raw({ method: 'GET', path: '/metrics' })).body.toString('utf8');
   const line = /^kapi_sqlite_write_transactions_total (\d+)/m.exec(metrics);
@@ -100,11 +110,15 @@ class CommitTally {
   private count = 0;
   private seconds = 0;
   private readonly buckets = new Map<number, number>();
+  private slow = 0;
+  private slowBackend = 0;
 
   add(before: Commits | undefined, after: Commits | undefined, seconds: number): void {
     if (!before || !after) return;
     this.count += after.count - before.count;
     this.seconds += seconds;
+    this.slow += slowCount(after.buckets, before.buckets);
+    this.slowBackend += slowCount(after.backendCommits, before.backendCommits);
     for (const [bound, total] of after.buckets ?? []) this.buckets.set(bound, (this.buckets.get(bound) ?? 0) + total - (before.buckets?.get(bound) ?? 0));
   }
 
@@ -112,7 +126,8 @@ class CommitTally {
     if (this.seconds === 0) return 'n/a';
     const rate = `${(this.count / this.seconds).toFixed(0)}/s`;
     const bound = [...this.buckets].sort(([left], [right]) => left - right).find(([, cumulative]) => cumulative >= 0.99 * this.count)?.[0];
-    return bound === undefined ? rate : `${rate}, fsync p99 <= ${(bound * 1000).toFixed(0)} ms`;
+    if (bound === undefined) return rate;
+    return `${rate}, fsync p99 <= ${(bound * 1000).toFixed(0)} ms, > ${slowCommitSeconds * 1000} ms: ${this.slow} WAL fsyncs and ${this.slowBackend} backend commits`;
   }
 }
 

@@ -13,6 +13,8 @@ export interface StartEtcdOptions {
   binary?: string;
   /** How long to wait for etcd to become healthy. Default 20 s. */
   startTimeoutMs?: number;
+  /** Where the temporary data directory is made (e.g. `/dev/shm` for a tmpfs). Default: the OS temp directory. */
+  parentDir?: string;
 }
 
 /** A running etcd started by {@link startEtcd}. */
@@ -137,7 +139,7 @@ async function startOnFreePorts(binary: string, options: StartEtcdOptions): Prom
   while (peerPort === clientPort) peerPort = await freePort();
   const endpoint = `http://127.0.0.1:${clientPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'kapi-etcd-'));
+  const dataDir = mkdtempSync(join(options.parentDir ?? tmpdir(), 'kapi-etcd-'));
   const args = [
     '--name',
     'kapi-test',
