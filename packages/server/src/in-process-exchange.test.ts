@@ -84,6 +84,23 @@ describe('serveInProcess', () => {
     expect(JSON.parse(answer.body.toString('utf8'))).toMatchObject({ kind: 'Status', code: 400 });
   });
 
+  it('answers a LIST larger than one of the list writer\'s chunks with the bytes a client over the network gets', async () => {
+    server = await startTestServer();
+    // 80 x ~2 KB: the list writer copies items into 64 KB chunks and reuses each once its write's callback
+    // has run, so the body is only whole if every chunk written with a callback was copied.
+    for (let index = 0; index < 80; index++) {
+      const created = await server.call('POST', widgetsPath(), widget(`w${String(index).padStart(2, '0')}`, { size: index, color: `${index}-`.repeat(700) }));
+      expect(created.status).toBe(201);
+    }
+    const inProcess = await server.server.serveInProcess({ method: 'GET', url: widgetsPath() });
+    expect(inProcess.statusCode).toBe(200);
+    expect(inProcess.body.length).toBeGreaterThan(128 * 1024);
+    const overNetwork = await fetch(`${server.url}${widgetsPath()}`);
+    expect(inProcess.body.toString('utf8')).toBe(await overNetwork.text());
+    const list = JSON.parse(inProcess.body.toString('utf8')) as { items: Array<{ metadata: { name: string }; spec: { size: number } }> };
+    expect(list.items.map((item) => item.spec.size)).toEqual([...Array(80).keys()]);
+  });
+
   it('yields to the event loop before serving, as a request over a socket does: a loop of in-process requests lets a timer run', async () => {
     server = await startTestServer();
     // Served from memory, a request could otherwise complete in microtasks alone, and a client looping

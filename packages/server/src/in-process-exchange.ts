@@ -193,8 +193,12 @@ class LoopbackResponse extends EventEmitter {
   write(chunk: string | Uint8Array, encoding?: BufferEncoding | ((error?: Error | null) => void), callback?: (error?: Error | null) => void): boolean {
     if (this.writableEnded || this.destroyed) return false;
     if (!this.headersSent) this.writeHead(this.statusCode);
-    this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? encoding : 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     const done = typeof encoding === 'function' ? encoding : callback;
+    if (typeof chunk === 'string') this.chunks.push(Buffer.from(chunk, typeof encoding === 'string' ? encoding : 'utf8'));
+    // A write's callback tells its writer the chunk is no longer needed (the list writer then reuses it), so
+    // a chunk written with one is copied; one without is the writer's to keep unchanged, and kept as it is.
+    else if (done) this.chunks.push(Buffer.from(chunk));
+    else this.chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     if (done) queueMicrotask(() => done());
     return true;
   }
