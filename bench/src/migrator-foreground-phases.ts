@@ -82,10 +82,11 @@ interface Commits {
 /** Bucket bound (s) from which a disk commit counts as a stall: PUTs behind it wait as long. */
 const slowCommitSeconds = 0.128;
 
-/** Observations above `slowCommitSeconds` in a histogram's bucket deltas (+Inf is the total). */
+/** Observations above `slowCommitSeconds` in a histogram's bucket deltas (+Inf is the total); 0 without that bucket. */
 function slowCount(after: Map<number, number> | undefined, before: Map<number, number> | undefined): number {
-  const delta = (bound: number) => (after?.get(bound) ?? 0) - (before?.get(bound) ?? 0);
-  return after ? delta(Infinity) - delta(slowCommitSeconds) : 0;
+  if (!after?.has(slowCommitSeconds) || !after.has(Infinity)) return 0;
+  const delta = (bound: number) => (after.get(bound) ?? 0) - (before?.get(bound) ?? 0);
+  return delta(Infinity) - delta(slowCommitSeconds);
 }
 
 /**
