@@ -12,7 +12,7 @@ import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { SqliteBackend } from '@kapi/storage-sqlite';
 import { Etcd3 } from 'etcd3';
 import { profiled } from './cpu-profile.js';
-import { etcdWriteInterference } from './etcd-interference.js';
+import { etcdTarget, kvTarget, writeInterference } from './write-interference.js';
 import { measureRate, row, sampleObject, usedMemory, type BenchRow } from './harness.js';
 import { startMigratorProcess } from './migrator-bench-process.js';
 import { foregroundP99 } from './migrator-foreground-phases.js';
@@ -189,8 +189,16 @@ async function rawEtcdTxnPutRate(endpoint: string, total: number): Promise<numbe
  * migration's effect on foreground latency. Without a control, only the foreground phases (the objects
  * seeded under key2, so that the throttled migration to key1 rewrites every one).
  */
-async function benchBackend(backend: string, storageArgs: string[], control: (() => Promise<number>) | undefined, total: number, quick: boolean, etcdEndpoint?: string): Promise<BenchRow[]> {
-  const directory = mkdtempSync(join(tmpdir(), `kapi-migrator-bench-${backend.replaceAll(/\W+/g, '-')}-`));
+async function benchBackend(
+  backend: string,
+  storageArgs: string[],
+  control: (() => Promise<number>) | undefined,
+  total: number,
+  quick: boolean,
+  etcdEndpoint?: string,
+  parentDir = tmpdir(),
+): Promise<BenchRow[]> {
+  const directory = mkdtempSync(join(parentDir, `kapi-migrator-bench-${backend.replaceAll(/\W+/g, '-')}-`));
   try {
     let server = await startServer(directory, storageArgs, control ? [key1] : [key2]);
     await server.client.request({ method: 'POST', path: '/api/v1/namespaces', body: { metadata: { name: namespace } } });
@@ -223,13 +231,17 @@ async function benchBackend(backend: string, storageArgs: string[], control: (()
       foreground = await profiled(`migrator-foreground-${backend}`, () => foregroundP99(server.client, server.inProcessClient, { path, namespace, migrationsPath, throttledQps, intervalMs: foregroundIntervalMs }, quick ? 3 : 8, quick ? 4 : 8, etcdEndpoint));
       await server.stop();
     }
-    // On etcd, the same phases with raw etcd writes only: how much the migration's writes alone slow others'.
-    const interference =
-      foreground && etcdEndpoint
-        ? await etcdWriteInterference(etcdEndpoint, { phases: quick ? 3 : 8, seconds: quick ? 4 : 8, intervalMs: foregroundIntervalMs, backgroundQps: throttledQps })
-        : undefined;
+    // The same phases with raw writes only (the raw etcd3 client, or a raw SQLite backend in the same
+    // directory): how much the migration's writes alone slow others' on this store and disk.
+    const interference = foreground
+      ? await writeInterference(
+          etcdEndpoint ? etcdTarget(etcdEndpoint) : kvTarget(await SqliteBackend.open({ path: join(directory, 'interference.db'), writerThread: true })),
+          { phases: quick ? 3 : 8, seconds: quick ? 4 : 8, intervalMs: foregroundIntervalMs, backgroundQps: throttledQps },
+        )
+      : undefined;
 
     const stallsLeftOut = (foreground?.steady.leftOut ?? 0) + (interference?.steady.leftOut ?? 0);
+    const store = etcdEndpoint ? 'etcd' : 'SQLite';
     const controlRate = await control?.();
     const pageMb = (500 * 2048) / 2 ** 20;
     return [
@@ -267,11 +279,11 @@ async function benchBackend(backend: string, storageArgs: string[], control: (()
       ...(interference
         ? [
             {
-              ...row(`etcd alone: put p99 beside ${throttledQps} qps of 2 KB txn puts (control of the row above)`, `with the ${throttledQps} qps writer`, interference.during, 'without it (alternating phases)', interference.idle, 'ms (lower is better)'),
-              notes: `raw etcd3 client, no apiserver: open-loop puts every ${foregroundIntervalMs} ms, ${interference.samples} samples a side; the background writer rewrites 500 keys as a migration does. Its ratio is what etcd's shared WAL adds to any write on this disk`,
+              ...row(`${store} alone: put p99 beside ${throttledQps} qps of 2 KB conditional rewrites (${backend}; control of the row above)`, `with the ${throttledQps} qps writer`, interference.during, 'without it (alternating phases)', interference.idle, 'ms (lower is better)'),
+              notes: `${etcdEndpoint ? 'raw etcd3 client (txn puts)' : 'raw SQLite backend (its writer thread, in this process)'}, no apiserver: open-loop puts every ${foregroundIntervalMs} ms, ${interference.samples} samples a side; the background writer rewrites 500 keys as a migration does. Its ratio is what the store's shared log adds to any write on this disk`,
             },
             ...(stallsLeftOut > 0 ? [{
-              ...row(`etcd alone, puts in flight during a machine stall left out (control of the row above)`, `with the ${throttledQps} qps writer`, interference.steady.during, 'without it (alternating phases)', interference.steady.idle, 'ms (lower is better)'),
+              ...row(`${store} alone, puts in flight during a machine stall left out (${backend}; control of the row above)`, `with the ${throttledQps} qps writer`, interference.steady.during, 'without it (alternating phases)', interference.steady.idle, 'ms (lower is better)'),
               notes: `left out: ${interference.steady.left} (same canary as the subject's)`,
             }] : []),
           ]
@@ -284,13 +296,13 @@ async function benchBackend(backend: string, storageArgs: string[], control: (()
 
 /**
  * Migrator scenario: N objects (KAPI_BENCH_MIGRATOR_OBJECTS, default 10k; 2k with --quick; the issue's
- * target is stated for 100000) on SQLite and etcd, then etcd's foreground phases again with its data on a
- * tmpfs (KAPI_BENCH_MIGRATOR_BACKENDS, default `sqlite,etcd,etcd-tmpfs`, picks some of them). KAPI_BENCH_MIGRATOR_FOREGROUND=0 leaves out the foreground phases (for quicker A/B runs of the
+ * target is stated for 100000) on SQLite and etcd, each followed by its foreground phases again with its data
+ * on a tmpfs (KAPI_BENCH_MIGRATOR_BACKENDS, default `sqlite,sqlite-tmpfs,etcd,etcd-tmpfs`, picks some of them). KAPI_BENCH_MIGRATOR_FOREGROUND=0 leaves out the foreground phases (for quicker A/B runs of the
  * unthrottled migration).
  */
 export async function migratorBench(options: { quick: boolean }): Promise<BenchRow[]> {
   const total = Number(process.env.KAPI_BENCH_MIGRATOR_OBJECTS ?? (options.quick ? 2000 : 10_000));
-  const backends = (process.env.KAPI_BENCH_MIGRATOR_BACKENDS ?? 'sqlite,etcd,etcd-tmpfs').split(',');
+  const backends = (process.env.KAPI_BENCH_MIGRATOR_BACKENDS ?? 'sqlite,sqlite-tmpfs,etcd,etcd-tmpfs').split(',');
   const rows: BenchRow[] = [];
   const rawDirectory = mkdtempSync(join(tmpdir(), 'kapi-migrator-bench-raw-'));
   try {
@@ -303,6 +315,11 @@ export async function migratorBench(options: { quick: boolean }): Promise<BenchR
       }
     };
     if (backends.includes('sqlite')) rows.push(...(await benchBackend('SQLite', ['--storage=sqlite'], sqliteControl, total, options.quick)));
+    // SQLite's foreground phases again with the server's data directory on a tmpfs: the database's fsyncs
+    // share this VM's disk, which stalls a commit now and then (as it does etcd's below).
+    if (backends.includes('sqlite-tmpfs') && existsSync('/dev/shm')) {
+      rows.push(...(await benchBackend('SQLite, data on tmpfs', ['--storage=sqlite'], undefined, total, options.quick, undefined, '/dev/shm')));
+    }
     if (backends.includes('etcd')) {
       const etcd = await startEtcd({ progressNotifyIntervalMs: 1000 });
       try {

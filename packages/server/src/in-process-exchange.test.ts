@@ -117,6 +117,22 @@ describe('serveInProcess', () => {
     expect(served).toBeLessThan(1000);
   });
 
+  it('starts one in-process request per turn of the event loop: requests sent together do not hold the loop as one', async () => {
+    const started: string[] = [];
+    const record: Filter = (next) => (request, response) => {
+      started.push(new URL(request.url ?? '/', 'http://x').searchParams.get('n') ?? '?');
+      return next(request, response);
+    };
+    server = await startTestServer({ innermostFilters: [record] });
+    // Three requests sent at once, then an immediate of our own: node runs every immediate queued before
+    // its check phase in one go, so served each on an immediate of its own, all three would start before
+    // ours; one per turn, ours runs after the first and the loop turns (and polls) before each other.
+    const answers = ['a', 'b', 'c'].map((n) => server!.server.serveInProcess({ method: 'GET', url: `${widgetsPath()}?n=${n}` }));
+    setImmediate(() => started.push('marker'));
+    for (const answer of await Promise.all(answers)) expect(answer.statusCode).toBe(200);
+    expect(started).toEqual(['a', 'marker', 'b', 'c']);
+  });
+
   it('rejects when its signal aborts, and the chain sees its client go away', async () => {
     const hold = holdingFilter();
     server = await startTestServer({ innermostFilters: [hold.filter] });

@@ -249,9 +249,9 @@ class LoopbackResponse extends EventEmitter {
 /**
  * Serves `request` through `handler` (a server's whole handler chain) in this process and resolves with
  * its answer; rejects (code `ECONNRESET`) when the chain aborts it, as a reset connection would. The
- * request is authenticated by its headers like any other (e.g. the loopback bearer token). It is served
- * on the event loop's next turn (`setImmediate`), so that a loop of in-process requests lets timers and
- * I/O run between them, as requests over a socket do.
+ * request is authenticated by its headers like any other (e.g. the loopback bearer token). It is started
+ * on a later turn of the event loop, one in-process request per turn (see {@link TurnQueue}), so that
+ * timers and I/O run between them, as they do between requests over a socket.
  */
 export function serveInProcess(handler: Handler, request: InProcessRequest): Promise<InProcessAnswer> {
   return new Promise<InProcessAnswer>((resolve, reject) => {
@@ -270,10 +270,7 @@ export function serveInProcess(handler: Handler, request: InProcessRequest): Pro
     const asNode = incoming as unknown as IncomingMessage;
     // The body is read already: the chain's body filter takes it from the context.
     if (request.body && request.body.length > 0) requestContext(asNode).body = request.body;
-    // Served on the event loop's next turn, as a request from a socket is: one whose chain does no I/O
-    // (a read from memory or from SQLite) would otherwise complete in microtasks alone, and a client
-    // looping on such requests would keep timers and I/O (its own informer's watch events) from running.
-    setImmediate(() => {
+    inProcessTurns.enqueue(() => {
       if (response.destroyed) return;
       Promise.resolve(handler(asNode, response as unknown as ServerResponse)).catch(() => {
         if (!response.writableEnded) response.destroy();
@@ -281,3 +278,35 @@ export function serveInProcess(handler: Handler, request: InProcessRequest): Pro
     });
   });
 }
+
+/**
+ * Starts in-process requests one per turn of the event loop, each on a later turn than the one it was
+ * sent in, as a request from a socket is. One whose chain does no I/O (a read from memory or from SQLite)
+ * would otherwise complete in microtasks alone, and a client looping on such requests would keep timers
+ * and I/O (its own informer's watch events) from running. One per turn: node runs every immediate queued
+ * before its check phase in one go, so several requests sent at once (a migrator's page read, write and
+ * status save) would hold the loop for all of them together, and a request from a socket that arrived
+ * meanwhile would wait for the lot; between two of them the loop now polls its sockets.
+ */
+class TurnQueue {
+  private readonly waiting: Array<() => void> = [];
+  private scheduled = false;
+
+  enqueue(start: () => void): void {
+    this.waiting.push(start);
+    if (!this.scheduled) this.schedule();
+  }
+
+  private schedule(): void {
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      const start = this.waiting.shift();
+      // The next one is scheduled first: an immediate set now runs on the loop's next turn.
+      if (this.waiting.length > 0) this.schedule();
+      start?.();
+    });
+  }
+}
+
+const inProcessTurns = new TurnQueue();
