@@ -49,8 +49,10 @@ export function kvTarget(kv: KVBackend): InterferenceTarget {
     const result = known === undefined ? await kv.create(key, value) : await kv.update(key, value, known);
     if (result.succeeded) revisions.set(key, result.revision);
     else {
+      // Retried at the key's current revision, or created again when it is gone.
       const current = await kv.get(key);
       if (current.entry) revisions.set(key, current.entry.modRevision);
+      else revisions.delete(key);
     }
     return result.succeeded;
   };
