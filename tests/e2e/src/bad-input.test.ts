@@ -303,6 +303,49 @@ describe('malformed bodies are refused, never a 500, and nothing is stored', () 
   });
 });
 
+describe('bodies nested too deep -> 400, the server stays up, nothing stored', () => {
+  // A few KB of brackets: YAML's parser recursed until the stack ran out inside a regular expression,
+  // which killed the process; JSON reached the server's own recursive walks and answered 500.
+  const deepJson = (depth: number) => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"data":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
+  const deepFlowYaml = (depth: number) => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"x":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+  const deepBlockYaml = (depth: number) => {
+    let text = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\nx:\n';
+    for (let level = 1; level <= depth; level++) text += `${' '.repeat(level)}a:\n`;
+    return `${text}${' '.repeat(depth + 1)}b: 1\n`;
+  };
+  const selfReview = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
+
+  it.each([
+    ['JSON, 10000 levels', 'POST', path, deepJson(10_000), 'application/json', "couldn't get version/kind; json parse error: exceeded max depth"],
+    ['YAML flow, 2000 levels', 'POST', path, deepFlowYaml(2000), 'application/yaml', 'error converting YAML to JSON: exceeded max depth'],
+    ['YAML block, 1500 levels', 'POST', path, deepBlockYaml(1500), 'application/yaml', 'error converting YAML to JSON: exceeded max depth'],
+    ['YAML flow to an authenticated user\'s review (no RBAC needed)', 'POST', selfReview, deepFlowYaml(5000), 'application/yaml', 'error converting YAML to JSON: exceeded max depth'],
+    ['merge patch, 10000 levels', 'PATCH', `${path}/deep-target`, deepJson(10_000), 'application/merge-patch+json', 'invalid JSON patch: exceeded max depth'],
+    ['apply patch, 2000 levels', 'PATCH', `${path}/deep-target?fieldManager=m`, deepFlowYaml(2000), 'application/apply-patch+yaml', 'error encoding patch: exceeded max depth'],
+  ])('%s', async (_name, method, target, body, contentType, message) => {
+    if (!(await names()).includes('deep-target')) await admin.request({ method: 'POST', path, body: cm('deep-target') });
+    const before = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/deep-target` });
+    const namesBefore = await names();
+    const result = await send(method === 'POST' && target === selfReview ? bob : admin, { method, path: target, body: Buffer.from(body), contentType });
+    expect(result.code).toBe(400);
+    expect(result.status.reason).toBe('BadRequest');
+    expect(result.status.message).toContain(message);
+    // The server answers the next request, and nothing changed.
+    expect(await names()).toEqual(namesBefore);
+    const after = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/deep-target` });
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
+
+  it('a body nested as deep as the limit allows is still served', async () => {
+    // 250 levels of YAML under a ConfigMap's data: refused by validation (422), not by the decoder.
+    let text = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep-ok\ndata:\n';
+    for (let level = 1; level <= 250; level++) text += `${' '.repeat(level)}a:\n`;
+    text += `${' '.repeat(251)}b: 1\n`;
+    const result = await send(admin, { method: 'POST', path, body: Buffer.from(text), contentType: 'application/yaml' });
+    expect(result.code).toBe(422);
+  });
+});
+
 describe('semantic refusals as upstream, nothing stored', () => {
   it('a patch that changes metadata.namespace -> 400, resourceVersion unchanged', async () => {
     await admin.raw({ method: 'POST', path, body: cm('ns-move') });

@@ -8,6 +8,7 @@ import type { WriteContext } from '../registry/generic-store.js';
 import { copyObject } from '../registry/object-meta.js';
 import { objectMetaTypeError } from './object-meta-types.js';
 import type { WriteQuery } from './query-options.js';
+import { tooDeepError, yamlNestsDeeperThan } from './nesting-depth.js';
 import { yamlToJsonValue } from './request-body.js';
 import { addWarning } from './response-writer.js';
 import type { ResourceRoute } from './resource-handler.js';
@@ -26,6 +27,7 @@ export function gvkText(apiVersion: unknown, kind: unknown): string {
  */
 export function parseApplyBody(request: IncomingMessage, text: string, fieldValidation: WriteQuery['fieldValidation']): unknown {
   let parsed: unknown;
+  if (yamlNestsDeeperThan(text)) throw tooDeepError('error encoding patch: ');
   try {
     parsed = parseYaml(text, yamlToJsonValue, { version: '1.1', uniqueKeys: false }) as unknown;
   } catch (error) {

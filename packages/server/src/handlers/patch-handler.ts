@@ -7,7 +7,7 @@ import { kindSchema } from '../registry/write-preparation.js';
 import { handleApply, type ApplyTarget } from './apply-patch.js';
 import { checkUnknownFields } from './decode-object.js';
 import { objectMetaTypeError } from './object-meta-types.js';
-import { mediaType, readBody } from './request-body.js';
+import { mediaType, parsePatchBody, readBody } from './request-body.js';
 import type { ResourceRoute } from './resource-handler.js';
 
 const JSON_PATCH = 'application/json-patch+json';
@@ -67,12 +67,7 @@ export async function handlePatch(
   const body = await readBody(request);
   const apiVersion = groupVersionString({ group: route.definition.group, version: route.version });
   if (type === APPLY_PATCH) return handleApply(request, route, body, apiVersion, target);
-  let patch: unknown;
-  try {
-    patch = JSON.parse(body.toString('utf8')) as unknown;
-  } catch {
-    throw StatusError.badRequest('invalid JSON patch');
-  }
+  const patch = parsePatchBody(body);
   const schema = type === STRATEGIC_MERGE_PATCH ? schemaFor(route) : undefined;
   const transform = (current: KubeObject): KubeObject => {
     let patched: unknown;

@@ -3,6 +3,7 @@ import { PROTOBUF_MEDIA_TYPE, StatusError, type KubeObject } from '@kapi/apimach
 import { requestContext } from '@kapi/filters';
 import { parse as parseYaml } from 'yaml';
 import { parseMediaType } from './media-type.js';
+import { nestsDeeperThan, tooDeepError, yamlNestsDeeperThan } from './nesting-depth.js';
 
 /** Largest request body the server reads (upstream `MaxRequestBodyBytes`, 3 MiB). */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -76,12 +77,12 @@ export function decodeObjectBody(
     );
   }
   if (effective === 'application/yaml') {
+    const prefix = 'error converting YAML to JSON: ';
+    if (yamlNestsDeeperThan(text)) throw tooDeepError(prefix);
     try {
       return parseYaml(text, yamlToJsonValue, { version: '1.1' }) as unknown;
     } catch (error) {
-      throw StatusError.badRequest(
-        `error converting YAML to JSON: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      throw StatusError.badRequest(`${prefix}${error instanceof Error ? error.message : String(error)}`);
     }
   }
   return parseJson(text, "couldn't get version/kind; json parse error: ");
@@ -98,11 +99,29 @@ export function yamlToJsonValue(_key: unknown, value: unknown): unknown {
   return value;
 }
 
-/** Parses JSON, turning a syntax error into a 400 with `prefix` + the parser message. */
+/**
+ * Parses JSON, turning a syntax error into a 400 with `prefix` + the parser message, and a value nested
+ * deeper than `MAX_BODY_NESTING_DEPTH` into a 400 too.
+ */
 export function parseJson(text: string, prefix: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     throw StatusError.badRequest(`${prefix}${error instanceof Error ? error.message : String(error)}`);
   }
+  if (nestsDeeperThan(value)) throw tooDeepError(prefix);
+  return value;
+}
+
+/** Parses a JSON, merge or strategic merge patch: 400 when it is not JSON or nests too deep. */
+export function parsePatchBody(body: Buffer): unknown {
+  let patch: unknown;
+  try {
+    patch = JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    throw StatusError.badRequest('invalid JSON patch');
+  }
+  if (nestsDeeperThan(patch)) throw tooDeepError('invalid JSON patch: ');
+  return patch;
 }

@@ -8,7 +8,7 @@ import type { ScaleSubresource } from '../resource-definition.js';
 import type { WriteContext } from '../registry/generic-store.js';
 import { isApplyPatch } from './patch-handler.js';
 import { managerOrUserAgent, parseReadQuery, parseWriteQuery } from './query-options.js';
-import { decodeObjectBody, mediaType, readBody } from './request-body.js';
+import { decodeObjectBody, mediaType, parsePatchBody, readBody } from './request-body.js';
 import type { HandlerEnvironment, ResourceRoute } from './resource-handler.js';
 import type { ResourcePath } from './resource-path.js';
 import { writeObject } from './response-writer.js';
@@ -90,12 +90,7 @@ async function requestedScale(request: IncomingMessage, verb: 'update' | 'patch'
     const decoded = decodeObjectBody(type, body, undefined);
     return () => decoded;
   }
-  let patch: unknown;
-  try {
-    patch = JSON.parse(body.toString('utf8')) as unknown;
-  } catch {
-    throw StatusError.badRequest('invalid JSON patch');
-  }
+  const patch = parsePatchBody(body);
   if (type === 'application/json-patch+json') return (current) => applyJsonPatch(current, patch);
   if (type === 'application/merge-patch+json') return (current) => applyMergePatch(current, patch);
   if (type === 'application/strategic-merge-patch+json') return (current) => applyStrategicMergePatch(current, patch, undefined);
