@@ -265,6 +265,24 @@ describe('resourceNames-limited list and watch', () => {
   });
 });
 
+describe('a named GET with ?watch=1 is a get, not a watch (as upstream)', () => {
+  it('a user allowed only get receives the object, never a stream of its changes', async () => {
+    await admin.request({ method: 'POST', path: cmPath, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watched-by-get' }, data: { k: 'v1' } } });
+    await grant('get-only', 'bob', [rule(['get'], [''], ['configmaps'])]);
+    const got = await eventually(200, () => call('GET', `${cmPath}/watched-by-get?watch=1&timeoutSeconds=2`, { user: 'bob' }));
+    expect(got.code).toBe(200);
+    // One ConfigMap, not watch events: the answer is the object itself.
+    expect(got.body.kind).toBe('ConfigMap');
+    expect((got.body.metadata as { name?: string }).name).toBe('watched-by-get');
+    expect(got.text).not.toContain('"type":"ADDED"');
+    // The watch forms stay refused without the watch verb.
+    const legacy = await call('GET', '/api/v1/watch/namespaces/default/configmaps/watched-by-get?timeoutSeconds=1', { user: 'bob' });
+    expect(legacy.code).toBe(403);
+    const selected = await call('GET', `${cmPath}?watch=1&timeoutSeconds=1&fieldSelector=metadata.name%3Dwatched-by-get`, { user: 'bob' });
+    expect(selected.code).toBe(403);
+  });
+});
+
 describe('ClusterRole aggregation', () => {
   const clusterRolePath = `${rbacPath}/clusterroles`;
   const rulesOf = async (name: string) => (await admin.request<{ rules?: unknown[] }>({ method: 'GET', path: `${clusterRolePath}/${name}` })).rules ?? [];

@@ -53,10 +53,14 @@ const subresourceVerbs = new Set(['get', 'update', 'patch']);
 /** The RequestInfo verb of a resource request. */
 export function resourceVerb(method: string, path: ResourcePath, query: URLSearchParams): string {
   let watch = path.legacyWatch;
-  try {
-    watch ||= parseBoolean(query, 'watch') === true;
-  } catch {
-    // As upstream's RequestInfo: options that do not parse leave the verb a list, whose handler answers 400.
+  // As upstream's RequestInfo, `?watch=` makes a watch of a collection only: a GET of a named object stays
+  // a get (authorized as one), and its handler ignores the parameter.
+  if (path.name === '') {
+    try {
+      watch ||= parseBoolean(query, 'watch') === true;
+    } catch {
+      // Options that do not parse leave the verb a list, whose handler answers 400.
+    }
   }
   switch (method) {
     case 'GET':
