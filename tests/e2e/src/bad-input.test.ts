@@ -346,6 +346,33 @@ describe('bodies nested too deep -> 400, the server stays up, nothing stored', (
   });
 });
 
+describe('verbs a route does not serve -> 405, nothing changed', () => {
+  it('namespaces and services have no deletecollection (it terminated namespaces, then failed on default)', async () => {
+    await admin.request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'keep-me' } } });
+    const result = await send(admin, { method: 'DELETE', path: '/api/v1/namespaces' });
+    expect(result.code).toBe(405);
+    expect(result.status.reason).toBe('MethodNotAllowed');
+    const kept = await admin.request<{ status?: { phase?: string }; metadata: { deletionTimestamp?: string } }>({ method: 'GET', path: '/api/v1/namespaces/keep-me' });
+    expect(kept.metadata.deletionTimestamp).toBeUndefined();
+    expect(kept.status?.phase).toBe('Active');
+    expect((await send(admin, { method: 'DELETE', path: '/api/v1/namespaces/default/services' })).code).toBe(405);
+    const discovery = await admin.request<{ resources: Array<{ name: string; verbs: string[] }> }>({ method: 'GET', path: '/api/v1' });
+    for (const name of ['namespaces', 'services']) {
+      expect(discovery.resources.find((resource) => resource.name === name)?.verbs.sort()).toEqual(['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
+    }
+  });
+
+  it('POST to a named object, PUT and PATCH to a collection', async () => {
+    const before = await names();
+    expect((await send(admin, { method: 'POST', path: `${path}/posted-by-name`, body: cm('posted-by-name') })).code).toBe(405);
+    expect((await send(admin, { method: 'PUT', path, body: cm('put-on-collection') })).code).toBe(405);
+    const patched = await send(admin, { method: 'PATCH', path, body: Buffer.from('{"data":{"a":"2"}}'), contentType: 'application/merge-patch+json' });
+    expect(patched.code).toBe(405);
+    expect(patched.status.reason).toBe('MethodNotAllowed');
+    expect(await names()).toEqual(before);
+  });
+});
+
 describe('semantic refusals as upstream, nothing stored', () => {
   it('a patch that changes metadata.namespace -> 400, resourceVersion unchanged', async () => {
     await admin.raw({ method: 'POST', path, body: cm('ns-move') });

@@ -168,6 +168,8 @@ export const coreResources: ResourceDefinition[] = [
     nameValidator: nameIsDNSLabel,
     shortNames: ['ns'],
     versions: ['v1'],
+    // Upstream's namespace storage has no DeleteCollection: one call must not terminate every namespace.
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     subresources: { status: true },
     printerColumns: [
       { name: 'Status', type: 'string', jsonPath: '.status.phase', description: 'The phase of the namespace' },

@@ -195,6 +195,8 @@ export const serviceDiscoveryResources: ResourceDefinition[] = [
     shortNames: ['svc'],
     categories: ['all'],
     versions: ['v1'],
+    // As upstream's service storage: no DeleteCollection.
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     subresources: { status: true },
     nameValidator: nameIsDNSLabel,
     returnDeletedObject: false,

@@ -269,6 +269,11 @@ function checkVerb(request: IncomingMessage, route: ResourceRoute, path: Resourc
   if (definition.namespaced && path.namespace === '' && verb !== 'list' && verb !== 'watch') {
     throw StatusError.methodNotAllowed(request.method ?? 'GET', definition);
   }
+  // Upstream's routes: POST on the collection only, PUT and PATCH on a named object only.
+  const named = path.name !== '';
+  if ((verb === 'create' && named) || ((verb === 'update' || verb === 'patch') && !named)) {
+    throw StatusError.methodNotAllowed(request.method ?? 'GET', definition);
+  }
 }
 
 /**
