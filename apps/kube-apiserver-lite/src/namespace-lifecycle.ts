@@ -1,4 +1,4 @@
-import { StatusError, type KubeObject } from '@kapi/apimachinery';
+import { StatusError, isQualifiedName, type FieldError, type KubeObject } from '@kapi/apimachinery';
 import { ResourceClient, type RestClient } from '@kapi/client';
 import type { ResourceDefinition, ResourceStrategy } from '@kapi/server';
 import type { Interface } from '@kapi/storage';
@@ -49,16 +49,77 @@ export function namespaceLifecycleAdmission(definition: ResourceDefinition, look
   };
 }
 
-/** The namespace strategy: the deletion finalizer on create, immortal system namespaces. */
+type NamespaceSpec = { finalizers?: string[] };
+const specOf = (object: KubeObject): NamespaceSpec => (object.spec ?? {}) as NamespaceSpec;
+const phaseOf = (object: KubeObject): string | undefined => (object.status as { phase?: string } | undefined)?.phase;
+
+/** Upstream's `validateFinalizerName` for `spec.finalizers`: a qualified name, or the standard `kubernetes`. */
+function validateSpecFinalizers(object: KubeObject): FieldError[] {
+  const errors: FieldError[] = [];
+  (specOf(object).finalizers ?? []).forEach((finalizer, index) => {
+    const field = `spec.finalizers[${index}]`;
+    const messages = isQualifiedName(finalizer);
+    if (messages.length === 0 && !finalizer.includes('/') && finalizer !== NAMESPACE_FINALIZER)
+      messages.push('name is neither a standard finalizer name nor is it fully qualified');
+    for (const detail of messages) errors.push({ field, type: 'FieldValueInvalid', value: finalizer, detail });
+  });
+  return errors;
+}
+
+/** Upstream's `ValidateNamespaceStatusUpdate`: the phase follows deletionTimestamp. */
+function validatePhase(object: KubeObject): FieldError[] {
+  const phase = phaseOf(object);
+  if (!object.metadata.deletionTimestamp) {
+    if (phase === 'Active') return [];
+    return [{ field: 'status.Phase', type: 'FieldValueInvalid', value: phase ?? '', detail: "may only be 'Active' if `deletionTimestamp` is empty" }];
+  }
+  if (phase === 'Terminating') return [];
+  return [{ field: 'status.Phase', type: 'FieldValueInvalid', value: phase ?? '', detail: "may only be 'Terminating' if `deletionTimestamp` is not empty" }];
+}
+
+/**
+ * The namespace strategy, as upstream's: `spec.finalizers` gets the `kubernetes` finalizer on create and
+ * changes only through `/finalize`; a namespace waits on them (and on metadata.finalizers) once deleted;
+ * the status phase follows deletionTimestamp; the system namespaces are immortal.
+ */
 export function namespaceStrategy(base: ResourceStrategy | undefined): ResourceStrategy {
   return {
     ...base,
     prepareForCreate(object, scope) {
       base?.prepareForCreate?.(object, scope);
-      const finalizers = new Set(object.metadata.finalizers ?? []);
-      finalizers.add(NAMESPACE_FINALIZER);
-      object.metadata.finalizers = [...finalizers];
+      const finalizers = specOf(object).finalizers ?? [];
+      object.spec = { ...specOf(object), finalizers: finalizers.includes(NAMESPACE_FINALIZER) ? finalizers : [...finalizers, NAMESPACE_FINALIZER] };
       object.status = { phase: 'Active' };
+    },
+    prepareForUpdate(object, old, scope) {
+      base?.prepareForUpdate?.(object, old, scope);
+      const oldFinalizers = specOf(old).finalizers;
+      if (scope.subresource === 'finalize') {
+        // Only spec.finalizers changes through /finalize (status is kept by the status subresource rules).
+        const finalizers = specOf(object).finalizers;
+        object.spec = { ...specOf(old) };
+        if (finalizers !== undefined) (object.spec as NamespaceSpec).finalizers = finalizers;
+        else delete (object.spec as NamespaceSpec).finalizers;
+      } else if (scope.subresource === '') {
+        object.spec = { ...specOf(object) };
+        if (oldFinalizers !== undefined) (object.spec as NamespaceSpec).finalizers = oldFinalizers;
+        else delete (object.spec as NamespaceSpec).finalizers;
+      }
+    },
+    validate(object, scope) {
+      return [...(base?.validate?.(object, scope) ?? []), ...validateSpecFinalizers(object)];
+    },
+    validateUpdate(object, old, scope) {
+      const errors = [...(base?.validateUpdate?.(object, old, scope) ?? []), ...validateSpecFinalizers(object)];
+      if (scope.subresource === 'status') errors.push(...validatePhase(object));
+      return errors;
+    },
+    hasPendingFinalizers: (object) => (specOf(object).finalizers ?? []).length > 0,
+    prepareForDelete(object) {
+      base?.prepareForDelete?.(object);
+      // As upstream's namespace storage: the DELETE that marks a namespace makes it Terminating.
+      if ((specOf(object).finalizers ?? []).length > 0 || (object.metadata.finalizers ?? []).length > 0)
+        object.status = { ...(object.status as object | undefined), phase: 'Terminating' };
     },
     async admit(operation, object, old, scope) {
       if (operation === 'delete' && immortal.has(scope.name)) {
@@ -150,10 +211,17 @@ export class NamespaceController {
       this.retryLater(name);
       return;
     }
-    const fresh = await this.namespaces.get(undefined, name);
-    const finalizers = (fresh.metadata.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER);
-    if (finalizers.length !== (fresh.metadata.finalizers ?? []).length) {
-      await this.namespaces.update(undefined, { ...fresh, metadata: { ...fresh.metadata, finalizers } });
+    let fresh = await this.namespaces.get(undefined, name);
+    // Namespaces stored by earlier versions of this server carry the finalizer in metadata.finalizers.
+    const legacy = (fresh.metadata.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER);
+    if (legacy.length !== (fresh.metadata.finalizers ?? []).length) {
+      fresh = await this.namespaces.update(undefined, { ...fresh, metadata: { ...fresh.metadata, finalizers: legacy } });
+    }
+    // Through /finalize, as upstream's namespace controller: the server removes the namespace once no
+    // finalizer (spec or metadata) is left.
+    const finalizers = ((fresh.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER);
+    if (finalizers.length !== ((fresh.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).length) {
+      await this.rest.request({ method: 'PUT', path: `/api/v1/namespaces/${encodeURIComponent(name)}/finalize`, body: { ...fresh, spec: { ...(fresh.spec as object), finalizers } } });
     }
   }
 }

@@ -233,6 +233,7 @@ export class GenericAPIServer {
   private servesSubresource(definition: ResourceDefinition, subresource: string): boolean {
     if (subresource === 'status') return Boolean(definition.subresources?.status);
     if (subresource === 'scale') return Boolean(definition.subresources?.scale);
+    if (definition.subresources?.replaceOnly?.includes(subresource)) return true;
     return subresource === '';
   }
 

@@ -77,6 +77,12 @@ export interface ResourceStrategy {
    * and its Terminating condition). The marked copy is what is stored.
    */
   prepareForDelete?(object: KubeObject): void;
+  /**
+   * Finalizers `object` still waits on besides `metadata.finalizers` (e.g. a namespace's
+   * `spec.finalizers`): while true, a DELETE only marks it (deletionTimestamp), and the update that makes
+   * it false on a marked object removes it, as emptying metadata.finalizers does.
+   */
+  hasPendingFinalizers?(object: KubeObject): boolean;
   /** Label/field attributes for selectors; defaults to labels plus metadata.name/namespace. */
   getAttributes?: AttributesFunc;
   /** PUT of a missing object creates it (e.g. leases). Default false. */
@@ -110,8 +116,11 @@ export interface ResourceDefinition {
   /**
    * A `/status` subresource: the main resource ignores status changes, `/status` ignores everything else.
    * A `/scale` subresource: an autoscaling/v1 Scale mapped onto the object (a CRD's `subresources.scale`).
+   * `replaceOnly`: subresources served by PUT alone, a replace of the whole object in which the strategy's
+   * `prepareForUpdate` (seeing `scope.subresource`) decides what changes, as upstream's
+   * `namespaces/finalize`.
    */
-  subresources?: { status?: boolean; scale?: ScaleSubresource };
+  subresources?: { status?: boolean; scale?: ScaleSubresource; replaceOnly?: string[] };
   /** Columns for `kubectl get`; the default is Name (+ Namespace when listing all) and Age. */
   printerColumns?: PrinterColumn[];
   strategy?: ResourceStrategy;

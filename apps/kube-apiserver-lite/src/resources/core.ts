@@ -122,8 +122,7 @@ export const coreKinds: KindDefinition[] = [
     defaulter: (object) => {
       const status = (object.status ??= {}) as { phase?: string };
       status.phase ??= 'Active';
-      const spec = (object.spec ??= {}) as { finalizers?: string[] };
-      spec.finalizers ??= ['kubernetes'];
+      object.spec ??= {};
       const labels = (object.metadata.labels ??= {});
       if (object.metadata.name) labels['kubernetes.io/metadata.name'] = object.metadata.name;
     },
@@ -170,7 +169,7 @@ export const coreResources: ResourceDefinition[] = [
     versions: ['v1'],
     // Upstream's namespace storage has no DeleteCollection: one call must not terminate every namespace.
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
-    subresources: { status: true },
+    subresources: { status: true, replaceOnly: ['finalize'] },
     printerColumns: [
       { name: 'Status', type: 'string', jsonPath: '.status.phase', description: 'The phase of the namespace' },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },

@@ -179,6 +179,9 @@ export function apiResourceListDocument(
         verbs: [...statusVerbs],
       });
     }
+    for (const subresource of definition.subresources?.replaceOnly ?? []) {
+      list.push({ name: `${definition.resource}/${subresource}`, singularName: '', namespaced: definition.namespaced, kind: definition.kind, verbs: ['update'] });
+    }
     if (definition.subresources?.scale) {
       list.push({
         name: `${definition.resource}/scale`,
@@ -235,6 +238,9 @@ export function aggregatedDiscoveryDocument(
           if (definition.subresources?.scale) {
             const scale = { subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: [...statusVerbs] };
             entry.subresources = [...(entry.subresources ?? []), scale];
+          }
+          for (const subresource of definition.subresources?.replaceOnly ?? []) {
+            entry.subresources = [...(entry.subresources ?? []), { subresource, responseKind: { ...responseKind }, verbs: ['update'] }];
           }
           return entry;
         }),

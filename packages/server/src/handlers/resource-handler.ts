@@ -265,6 +265,9 @@ function checkVerb(request: IncomingMessage, route: ResourceRoute, path: Resourc
   if (!(verbs as string[]).includes(verb) || (path.subresource !== '' && !subresourceVerbs.has(verb))) {
     throw StatusError.methodNotAllowed(request.method ?? 'GET', definition);
   }
+  if (verb !== 'update' && definition.subresources?.replaceOnly?.includes(path.subresource)) {
+    throw StatusError.methodNotAllowed(request.method ?? 'GET', definition);
+  }
   // Across all namespaces a namespaced resource serves only list and watch (no routes for the rest).
   if (definition.namespaced && path.namespace === '' && verb !== 'list' && verb !== 'watch') {
     throw StatusError.methodNotAllowed(request.method ?? 'GET', definition);

@@ -150,6 +150,10 @@ export function resourcePaths(installed: InstalledResource, version: string, opt
     add(statusPath, statusParameters, { method: 'put', action: 'put', operationId: `replace${id}${scoped}${kind}Status`, description: `replace status of the specified ${kind}`, parameters: writeParameters, body: kindName, responses: { '200': kindName, '201': kindName } });
     add(statusPath, statusParameters, { method: 'patch', action: 'patch', operationId: `patch${id}${scoped}${kind}Status`, description: `partially update status of the specified ${kind}`, parameters: [...writeParameters, parameters.force], body: metaNames.patch, consumes: patchConsumes, responses: { '200': kindName, '201': kindName } });
   }
+  for (const subresource of subresources?.replaceOnly ?? []) {
+    const path = `${itemPath}/${subresource}`;
+    add(path, [nameParameter, ...scopeParameters], { method: 'put', action: 'put', operationId: `replace${id}${scoped}${kind}${subresource.charAt(0).toUpperCase()}${subresource.slice(1)}`, description: `replace ${subresource} of the specified ${kind}`, parameters: writeParameters, body: kindName, responses: { '200': kindName, '201': kindName } });
+  }
   if (subresources?.scale) {
     const scalePath = `${itemPath}/scale`;
     const scaleParameters = [nameParameter, ...scopeParameters];

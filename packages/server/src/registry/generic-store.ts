@@ -356,7 +356,7 @@ export class GenericStore {
         ...(Object.keys(preconditions).length > 0 ? { preconditions } : {}),
         tryUpdate: (current, meta) => tryUpdate(current, meta.resourceVersion !== 0),
       });
-      if (stored.metadata.deletionTimestamp && (stored.metadata.finalizers ?? []).length === 0) {
+      if (stored.metadata.deletionTimestamp && !this.hasPendingFinalizers(stored)) {
         const deleted = await this.storage.delete(key, {
           preconditions: { resourceVersion: stored.metadata.resourceVersion ?? '' },
         });
@@ -390,7 +390,7 @@ export class GenericStore {
       const firstDelete = !current.metadata.deletionTimestamp;
       const effective = firstDelete && prepareForDelete ? copyObject(current) : current;
       if (effective !== current) prepareForDelete?.(effective);
-      if ((effective.metadata.finalizers ?? []).length > 0) {
+      if (this.hasPendingFinalizers(effective)) {
         if (current.metadata.deletionTimestamp || context.dryRun) {
           const marked = copyObject(effective);
           marked.metadata.deletionTimestamp ??= formatTime(this.now());
@@ -418,6 +418,11 @@ export class GenericStore {
     } catch (error) {
       throw this.toStatusError(error, name);
     }
+  }
+
+  /** Whether `object` waits on finalizers: its metadata's, or those the strategy knows of. */
+  private hasPendingFinalizers(object: KubeObject): boolean {
+    return (object.metadata.finalizers ?? []).length > 0 || Boolean(this.definition.strategy?.hasPendingFinalizers?.(object));
   }
 
   private checkPreconditions(key: string, current: KubeObject, preconditions: Preconditions): void {
