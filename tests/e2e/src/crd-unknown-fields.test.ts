@@ -23,18 +23,22 @@ const crd = customResourceDefinition({
   },
 });
 
-/** Unknown fields at three depths, and one under preserve-unknown-fields that is kept. */
+/**
+ * Unknown fields at three depths, one under preserve-unknown-fields that is kept, and two in metadata,
+ * which holds the fields of ObjectMeta whatever the schema says.
+ */
+const owner = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: '00000000-0000-0000-0000-000000000001' };
 const widget = (name: string) => ({
   apiVersion: `${group}/v1`,
   kind: 'Widget',
-  metadata: { name },
+  metadata: { name, foo: 1, ownerReferences: [{ ...owner, extra: true }] },
   spec: {
     bogus: true,
     items: [{ name: 'a', extra: 1 }],
     free: { anything: 'kept', inner: { a: 'x', zzz: 'pruned' } },
   },
 });
-const unknownPaths = ['spec.bogus', 'spec.items[0].extra', 'spec.free.inner.zzz'];
+const unknownPaths = ['metadata.foo', 'metadata.ownerReferences[0].extra', 'spec.bogus', 'spec.items[0].extra', 'spec.free.inner.zzz'];
 
 /**
  * fieldValidation on custom resources (the unknown fields are found without changing the request's
@@ -75,15 +79,19 @@ describe('unknown fields of custom resources', () => {
     for (const path of unknownPaths) expect(warnings).toContain(`unknown field \\"${path}\\"`);
     const expected = { size: 1, items: [{ name: 'a' }], free: { anything: 'kept', inner: { a: 'x' } } };
     expect((JSON.parse(answer.body.toString('utf8')) as { spec: unknown }).spec).toEqual(expected);
-    const stored = await client.request<{ spec: unknown }>({ method: 'GET', path: `${widgets}/warn` });
+    const stored = await client.request<{ spec: unknown; metadata: Record<string, unknown> }>({ method: 'GET', path: `${widgets}/warn` });
     expect(stored.spec).toEqual(expected);
+    expect(stored.metadata['foo']).toBeUndefined();
+    expect(stored.metadata['ownerReferences']).toEqual([owner]);
   });
 
   it('Ignore -> stored pruned, no warning', async () => {
     const answer = await client.raw({ method: 'POST', path: widgets, query: { fieldValidation: 'Ignore' }, body: widget('ignore') });
     expect(answer.statusCode).toBe(201);
     expect(answer.headers['warning']).toBeUndefined();
-    const stored = await client.request<{ spec: Record<string, unknown> }>({ method: 'GET', path: `${widgets}/ignore` });
+    const stored = await client.request<{ spec: Record<string, unknown>; metadata: Record<string, unknown> }>({ method: 'GET', path: `${widgets}/ignore` });
     expect(stored.spec).toEqual({ size: 1, items: [{ name: 'a' }], free: { anything: 'kept', inner: { a: 'x' } } });
+    expect(stored.metadata['foo']).toBeUndefined();
+    expect(stored.metadata['ownerReferences']).toEqual([owner]);
   });
 });

@@ -50,7 +50,7 @@ const normalized = {
     ports: [{ port: 8080, protocol: 'UDP' }],
     labels: { team: 'x' },
     free: { anything: [1, { deep: true }], known: { a: 'b' } },
-    template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', unknown: 1 }, spec: { x: 'z' } },
+    template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', ownerReferences: [{ apiVersion: 'v1', kind: 'X', name: 'o', uid: 'u' }] }, spec: { x: 'z' } },
   },
 };
 
@@ -68,7 +68,10 @@ const variants: [string, (object: typeof normalized & Record<string, unknown>) =
   ['an additionalProperties value of any name', (o) => Object.assign(o.spec.labels, { other: 'y' }), false],
   ['unknown fields under preserve-unknown-fields', (o) => Object.assign(o.spec.free, { more: { x: 1 } }), false],
   ['an unknown field in a declared child of preserve-unknown-fields', (o) => Object.assign(o.spec.free.known, { b: 1 }), true],
-  ['unknown metadata of an embedded resource', (o) => Object.assign(o.spec.template.metadata, { other: 2 }), false],
+  // As upstream's objectmeta coercion: metadata holds the fields of ObjectMeta, at the root and in embedded resources.
+  ['unknown metadata of an embedded resource', (o) => Object.assign(o.spec.template.metadata, { other: 2 }), true],
+  ['an unknown field in an owner reference of an embedded resource', (o) => Object.assign(o.spec.template.metadata.ownerReferences[0] ?? {}, { other: 2 }), true],
+  ['unknown metadata of the root', (o) => Object.assign(o.metadata, { other: 2 }), true],
   ['a missing default in an embedded resource', (o) => Reflect.deleteProperty(o.spec.template.spec, 'x'), true],
   ['an unknown field in an embedded resource', (o) => Object.assign(o.spec.template, { extra: 1 }), true],
 ];

@@ -1,4 +1,5 @@
 import { isRecord, type SchemaNode } from './schema-node.js';
+import { hasOnlyObjectMetaFields } from './object-meta-fields.js';
 import { schemaFacts, type SchemaFacts } from './schema-facts.js';
 
 const typeMetaFields = new Set(['apiVersion', 'kind', 'metadata']);
@@ -26,8 +27,11 @@ function isNormalizedValue(value: unknown, facts: SchemaFacts, prune: boolean, i
   // for-in, not Object.keys: no array of keys per object (JSON objects have no inherited enumerable keys).
   for (const key in value) {
     const child = facts.properties.get(key) ?? facts.additionalProperties;
-    // The root and embedded resources keep their TypeMeta and metadata unpruned (defaults still apply there).
-    const pruned = prune && !(isResource && typeMetaFields.has(key));
+    // The root and embedded resources keep their TypeMeta and metadata (defaults still apply there), and
+    // their metadata keeps the fields of ObjectMeta.
+    const typeMeta = isResource && typeMetaFields.has(key);
+    const pruned = prune && !typeMeta;
+    if (prune && typeMeta && key === 'metadata' && isRecord(value[key]) && !hasOnlyObjectMetaFields(value[key])) return false;
     if (child === undefined) {
       if (pruned && !facts.preservesUnknownFields) return false;
       continue;

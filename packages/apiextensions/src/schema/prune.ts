@@ -1,5 +1,6 @@
 import { isRecord, type SchemaNode } from './schema-node.js';
 import { schemaFacts } from './schema-facts.js';
+import { pruneObjectMeta } from './object-meta-fields.js';
 
 const typeMetaFields = new Set(['apiVersion', 'kind', 'metadata']);
 
@@ -25,8 +26,12 @@ function pruneObject(
 ): void {
   const facts = schemaFacts(schema);
   for (const key of Object.keys(object)) {
-    if (isResource && typeMetaFields.has(key)) continue;
     const keyPath = path === '' ? key : `${path}.${key}`;
+    if (isResource && typeMetaFields.has(key)) {
+      const metadata = object[key];
+      if (key === 'metadata' && isRecord(metadata)) pruneObjectMeta(metadata, keyPath, pruned, remove);
+      continue;
+    }
     const declared = facts.properties.get(key) ?? facts.additionalProperties;
     if (declared !== undefined) pruneValue(object[key], declared, keyPath, pruned, remove);
     else if (!facts.preservesUnknownFields) {
@@ -39,7 +44,8 @@ function pruneObject(
 /**
  * Deletes the fields a structural schema does not declare, as upstream's pruning does: subtrees under
  * `x-kubernetes-preserve-unknown-fields` keep unknown keys (declared children are still pruned), the root and
- * embedded resources keep apiVersion, kind and metadata. Returns the pruned paths (`spec.foo`, `a[0].b`).
+ * embedded resources keep apiVersion, kind and metadata, whose fields are those of ObjectMeta. Returns the
+ * pruned paths (`spec.foo`, `a[0].b`, `metadata.foo`).
  */
 export function pruneObjectInPlace(object: Record<string, unknown>, schema: SchemaNode): string[] {
   const pruned: string[] = [];
