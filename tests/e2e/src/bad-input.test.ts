@@ -403,6 +403,21 @@ describe('semantic refusals as upstream, nothing stored', () => {
     expect(await names()).toEqual(before);
   });
 
+  it.each([
+    ['kubernetes.io/tls without tls.crt', { type: 'kubernetes.io/tls', data: { 'tls.key': 'eA==' } }, 'data[tls.crt]'],
+    ['kubernetes.io/dockerconfigjson that is not JSON', { type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': Buffer.from('notjson').toString('base64') } }, 'data[.dockerconfigjson]'],
+    ['kubernetes.io/service-account-token without its account', { type: 'kubernetes.io/service-account-token' }, 'metadata.annotations[kubernetes.io/service-account.name]'],
+    ['kubernetes.io/basic-auth without username and password', { type: 'kubernetes.io/basic-auth', data: { x: 'eA==' } }, 'data[username]'],
+    ['kubernetes.io/ssh-auth without a private key', { type: 'kubernetes.io/ssh-auth' }, 'data[ssh-privatekey]'],
+    ['data over 1 MiB', { data: { a: Buffer.alloc(1024 * 1024 + 10, 120).toString('base64') } }, 'data'],
+  ])('a Secret of %s -> 422, nothing stored', async (_name, fields, field) => {
+    const secrets = '/api/v1/namespaces/default/secrets';
+    const result = await send(admin, { method: 'POST', path: secrets, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bad-secret' }, ...fields } });
+    expect(result.code).toBe(422);
+    expect(result.status.details?.causes?.map((cause) => cause.field)).toContain(field);
+    expect((await admin.raw({ method: 'GET', path: `${secrets}/bad-secret` })).statusCode).toBe(404);
+  });
+
   it('a ConfigMap over 1 MiB -> 422 Too long', async () => {
     const before = await names();
     const result = await send(admin, { method: 'POST', path, body: cm('too-big', { data: { a: 'x'.repeat(1024 * 1024) } }) });

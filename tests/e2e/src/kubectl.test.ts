@@ -272,6 +272,38 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     }
   });
 
+  it('selects events by their object (describe shows them) and secrets by type', async () => {
+    await kubectl(server, ['create', 'configmap', 'described', '--from-literal=a=1']);
+    // describe asks for the events of the object's uid, kind, name and namespace.
+    const uid = (await kubectl(server, ['get', 'configmap', 'described', '-o', 'jsonpath={.metadata.uid}'])).trim();
+    const event = (name: string, kind: string, object: string, reason: string, type: string) => ({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name, namespace: 'default' },
+      involvedObject: { apiVersion: 'v1', kind, name: object, namespace: 'default', ...(object === 'described' ? { uid } : {}) },
+      reason,
+      type,
+      message: `${reason} happened`,
+      source: { component: 'e2e' },
+      firstTimestamp: new Date().toISOString(),
+      lastTimestamp: new Date().toISOString(),
+      count: 1,
+    });
+    await kubectl(server, ['create', '-f', '-'], JSON.stringify(event('described.1', 'ConfigMap', 'described', 'Touched', 'Warning')));
+    await kubectl(server, ['create', '-f', '-'], JSON.stringify(event('other.1', 'ConfigMap', 'other', 'Elsewhere', 'Normal')));
+    const selected = await kubectl(server, ['get', 'events', '--field-selector', 'involvedObject.name=described,type=Warning', '-o', 'name']);
+    expect(selected.trim()).toBe('event/described.1');
+    expect(await kubectl(server, ['events', '--for', 'configmap/described'])).toContain('Touched happened');
+    const described = await kubectl(server, ['describe', 'configmap', 'described']);
+    expect(described).toMatch(/Events:[\s\S]*Touched/);
+    expect(described).not.toContain('Elsewhere');
+
+    await kubectl(server, ['create', 'secret', 'generic', 'opaque-one', '--from-literal=k=v']);
+    const tls = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tls-one', namespace: 'default' }, type: 'kubernetes.io/tls', data: { 'tls.crt': 'eA==', 'tls.key': 'eA==' } };
+    await kubectl(server, ['create', '-f', '-'], JSON.stringify(tls));
+    expect((await kubectl(server, ['get', 'secrets', '--field-selector', 'type=kubernetes.io/tls', '-o', 'name'])).trim()).toBe('secret/tls-one');
+  });
+
   it('terminates a namespace: refuses new content, waits for finalizers, then removes it', async () => {
     await kubectl(server, ['create', 'namespace', 'doomed']);
     await kubectl(

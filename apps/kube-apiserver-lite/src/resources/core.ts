@@ -2,6 +2,7 @@ import { Type, kindSchema, nameIsDNSLabel, type FieldError, type KindDefinition,
 import type { ResourceDefinition } from '@kapi/server';
 import { conditionsSchema, localObjectReferenceSchema, objectReferenceSchema, stringMapSchema } from './common-schemas.js';
 import { validateConfigMapContents } from './config-map-validation.js';
+import { validateSecretContents } from './secret-validation.js';
 
 /** A built-in printer's `len(...)`: the size of a map or list, 0 when absent. */
 const sizeOf = (value: unknown): number =>
@@ -156,6 +157,9 @@ const eventFields = (object: KubeObject) => {
   };
 };
 
+/** The fields of an Event `--field-selector` may use besides metadata's (upstream's event ToSelectableFields). */
+const eventSelectableFields = Object.keys(eventFields({ apiVersion: 'v1', kind: 'Event', metadata: {} }).fields).filter((field) => !field.startsWith('metadata.'));
+
 /** The core/v1 resources (namespaces have their own lifecycle strategy, added by the server). */
 export const coreResources: ResourceDefinition[] = [
   {
@@ -213,6 +217,7 @@ export const coreResources: ResourceDefinition[] = [
       { name: 'Data', type: 'integer', jsonPath: '.data', cell: (object) => sizeOf(object.data) },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
+    selectableFields: ['type'],
     strategy: {
       getAttributes: (object) => ({
         labels: object.metadata.labels ?? {},
@@ -222,9 +227,9 @@ export const coreResources: ResourceDefinition[] = [
           type: (object.type as string | undefined) ?? '',
         },
       }),
-      validate: (object) => validateDataKeys(object, 'data'),
+      validate: (object) => [...validateDataKeys(object, 'data'), ...validateSecretContents(object)],
       validateUpdate: (object, old) => {
-        const errors = [...validateDataKeys(object, 'data'), ...validateImmutable(object, old)];
+        const errors = [...validateDataKeys(object, 'data'), ...validateSecretContents(object), ...validateImmutable(object, old)];
         if (object.type !== old.type) errors.push({ field: 'type', type: 'FieldValueInvalid', value: object.type, detail: 'field is immutable' });
         return errors;
       },
@@ -245,6 +250,7 @@ export const coreResources: ResourceDefinition[] = [
       { name: 'Object', type: 'string', jsonPath: '.involvedObject.name' },
       { name: 'Message', type: 'string', jsonPath: '.message' },
     ],
+    selectableFields: eventSelectableFields,
     strategy: { getAttributes: eventFields },
   },
   {
