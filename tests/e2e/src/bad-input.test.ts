@@ -373,6 +373,21 @@ describe('verbs a route does not serve -> 405, nothing changed', () => {
   });
 });
 
+describe('DeleteOptions are checked before anything is deleted', () => {
+  it.each([
+    ['orphanDependents beside propagationPolicy (query)', '?orphanDependents=true&propagationPolicy=Background', undefined, 422, 'orphanDependents and deletionPropagation cannot be both set'],
+    ['orphanDependents beside propagationPolicy (body)', '', { kind: 'DeleteOptions', apiVersion: 'v1', orphanDependents: false, propagationPolicy: 'Orphan' }, 422, 'orphanDependents and deletionPropagation cannot be both set'],
+    ['a body that is an array', '', [], 400, 'json: cannot unmarshal array into Go value of type v1.DeleteOptions'],
+    ['gracePeriodSeconds of the wrong type', '', { gracePeriodSeconds: 'x' }, 400, 'json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64'],
+  ])('%s', async (_name, query, body, code, message) => {
+    await admin.request({ method: 'POST', path, body: cm('delete-target') }).catch(() => undefined);
+    const result = await send(admin, { method: 'DELETE', path: `${path}/delete-target${query}`, ...(body === undefined ? {} : { body }) });
+    expect(result.code).toBe(code);
+    expect(result.status.message).toContain(message);
+    expect((await names()).includes('delete-target')).toBe(true);
+  });
+});
+
 describe('semantic refusals as upstream, nothing stored', () => {
   it('a patch that changes metadata.namespace -> 400, resourceVersion unchanged', async () => {
     await admin.raw({ method: 'POST', path, body: cm('ns-move') });

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import { requestContext, requestTarget, type Authorizer } from '@kapi/filters';
-import type { Preconditions } from '@kapi/storage';
 import type { ServerMetrics } from '../metrics/index.js';
 import type { Verb } from '../resource-definition.js';
 import type { GenericStore, WriteContext } from '../registry/generic-store.js';
@@ -12,13 +11,13 @@ import { handlePatch, isApplyPatch } from './patch-handler.js';
 import {
   managerOrUserAgent,
   parseBoolean,
-  parseInteger,
   parseReadQuery,
   parseWriteQuery,
   type ReadQuery,
   type WriteQuery,
 } from './query-options.js';
 import { decodeObjectBody, objectMediaType, readBody, type ProtobufBodyDecoder } from './request-body.js';
+import { readDeleteOptions } from './delete-options.js';
 import type { ResourcePath } from './resource-path.js';
 import { writeList } from './list-writer.js';
 import { addWarning, writeObject } from './response-writer.js';
@@ -176,48 +175,6 @@ async function readObject(
   }
   for (const duplicate of duplicates) addWarning(request, duplicate);
   return decodeRequestObject(request, decoded, route, fieldValidation);
-}
-
-interface DeleteBody {
-  preconditions: Preconditions;
-  dryRun: boolean;
-}
-
-async function readDeleteOptions(
-  request: IncomingMessage,
-  query: URLSearchParams,
-  protobuf: ProtobufBodyDecoder | undefined,
-): Promise<DeleteBody> {
-  const write = parseWriteQuery(query, 'DeleteOptions');
-  const body = await readBody(request);
-  parseInteger(query, 'gracePeriodSeconds');
-  const result: DeleteBody = { preconditions: {}, dryRun: write.dryRun };
-  let propagationPolicy = query.get('propagationPolicy');
-  if (body.length > 0) {
-    const options = decodeObjectBody(objectMediaType(request), body, protobuf);
-    if (typeof options === 'object' && options !== null) {
-      const record = options as Record<string, unknown>;
-      const preconditions = record['preconditions'];
-      if (typeof preconditions === 'object' && preconditions !== null) {
-        const { uid, resourceVersion } = preconditions as Record<string, unknown>;
-        if (typeof uid === 'string') result.preconditions.uid = uid;
-        if (typeof resourceVersion === 'string') result.preconditions.resourceVersion = resourceVersion;
-      }
-      if (Array.isArray(record['dryRun']) && record['dryRun'].length > 0) result.dryRun = true;
-      if (typeof record['propagationPolicy'] === 'string') propagationPolicy = record['propagationPolicy'];
-    }
-  }
-  if (propagationPolicy !== null && !['Orphan', 'Background', 'Foreground'].includes(propagationPolicy)) {
-    throw StatusError.invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [
-      {
-        field: 'propagationPolicy',
-        type: 'FieldValueNotSupported',
-        value: propagationPolicy,
-        detail: 'supported values: "Foreground", "Background", "Orphan", "nil"',
-      },
-    ]);
-  }
-  return result;
 }
 
 /**
