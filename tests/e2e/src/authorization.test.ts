@@ -354,6 +354,26 @@ describe('ClusterRole aggregation', () => {
   });
 });
 
+describe('self reviews are validated as upstream', () => {
+  const reviews = '/apis/authorization.k8s.io/v1';
+  it('a SelfSubjectAccessReview needs exactly one kind of attributes (422), a SelfSubjectRulesReview a namespace (400)', async () => {
+    const ssar = (spec: unknown) => ({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec });
+    const empty = await call('POST', `${reviews}/selfsubjectaccessreviews`, { user: 'alice', body: ssar({}) });
+    expect(empty.code).toBe(422);
+    expect(empty.body.message).toContain('exactly one of nonResourceAttributes or resourceAttributes must be specified');
+    const both = await call('POST', `${reviews}/selfsubjectaccessreviews`, { user: 'alice', body: ssar({ resourceAttributes: { verb: 'get' }, nonResourceAttributes: { verb: 'get', path: '/x' } }) });
+    expect(both.code).toBe(422);
+    expect(both.body.message).toContain('cannot be specified in combination with resourceAttributes');
+    expect((await call('POST', `${reviews}/selfsubjectaccessreviews`, { user: 'alice', body: ssar({ resourceAttributes: { verb: 'get', resource: 'pods' } }) })).code).toBe(201);
+
+    const ssrr = (spec: unknown) => ({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec });
+    const noNamespace = await call('POST', `${reviews}/selfsubjectrulesreviews`, { user: 'alice', body: ssrr({}) });
+    expect(noNamespace.code).toBe(400);
+    expect(noNamespace.body.message).toBe('no namespace on request');
+    expect((await call('POST', `${reviews}/selfsubjectrulesreviews`, { user: 'alice', body: ssrr({ namespace: 'default' }) })).code).toBe(201);
+  });
+});
+
 describe('SubjectAccessReview and LocalSubjectAccessReview', () => {
   const reviews = '/apis/authorization.k8s.io/v1';
   const review = (kind: string, spec: Record<string, unknown>) => ({ apiVersion: 'authorization.k8s.io/v1', kind, spec });

@@ -1,7 +1,7 @@
-import { Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { StatusError, Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import type { PolicyRule, UserInfo } from '@kapi/filters';
 import type { ResourceDefinition } from '@kapi/server';
-import { answerReview, subjectAccessReviewKinds, subjectAccessReviewResources, type AccessReviewSpec } from './subject-access-reviews.js';
+import { answerReview, subjectAccessReviewKinds, subjectAccessReviewResources, validateReviewAttributes, type AccessReviewSpec } from './subject-access-reviews.js';
 
 const group = 'authorization.k8s.io';
 const version = 'v1';
@@ -75,7 +75,10 @@ export function authorizationResources(options: {
       versions: [version],
       virtual: {
         create(object: KubeObject, scope) {
-          return answerReview(object, (object.spec ?? {}) as AccessReviewSpec, scope.user, scope);
+          const spec = (object.spec ?? {}) as AccessReviewSpec;
+          const errors = validateReviewAttributes(spec);
+          if (errors.length > 0) throw StatusError.invalid({ group, kind: 'SelfSubjectAccessReview' }, '', errors);
+          return answerReview(object, spec, scope.user, scope);
         },
       },
     },
@@ -88,6 +91,8 @@ export function authorizationResources(options: {
       virtual: {
         async create(object: KubeObject, scope) {
           const namespace = ((object.spec ?? {}) as { namespace?: string }).namespace ?? '';
+          // As upstream's REST: the rules of a namespace are asked for, never of the whole cluster.
+          if (namespace === '') throw StatusError.badRequest('no namespace on request');
           const privileged = scope.user?.groups.includes('system:masters') ?? false;
           const found =
             privileged || !scope.user || !options.rulesFor

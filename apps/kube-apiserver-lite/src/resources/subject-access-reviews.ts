@@ -42,14 +42,20 @@ export async function answerReview(object: KubeObject, spec: AccessReviewSpec, u
   return { ...object, status };
 }
 
+/** The check every access review's spec gets (ValidateSelfSubjectAccessReviewSpec): one kind of attributes. */
+export function validateReviewAttributes(spec: AccessReviewSpec): FieldError[] {
+  if (spec.resourceAttributes && spec.nonResourceAttributes) {
+    return [{ field: 'spec.nonResourceAttributes', type: 'FieldValueInvalid', value: spec.nonResourceAttributes, detail: 'cannot be specified in combination with resourceAttributes' }];
+  }
+  if (!spec.resourceAttributes && !spec.nonResourceAttributes) {
+    return [{ field: 'spec.resourceAttributes', type: 'FieldValueInvalid', value: null, detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' }];
+  }
+  return [];
+}
+
 /** ValidateSubjectAccessReviewSpec (plus the LocalSubjectAccessReview rules when `namespace` is given). */
 function validate(spec: SubjectAccessReviewSpec, namespace?: string): FieldError[] {
-  const errors: FieldError[] = [];
-  if (spec.resourceAttributes && spec.nonResourceAttributes) {
-    errors.push({ field: 'spec.nonResourceAttributes', type: 'FieldValueInvalid', value: spec.nonResourceAttributes, detail: 'cannot be specified in combination with resourceAttributes' });
-  } else if (!spec.resourceAttributes && !spec.nonResourceAttributes) {
-    errors.push({ field: 'spec.resourceAttributes', type: 'FieldValueInvalid', value: null, detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' });
-  }
+  const errors = validateReviewAttributes(spec);
   if (!spec.user && !spec.groups?.length) {
     errors.push({ field: 'spec.user', type: 'FieldValueInvalid', value: spec.user ?? '', detail: 'at least one of user or group must be specified' });
   }
