@@ -152,8 +152,13 @@ export interface ResourceDefinition {
    */
   selectableFields?: string[];
   /**
-   * What differs at one version (a CRD's per-version subresources, printer columns and selectable
-   * fields): requests at that version and its discovery entry see these instead.
+   * Sent as a `Warning` header (299) on every request at this version (a CRD version's
+   * `deprecationWarning`, set per version through {@link versionOverrides}).
+   */
+  deprecationWarning?: string;
+  /**
+   * What differs at one version (a CRD's per-version subresources, printer columns, selectable fields and
+   * deprecation): requests at that version and its discovery entry see these instead.
    */
   versionOverrides?: Record<string, VersionOverrides>;
   /**
@@ -170,7 +175,7 @@ export interface ResourceDefinition {
 }
 
 /** The parts of a {@link ResourceDefinition} that may differ per version. */
-export type VersionOverrides = Pick<ResourceDefinition, 'subresources' | 'printerColumns' | 'selectableFields'>;
+export type VersionOverrides = Pick<ResourceDefinition, 'subresources' | 'printerColumns' | 'selectableFields' | 'deprecationWarning'>;
 
 /** The definition as served at `version` (its {@link ResourceDefinition.versionOverrides} applied). */
 export function definitionAt(definition: ResourceDefinition, version: string): ResourceDefinition {

@@ -233,6 +233,55 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
     expect(both).toBe('e2e.example.com/v1 e2e.example.com/v1');
   });
 
+  it('shows each version\'s own printer columns and warns on a deprecated version', async () => {
+    const definition = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.e2e.example.com' },
+      spec: {
+        group: 'e2e.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', kind: 'Gadget' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
+            additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }],
+          },
+          {
+            name: 'v1beta1',
+            served: true,
+            storage: false,
+            deprecated: true,
+            schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
+          },
+          {
+            name: 'v1alpha1',
+            served: true,
+            storage: false,
+            deprecated: true,
+            deprecationWarning: 'use e2e.example.com/v1 Gadget',
+            schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
+          },
+        ],
+      },
+    };
+    await kubectl(server, ['apply', '-f', '-'], JSON.stringify(definition));
+    await waitFor(server, 'condition=Established', 'crd/gadgets.e2e.example.com');
+    await kubectl(server, ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'e2e.example.com/v1', kind: 'Gadget', metadata: { name: 'g', namespace: 'default' }, spec: { size: 3 } }));
+    expect((await kubectl(server, ['get', 'gadgets.v1.e2e.example.com'])).split('\n')[0]).toMatch(/^NAME\s+SIZE\s+AGE\s*$/);
+    expect((await kubectl(server, ['get', 'gadgets.v1beta1.e2e.example.com'])).split('\n')[0]).toMatch(/^NAME\s+AGE\s*$/);
+
+    const client = server.client();
+    const warning = async (path: string) => (await client.raw({ method: 'GET', path })).headers['warning'];
+    expect(await warning('/apis/e2e.example.com/v1/namespaces/default/gadgets/g')).toBeUndefined();
+    expect(await warning('/apis/e2e.example.com/v1beta1/namespaces/default/gadgets/g')).toBe('299 - "e2e.example.com/v1beta1 Gadget is deprecated"');
+    expect(await warning('/apis/e2e.example.com/v1alpha1/namespaces/default/gadgets')).toBe('299 - "use e2e.example.com/v1 Gadget"');
+    expect(await warning('/apis/e2e.example.com/v1alpha1/namespaces/default/gadgets?watch=1&timeoutSeconds=1')).toBe('299 - "use e2e.example.com/v1 Gadget"');
+  });
+
   it('selects custom resources by selectableFields, pages them and honours dryRun', async () => {
     const sizes = JSON.parse(crd({ plural: 'sizes', kind: 'Size' })) as {
       spec: { versions: Array<Record<string, unknown>> };

@@ -30,22 +30,28 @@ function objectSchema(crd: CustomResourceDefinition, schema: Record<string, unkn
   return base as unknown as TSchema;
 }
 
+const ageColumn: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+
 function printerColumns(columns: CustomResourceColumnDefinition[] | undefined): PrinterColumn[] | undefined {
   if (!columns) return undefined;
   const hasAge = columns.some((column) => column.jsonPath === '.metadata.creationTimestamp');
   return [
     ...columns.map((column) => ({ ...column, type: column.type as PrinterColumn['type'] })),
-    ...(hasAge ? [] : [{ name: 'Age', type: 'date' as const, jsonPath: '.metadata.creationTimestamp' }]),
+    ...(hasAge ? [] : [ageColumn]),
   ];
 }
 
-/** What one version serves: its subresources, printer columns and selectable fields. */
-function overridesOf(version: CustomResourceDefinitionVersion): VersionOverrides {
+/**
+ * What one version serves: its subresources, printer columns (Name and Age when it declares none, even
+ * where other versions do), selectable fields and deprecation warning.
+ */
+function overridesOf(crd: CustomResourceDefinition, kind: string, version: CustomResourceDefinitionVersion): VersionOverrides {
   const columns = printerColumns(version.additionalPrinterColumns);
   const scale = version.subresources?.scale;
   return {
+    ...(version.deprecated ? { deprecationWarning: version.deprecationWarning ?? `${crd.spec.group}/${version.name} ${kind} is deprecated` } : {}),
     subresources: { status: Boolean(version.subresources?.status), ...(scale ? { scale } : {}) },
-    ...(columns ? { printerColumns: columns } : {}),
+    printerColumns: columns ?? [ageColumn],
     selectableFields: (version.selectableFields ?? []).map((field) => field.jsonPath.slice(1)),
   };
 }
@@ -81,7 +87,9 @@ export function customResourceServing(crd: CustomResourceDefinition, strategy: R
   const served = sortVersionsKubeAware(crd.spec.versions.filter((v) => v.served).map((v) => v.name));
   const preferred = served[0] ?? storageVersion;
   const versionOverrides: Record<string, VersionOverrides> = {};
-  for (const version of crd.spec.versions.filter((v) => v.served)) versionOverrides[version.name] = overridesOf(version);
+  for (const version of crd.spec.versions.filter((v) => v.served)) versionOverrides[version.name] = overridesOf(crd, kind, version);
+  // The preferred version's overrides are the definition's own; its deprecation stays its own.
+  const { deprecationWarning: _preferredOnly, ...preferredOverrides } = versionOverrides[preferred] ?? {};
   const scale = crd.spec.versions.find((v) => v.name === storageVersion)?.subresources?.scale;
   const selectable = [...new Set(crd.spec.versions.flatMap((v) => (v.selectableFields ?? []).map((f) => f.jsonPath)))];
   const definition: ResourceDefinition = {
@@ -95,7 +103,7 @@ export function customResourceServing(crd: CustomResourceDefinition, strategy: R
     ...(names.categories ? { categories: names.categories } : {}),
     versions: served,
     storageVersion,
-    ...versionOverrides[preferred],
+    ...preferredOverrides,
     versionOverrides,
     storagePrefix: `/${crd.spec.group}/${names.plural}`,
     customResource: true,

@@ -20,7 +20,7 @@ import { decodeObjectBody, objectMediaType, readBody, type ProtobufBodyDecoder }
 import { readDeleteOptions } from './delete-options.js';
 import type { ResourcePath } from './resource-path.js';
 import { writeList } from './list-writer.js';
-import { addWarning, writeObject } from './response-writer.js';
+import { addWarning, applyWarnings, writeObject } from './response-writer.js';
 import { negotiateResponseForm, parseIncludeObject, partialObjectMetadata } from './table.js';
 import { writeTable } from './table-writer.js';
 import { serveWatch, type WatchRegistry } from './watch-handler.js';
@@ -193,9 +193,13 @@ export function handleResourceRequest(
   try {
     const query = requestTarget(request).query;
     const verb = resourceVerb(request.method ?? 'GET', path, query);
+    const deprecation = route.definition.deprecationWarning;
+    if (deprecation !== undefined) addWarning(request, deprecation);
     if (verb === 'get') return serveGet(request, response, route, path, environment, query);
     if (verb !== 'watch') return serveVerb(request, response, route, path, environment, query, verb);
     checkVerb(request, route, path, verb);
+    // A watch writes its head itself: the warnings go on the response now.
+    if (deprecation !== undefined) applyWarnings(request, response);
     const read = parseReadQuery(query, true);
     checkFieldSelector(read, route.definition);
     const form = negotiateResponseForm(request);
