@@ -167,6 +167,18 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
     await expect(kubectl(server, ['apply', '-f', '-'], JSON.stringify(untyped))).rejects.toThrow(
       'spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields',
     );
+    // selectableFields must name a declared string, boolean or integer field outside metadata.
+    for (const [jsonPath, message] of [
+      ['.spec', 'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.'],
+      ['.spec.missing', 'is an invalid path: does not refer to a valid field'],
+      ['.metadata.name', 'must not point to fields in metadata'],
+    ]) {
+      const selecting = JSON.parse(crd({ plural: 'widgets', kind: 'Widget' })) as { spec: { versions: Array<Record<string, unknown>> } };
+      (selecting.spec.versions[0] as Record<string, unknown>)['selectableFields'] = [{ jsonPath }];
+      await expect(kubectl(server, ['apply', '-f', '-'], JSON.stringify(selecting))).rejects.toThrow(
+        `spec.versions[0].selectableFields[0].jsonPath: Invalid value: "${jsonPath}": ${message}`,
+      );
+    }
     await expect(kubectl(server, ['get', 'crd', 'widgets.e2e.example.com'])).rejects.toThrow('NotFound');
   });
 

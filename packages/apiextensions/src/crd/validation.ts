@@ -53,6 +53,32 @@ function validateNames(names: CustomResourceDefinitionNames | undefined, path: s
   return errors;
 }
 
+/** The schema node a dotted path (`.spec.color`) leads to through `properties`, or undefined. */
+function schemaAt(schema: Record<string, unknown> | undefined, segments: string[]): Record<string, unknown> | undefined {
+  let node = schema;
+  for (const segment of segments) {
+    const properties = node?.['properties'] as Record<string, Record<string, unknown>> | undefined;
+    node = properties && Object.hasOwn(properties, segment) ? properties[segment] : undefined;
+    if (node === undefined) return undefined;
+  }
+  return node;
+}
+
+/**
+ * Upstream's `validateSelectableFields` for one path: it must lead to a declared field outside metadata
+ * whose type is a string, boolean or integer.
+ */
+function selectableFieldErrors(field: string, jsonPath: string, schema: Record<string, unknown> | undefined): FieldError[] {
+  if (!/^(\.[A-Za-z0-9_-]+)+$/.test(jsonPath)) return [invalid(field, jsonPath, 'is an invalid path: array notation is not allowed')];
+  const segments = jsonPath.slice(1).split('.');
+  if (segments[0] === 'metadata') return [invalid(field, jsonPath, 'must not point to fields in metadata')];
+  const found = schemaAt(schema, segments);
+  if (found === undefined) return [invalid(field, jsonPath, 'is an invalid path: does not refer to a valid field')];
+  if (!['string', 'boolean', 'integer'].includes(found['type'] as string))
+    return [invalid(field, jsonPath, 'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.')];
+  return [];
+}
+
 function validateVersions(crd: CustomResourceDefinition): FieldError[] {
   const errors: FieldError[] = [];
   const versions = crd.spec.versions ?? [];
@@ -72,7 +98,7 @@ function validateVersions(crd: CustomResourceDefinition): FieldError[] {
       else if (!printerColumnTypes.includes(column.type)) errors.push(unsupported(`${columnPath}.type`, column.type, printerColumnTypes));
       if (column.format && !printerColumnFormats.includes(column.format)) errors.push(unsupported(`${columnPath}.format`, column.format, printerColumnFormats));
       if (!column.jsonPath) errors.push(required(`${columnPath}.jsonPath`));
-      else if (!column.jsonPath.startsWith('.')) errors.push(invalid(`${columnPath}.jsonPath`, column.jsonPath, 'must be a simple json path'));
+      else if (!column.jsonPath.startsWith('.')) errors.push(invalid(`${columnPath}.jsonPath`, column.jsonPath, 'must be a simple json path starting with .'));
     });
     const selectable = version.selectableFields ?? [];
     if (selectable.length > 8) errors.push({ field: `${path}.selectableFields`, type: 'FieldValueTooMany', value: selectable.length, detail: 'must have at most 8 items' });
@@ -81,7 +107,10 @@ function validateVersions(crd: CustomResourceDefinition): FieldError[] {
       const fieldPath = `${path}.selectableFields[${j}].jsonPath`;
       if (!field.jsonPath) errors.push(required(fieldPath));
       else if (!SIMPLE_JSON_PATH.test(field.jsonPath)) errors.push(invalid(fieldPath, field.jsonPath, 'must be a simple json path'));
-      else if (paths.has(field.jsonPath)) errors.push({ field: fieldPath, type: 'FieldValueDuplicate', value: field.jsonPath, detail: '' });
+      else {
+        errors.push(...selectableFieldErrors(fieldPath, field.jsonPath, version.schema?.openAPIV3Schema));
+        if (paths.has(field.jsonPath)) errors.push({ field: fieldPath, type: 'FieldValueDuplicate', value: field.jsonPath, detail: '' });
+      }
       paths.add(field.jsonPath);
     });
   });
