@@ -179,6 +179,21 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
         `spec.versions[0].selectableFields[0].jsonPath: Invalid value: "${jsonPath}": ${message}`,
       );
     }
+    // CEL rules that do not type-check against the schema are refused at the CRD, not at every object.
+    const rulePath = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]';
+    for (const [rule, field, message] of [
+      [{ rule: 'self.size.foo == 1' }, 'rule', "compilation failed: ERROR: <input>:1:10: type 'int' does not support field selection"],
+      [{ rule: 'has(self.missing)' }, 'rule', "undefined field 'missing'"],
+      [{ rule: 'self.size' }, 'rule', 'cel expression must evaluate to a bool'],
+      [{ rule: 'self.size > 0', messageExpression: '1' }, 'messageExpression', 'messageExpression must evaluate to a string'],
+    ] as const) {
+      const ruled = JSON.parse(crd({ plural: 'widgets', kind: 'Widget' })) as {
+        spec: { versions: Array<{ schema: { openAPIV3Schema: { properties: { spec: Record<string, unknown> } } } }> };
+      };
+      (ruled.spec.versions[0] as (typeof ruled.spec.versions)[0]).schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [rule];
+      await expect(kubectl(server, ['apply', '-f', '-'], JSON.stringify(ruled))).rejects.toThrow(`${rulePath}.${field}: Invalid value:`);
+      await expect(kubectl(server, ['apply', '-f', '-'], JSON.stringify(ruled))).rejects.toThrow(message);
+    }
     await expect(kubectl(server, ['get', 'crd', 'widgets.e2e.example.com'])).rejects.toThrow('NotFound');
   });
 

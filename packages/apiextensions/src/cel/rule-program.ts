@@ -5,6 +5,7 @@ import type { SchemaNode } from '../schema/schema-node.js';
 import { ruleEnvironment } from './cel-environment.js';
 import { estimateCost, type Expr } from './cost-estimate.js';
 import { compileFastRule, type FastRule } from './fast-path.js';
+import { evidentType, schemaSelectionError, type Positions } from './schema-check.js';
 
 /** A compiled `x-kubernetes-validations` entry. */
 export interface RuleProgram {
@@ -21,7 +22,7 @@ export interface RuleProgram {
 
 /** What compiling one expression can give: a program and what it references, or an upstream-style error. */
 type Compiled =
-  | { program: (bindings: Record<string, CelInput>) => unknown; fast: FastRule | undefined; usesOldSelf: boolean; expr: Expr }
+  | { program: (bindings: Record<string, CelInput>) => unknown; fast: FastRule | undefined; usesOldSelf: boolean; expr: Expr; positions: Positions }
   | { error: string };
 
 function visit(expr: Expr | undefined, seen: (expr: Expr) => void): void {
@@ -91,8 +92,11 @@ function compileExpression(source: string): Compiled {
   compilations++;
   const environment = ruleEnvironment();
   let expr: Expr;
+  let positions: Positions;
   try {
-    expr = parse(source).expr;
+    const parsed = parse(source);
+    expr = parsed.expr;
+    positions = (parsed.sourceInfo?.positions ?? {}) as Positions;
   } catch (error) {
     return { error: `ERROR: ${(error as Error).message}` };
   }
@@ -111,7 +115,7 @@ function compileExpression(source: string): Compiled {
   if (unknown !== undefined)
     return { error: `ERROR: <input>: undeclared reference to '${unknown}' (in container '')` };
   const program = plan(environment, expr);
-  return { program: (bindings) => program(bindings), fast: compileFastRule(expr), usesOldSelf, expr };
+  return { program: (bindings) => program(bindings), fast: compileFastRule(expr), usesOldSelf, expr, positions };
 }
 
 /**
@@ -129,17 +133,35 @@ function run(program: (bindings: Record<string, CelInput>) => unknown, bindings:
   }
 }
 
-/** Compiles a validation rule (and its messageExpression) for the schema node it sits on. */
+/**
+ * What the type checker would refuse in a compiled expression on `node` (as far as it is seen without
+ * one): a selection the schema does not allow, or a result of the wrong type. An upstream-style text.
+ */
+function typeError(compiled: Compiled, node: SchemaNode, resultType: 'bool' | 'string'): string | undefined {
+  if ('error' in compiled) return `compilation failed: ${compiled.error}`;
+  const selection = schemaSelectionError(compiled.expr, compiled.positions, node);
+  if (selection !== undefined) return `compilation failed: ${selection}`;
+  const type = evidentType(compiled.expr, node);
+  if (type === undefined || type === resultType) return undefined;
+  return resultType === 'bool' ? 'cel expression must evaluate to a bool' : 'messageExpression must evaluate to a string';
+}
+
+/**
+ * Compiles a validation rule (and its messageExpression) for the schema node it sits on; the errors are
+ * the CRD field error details upstream gives (`compilation failed: ERROR: ...`).
+ */
 export function compileRule(
   rule: ValidationRule,
   node: SchemaNode,
 ): RuleProgram | { ruleError?: string; messageError?: string } {
   const compiled = compileCached(rule.rule);
   const message = rule.messageExpression?.trim() ? compileCached(rule.messageExpression) : undefined;
-  if ('error' in compiled || (message !== undefined && 'error' in message)) {
+  const ruleError = typeError(compiled, node, 'bool');
+  const messageError = message === undefined ? undefined : typeError(message, node, 'string');
+  if (ruleError !== undefined || messageError !== undefined || 'error' in compiled || (message !== undefined && 'error' in message)) {
     return {
-      ...('error' in compiled ? { ruleError: compiled.error } : {}),
-      ...(message !== undefined && 'error' in message ? { messageError: message.error } : {}),
+      ...(ruleError !== undefined ? { ruleError } : {}),
+      ...(messageError !== undefined ? { messageError } : {}),
     };
   }
   const messageProgram = message?.program;

@@ -54,11 +54,11 @@ function compileNode(schema: SchemaNode, path: string, out: CompiledRules): Rule
         out.located.push({ path: childPath(rulePath, 'rule'), program: compiled });
         return;
       }
-      const failed = (field: string, value: unknown, error: string): FieldError => ({
+      const failed = (field: string, value: unknown, detail: string): FieldError => ({
         field: childPath(rulePath, field),
         type: 'FieldValueInvalid',
         value,
-        detail: `compilation failed: ${error}`,
+        detail,
       });
       if (compiled.ruleError !== undefined) out.problems.push(failed('rule', rule.rule, compiled.ruleError));
       if (compiled.messageError !== undefined)
