@@ -433,6 +433,18 @@ describe('semantic refusals as upstream, nothing stored', () => {
     expect((await admin.raw({ method: 'GET', path: `${secrets}/bad-secret` })).statusCode).toBe(404);
   });
 
+  it.each([
+    ['a Lease with a duration of 0', '/apis/coordination.k8s.io/v1/namespaces/default/leases', { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'bad-lease' }, spec: { leaseDurationSeconds: 0 } }, 'spec.leaseDurationSeconds'],
+    ['a Lease with negative transitions', '/apis/coordination.k8s.io/v1/namespaces/default/leases', { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'bad-lease' }, spec: { leaseTransitions: -1 } }, 'spec.leaseTransitions'],
+    ['an Event about an object of another namespace', '/api/v1/namespaces/default/events', { apiVersion: 'v1', kind: 'Event', metadata: { name: 'bad-event' }, involvedObject: { kind: 'ConfigMap', name: 'x', namespace: 'other' } }, 'involvedObject.namespace'],
+    ['an Event with an eventTime but no reporting component', '/api/v1/namespaces/default/events', { apiVersion: 'v1', kind: 'Event', metadata: { name: 'bad-event' }, eventTime: '2026-01-01T00:00:00.000000Z', involvedObject: { kind: 'ConfigMap', name: 'x', namespace: 'default' }, action: 'A', reason: 'R', reportingInstance: 'i' }, 'reportingComponent'],
+  ])('%s -> 422, nothing stored', async (_name, collection, body, field) => {
+    const result = await send(admin, { method: 'POST', path: collection, body });
+    expect(result.code).toBe(422);
+    expect(result.status.details?.causes?.map((cause) => cause.field)).toContain(field);
+    expect((await admin.raw({ method: 'GET', path: `${collection}/${body.metadata.name}` })).statusCode).toBe(404);
+  });
+
   it('a ConfigMap over 1 MiB -> 422 Too long', async () => {
     const before = await names();
     const result = await send(admin, { method: 'POST', path, body: cm('too-big', { data: { a: 'x'.repeat(1024 * 1024) } }) });

@@ -1,4 +1,4 @@
-import { Type, kindSchema, type KindDefinition } from '@kapi/apimachinery';
+import { Type, kindSchema, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 
 const microTime = () => Type.Optional(Type.String({ format: 'date-time' }));
@@ -18,6 +18,19 @@ const leaseSchema = kindSchema({
   }),
 });
 
+/** Upstream's `ValidateLeaseSpec`. */
+export function validateLeaseSpec(object: KubeObject): FieldError[] {
+  const spec = (object.spec ?? {}) as { leaseDurationSeconds?: number; leaseTransitions?: number; strategy?: string; preferredHolder?: string };
+  const errors: FieldError[] = [];
+  if (spec.leaseDurationSeconds !== undefined && spec.leaseDurationSeconds <= 0)
+    errors.push({ field: 'spec.leaseDurationSeconds', type: 'FieldValueInvalid', value: spec.leaseDurationSeconds, detail: 'must be greater than 0' });
+  if (spec.leaseTransitions !== undefined && spec.leaseTransitions < 0)
+    errors.push({ field: 'spec.leaseTransitions', type: 'FieldValueInvalid', value: spec.leaseTransitions, detail: 'must be greater than or equal to 0' });
+  if (spec.preferredHolder && !spec.strategy)
+    errors.push({ field: 'spec.preferredHolder', type: 'FieldValueForbidden', detail: 'may only be specified if `strategy` is defined' });
+  return errors;
+}
+
 /** coordination.k8s.io/v1 Lease. */
 export const coordinationKinds: KindDefinition[] = [
   { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', schema: leaseSchema },
@@ -36,6 +49,6 @@ export const coordinationResources: ResourceDefinition[] = [
       { name: 'Renewed', type: 'date', jsonPath: '.spec.renewTime', priority: 1 },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
-    strategy: { allowCreateOnUpdate: true },
+    strategy: { allowCreateOnUpdate: true, validate: validateLeaseSpec, validateUpdate: validateLeaseSpec },
   },
 ];

@@ -2,6 +2,7 @@ import { Type, kindSchema, nameIsDNSLabel, type FieldError, type KindDefinition,
 import type { ResourceDefinition } from '@kapi/server';
 import { conditionsSchema, localObjectReferenceSchema, objectReferenceSchema, stringMapSchema } from './common-schemas.js';
 import { validateConfigMapContents } from './config-map-validation.js';
+import { validateEvent } from './event-validation.js';
 import { validateSecretContents } from './secret-validation.js';
 
 /** A built-in printer's `len(...)`: the size of a map or list, 0 when absent. */
@@ -251,7 +252,7 @@ export const coreResources: ResourceDefinition[] = [
       { name: 'Message', type: 'string', jsonPath: '.message' },
     ],
     selectableFields: eventSelectableFields,
-    strategy: { getAttributes: eventFields },
+    strategy: { getAttributes: eventFields, validate: validateEvent, validateUpdate: validateEvent },
   },
   {
     group: '',
