@@ -272,6 +272,24 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     }
   });
 
+  it('leaves no empty labels, annotations or data behind (omitempty)', async () => {
+    await kubectl(server, ['create', 'configmap', 'emptied', '--from-literal=x=1']);
+    await kubectl(server, ['label', 'configmap', 'emptied', 'tier=a']);
+    await kubectl(server, ['annotate', 'configmap', 'emptied', 'note=b']);
+    await kubectl(server, ['label', 'configmap', 'emptied', 'tier-']);
+    await kubectl(server, ['annotate', 'configmap', 'emptied', 'note-']);
+    await kubectl(server, ['patch', 'configmap', 'emptied', '--type=merge', '-p', '{"data":{"x":null}}']);
+    const emptied = JSON.parse(await kubectl(server, ['get', 'configmap', 'emptied', '-o', 'json'])) as { metadata: Record<string, unknown>; data?: unknown };
+    expect(emptied.metadata['labels']).toBeUndefined();
+    expect(emptied.metadata['annotations']).toBeUndefined();
+    expect(emptied.data).toBeUndefined();
+    const created = JSON.parse(
+      await kubectl(server, ['create', '-o', 'json', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'born-empty', namespace: 'default', labels: {}, annotations: {}, finalizers: [] }, data: {} })),
+    ) as { metadata: Record<string, unknown>; data?: unknown };
+    expect(Object.keys(created.metadata).filter((key) => ['labels', 'annotations', 'finalizers'].includes(key))).toEqual([]);
+    expect(created.data).toBeUndefined();
+  });
+
   it('selects events by their object (describe shows them) and secrets by type', async () => {
     await kubectl(server, ['create', 'configmap', 'described', '--from-literal=a=1']);
     // describe asks for the events of the object's uid, kind, name and namespace.

@@ -76,6 +76,14 @@ const serviceAccountSchema = kindSchema({
 });
 
 /** Secret defaults: `type: Opaque`; `stringData` is write-only and merged into `data`. */
+/** Deletes the named maps when empty: Go's `omitempty` never writes `data: {}`. */
+function dropEmptyMaps(object: KubeObject, fields: string[]): void {
+  for (const field of fields) {
+    const value = object[field];
+    if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0) delete object[field];
+  }
+}
+
 function defaultSecret(object: KubeObject): void {
   if (!object.type) object.type = 'Opaque';
   const stringData = object.stringData as Record<string, string> | undefined;
@@ -85,6 +93,7 @@ function defaultSecret(object: KubeObject): void {
     object.data = data;
     delete object.stringData;
   }
+  dropEmptyMaps(object, ['data']);
 }
 
 const dataKeyPattern = /^[-._a-zA-Z0-9]+$/;
@@ -129,7 +138,7 @@ export const coreKinds: KindDefinition[] = [
       if (object.metadata.name) labels['kubernetes.io/metadata.name'] = object.metadata.name;
     },
   },
-  { ...core, kind: 'ConfigMap', schema: configMapSchema },
+  { ...core, kind: 'ConfigMap', schema: configMapSchema, defaulter: (object) => dropEmptyMaps(object, ['data', 'binaryData']) },
   { ...core, kind: 'Secret', schema: secretSchema, defaulter: defaultSecret },
   { ...core, kind: 'Event', schema: eventSchema },
   { ...core, kind: 'ServiceAccount', schema: serviceAccountSchema },

@@ -38,3 +38,19 @@ export function sortKeys(value: unknown): unknown {
       .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
   );
 }
+
+/** True for `{}` and `[]`. */
+function isEmptyContainer(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value !== 'object' || value === null) return false;
+  for (const _key in value) return false;
+  return true;
+}
+
+/** Deletes `labels`, `annotations`, `finalizers` and `ownerReferences` when empty (Go's `omitempty`). */
+export function dropEmptyMetadata(metadata: KubeObject['metadata']): void {
+  if (isEmptyContainer(metadata.labels)) delete metadata.labels;
+  if (isEmptyContainer(metadata.annotations)) delete metadata.annotations;
+  if (isEmptyContainer(metadata.finalizers)) delete metadata.finalizers;
+  if (isEmptyContainer(metadata.ownerReferences)) delete metadata.ownerReferences;
+}

@@ -14,7 +14,7 @@ import type { WriteContext } from './generic-store.js';
 import { FieldManager } from '../apply/field-manager.js';
 import type { SchemaNode } from '../apply/schema-type.js';
 import { mergeForUpdate, validateFinalizersWhileDeleting } from './merge-for-update.js';
-import { copyObject, formatTime } from './object-meta.js';
+import { copyObject, dropEmptyMetadata, formatTime } from './object-meta.js';
 import { convertOne } from './async-converter.js';
 
 /** What {@link WritePreparation.prepareUpdate} writes, besides the objects. */
@@ -95,8 +95,14 @@ export class WritePreparation {
     return converter ? convertOne(converter, object, converter.hubVersion) : this.scheme.toHub(object);
   }
 
+  /**
+   * The scheme's defaults applied, and metadata's empty maps and lists dropped, as decoding into Go's
+   * ObjectMeta drops them (`omitempty`): a removed last label leaves no `labels: {}` behind.
+   */
   private defaulted(object: KubeObject): KubeObject {
-    return this.scheme.applyDefaults(object) ?? object;
+    const defaulted = this.scheme.applyDefaults(object) ?? object;
+    dropEmptyMetadata(defaulted.metadata);
+    return defaulted;
   }
 
   /**
