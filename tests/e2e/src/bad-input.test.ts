@@ -326,7 +326,7 @@ describe('bodies nested too deep -> 400, the server stays up, nothing stored', (
     if (!(await names()).includes('deep-target')) await admin.request({ method: 'POST', path, body: cm('deep-target') });
     const before = await admin.request<{ metadata: { resourceVersion: string } }>({ method: 'GET', path: `${path}/deep-target` });
     const namesBefore = await names();
-    const result = await send(method === 'POST' && target === selfReview ? bob : admin, { method, path: target, body: Buffer.from(body), contentType });
+    const result = await send(method === 'POST' && target === selfReview ? bob : admin, { method: method as RestRequest['method'], path: target, body: Buffer.from(body), contentType });
     expect(result.code).toBe(400);
     expect(result.status.reason).toBe('BadRequest');
     expect(result.status.message).toContain(message);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RestClient } from '@kapi/client';
+import type { RestClient, RestRequest } from '@kapi/client';
 import { kubectl, startServer, type TestServer } from './harness.js';
 
 /**
@@ -28,7 +28,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function send(method: string, path: string, body?: unknown): Promise<{ code: number; body: Record<string, unknown> }> {
+async function send(method: RestRequest['method'], path: string, body?: unknown): Promise<{ code: number; body: Record<string, unknown> }> {
   const response = await admin.raw({ method, path, ...(body === undefined ? {} : { body }) });
   return { code: response.statusCode, body: JSON.parse(response.body.toString() || '{}') as Record<string, unknown> };
 }
