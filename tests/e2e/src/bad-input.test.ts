@@ -133,6 +133,10 @@ describe('bad input gets a clear Status and changes nothing', () => {
       contentType: 'application/apply-patch+cbor',
     });
     expect(apply.code).toBe(415);
+    // A built-in's patch types, strategic merge patch among them, as upstream's installer lists them.
+    expect(apply.status.message).toBe(
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
+    );
   });
 
   it('unknown fields under fieldValidation=Strict -> 400 naming them', async () => {

@@ -85,6 +85,16 @@ describe('unknown fields of custom resources', () => {
     expect(stored.metadata['ownerReferences']).toEqual([owner]);
   });
 
+  it('a strategic merge patch of a custom resource -> 415 (upstream serves none), object unchanged', async () => {
+    await client.raw({ method: 'POST', path: widgets, body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'smp' }, spec: { size: 2 } } });
+    const answer = await client.raw({ method: 'PATCH', path: `${widgets}/smp`, body: { spec: { size: 3 } }, contentType: 'application/strategic-merge-patch+json' });
+    expect(answer.statusCode).toBe(415);
+    expect((JSON.parse(answer.body.toString('utf8')) as { message: string }).message).toBe(
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+    );
+    expect((await client.request<{ spec: { size: number } }>({ method: 'GET', path: `${widgets}/smp` })).spec.size).toBe(2);
+  });
+
   it('Ignore -> stored pruned, no warning', async () => {
     const answer = await client.raw({ method: 'POST', path: widgets, query: { fieldValidation: 'Ignore' }, body: widget('ignore') });
     expect(answer.statusCode).toBe(201);

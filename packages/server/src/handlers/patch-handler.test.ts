@@ -161,7 +161,7 @@ describe('PATCH', () => {
     expect(other.status).toBe(415);
     expect(other.body['reason']).toBe('UnsupportedMediaType');
     expect(other.body['message']).toBe(
-      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
     );
   });
 });

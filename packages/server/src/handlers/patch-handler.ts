@@ -15,12 +15,14 @@ const MERGE_PATCH = 'application/merge-patch+json';
 const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
 
-const acceptedTypes = [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH];
+/** The patch types of built-in resources (upstream's installer) and of custom resources (no strategic merge). */
+const builtInPatchTypes = [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH];
+const customResourcePatchTypes = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH];
 
-/** Upstream prints this list (without strategic merge patch) whatever the resource accepts. */
-function unsupported(): StatusError {
+/** The 415 of a patch type the resource does not accept, naming those it does. */
+function unsupported(accepted: readonly string[]): StatusError {
   return StatusError.unsupportedMediaType(
-    `the body of the request was in an unknown format - accepted media types include: ${[JSON_PATCH, MERGE_PATCH, APPLY_PATCH].join(', ')}`,
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
   );
 }
 
@@ -63,7 +65,8 @@ export async function handlePatch(
   target: ApplyTarget,
 ): Promise<{ object: KubeObject; created: boolean }> {
   const type = mediaType(request);
-  if (!acceptedTypes.includes(type)) throw unsupported();
+  const accepted = route.definition.customResource ? customResourcePatchTypes : builtInPatchTypes;
+  if (!accepted.includes(type)) throw unsupported(accepted);
   const body = await readBody(request);
   const apiVersion = groupVersionString({ group: route.definition.group, version: route.version });
   if (type === APPLY_PATCH) return handleApply(request, route, body, apiVersion, target);
