@@ -75,3 +75,61 @@ describe('Table from cached cells', () => {
     expect(cached.table.rows.map((row) => row.cells[1])).toEqual([4]);
   });
 });
+
+describe('columns as upstream prints them', () => {
+  it('roles and CRDs show their creation time, bindings Kind/name and their subjects with -o wide', async () => {
+    const rbac = '/apis/rbac.authorization.k8s.io/v1';
+    await shared.admin.request({ method: 'POST', path: `${rbac}/namespaces/${namespace}/roles`, body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'printed' }, rules: [] } });
+    await shared.admin.request({
+      method: 'POST',
+      path: `${rbac}/namespaces/${namespace}/rolebindings`,
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'printed' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'printed' },
+        subjects: [
+          { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'bob' },
+          { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'g1' },
+          { kind: 'ServiceAccount', name: 's1', namespace },
+        ],
+      },
+    });
+    const role = await kubectl(shared.server, ['get', 'role', 'printed', '-n', namespace]);
+    expect(role).toMatch(/^NAME\s+CREATED AT\nprinted\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s*$/);
+    const binding = await kubectl(shared.server, ['get', 'rolebinding', 'printed', '-n', namespace, '-o', 'wide']);
+    expect(binding.split('\n')[0]).toMatch(/^NAME\s+ROLE\s+AGE\s+USERS\s+GROUPS\s+SERVICEACCOUNTS\s*$/);
+    expect(binding.split('\n')[1]).toMatch(/^printed\s+Role\/printed\s+\S+\s+bob\s+g1\s+default\/s1\s*$/);
+    await shared.admin.request({
+      method: 'POST',
+      path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      body: {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'printeds.e2e.example.com' },
+        spec: {
+          group: 'e2e.example.com',
+          scope: 'Namespaced',
+          names: { plural: 'printeds', kind: 'Printed' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { ports: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } } } } } },
+              additionalPrinterColumns: [{ name: 'Port', type: 'string', jsonPath: '.spec.ports[*].name' }],
+            },
+          ],
+        },
+      },
+    });
+    const crd = await kubectl(shared.server, ['get', 'crd', 'printeds.e2e.example.com']);
+    expect(crd).toMatch(/^NAME\s+CREATED AT\nprinteds\.e2e\.example\.com\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s*$/);
+    // A column path with several matches shows the first, as upstream's convertor.
+    await kubectl(shared.server, ['wait', '--for=condition=Established', 'crd/printeds.e2e.example.com', '--timeout=30s']);
+    const printeds = `/apis/e2e.example.com/v1/namespaces/${namespace}/printeds`;
+    for (let attempt = 0; (await shared.admin.raw({ method: 'GET', path: printeds })).statusCode !== 200 && attempt < 100; attempt++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await shared.admin.request({ method: 'POST', path: printeds, body: { apiVersion: 'e2e.example.com/v1', kind: 'Printed', metadata: { name: 'two-ports' }, spec: { ports: [{ name: 'http' }, { name: 'https' }] } } });
+    expect(await kubectl(shared.server, ['get', 'printeds', 'two-ports', '-n', namespace])).toMatch(/^NAME\s+PORT\s+AGE\ntwo-ports\s+http\s+\S+\s*$/);
+  });
+});

@@ -112,20 +112,42 @@ const roleRefImmutable = (object: KubeObject, old: KubeObject): FieldError[] =>
     : [{ field: 'roleRef', type: 'FieldValueInvalid', value: object.roleRef, detail: 'cannot change roleRef' }];
 
 const age = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' } as const;
+/** Upstream's role printer: the creation time itself (RFC 3339), not an age. */
+const createdAt = [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp', cell: (object: KubeObject) => object.metadata.creationTimestamp ?? null }] as const;
+
+type Subject = { kind?: string; name?: string; namespace?: string };
+/** The subjects of a binding of one kind, as upstream's printer lists them (`ns/name` for service accounts). */
+const subjectsOf = (kind: string) => (object: KubeObject) =>
+  ((object['subjects'] ?? []) as Subject[])
+    .filter((subject) => subject.kind === kind)
+    .map((subject) => (kind === 'ServiceAccount' ? `${subject.namespace ?? ''}/${subject.name ?? ''}` : (subject.name ?? '')))
+    .join(', ');
 const bindingColumns = [
-  { name: 'Role', type: 'string', jsonPath: '.roleRef.name', description: 'The role this binding grants' },
+  {
+    name: 'Role',
+    type: 'string',
+    jsonPath: '.roleRef',
+    description: 'The role this binding grants',
+    cell: (object: KubeObject) => {
+      const ref = (object['roleRef'] ?? {}) as { kind?: string; name?: string };
+      return `${ref.kind ?? ''}/${ref.name ?? ''}`;
+    },
+  },
   age,
+  { name: 'Users', type: 'string', priority: 1, jsonPath: '.subjects', description: 'Users in the roleBinding', cell: subjectsOf('User') },
+  { name: 'Groups', type: 'string', priority: 1, jsonPath: '.subjects', description: 'Groups in the roleBinding', cell: subjectsOf('Group') },
+  { name: 'ServiceAccounts', type: 'string', priority: 1, jsonPath: '.subjects', description: 'ServiceAccounts in the roleBinding', cell: subjectsOf('ServiceAccount') },
 ] as const;
 
 export const rbacResources: ResourceDefinition[] = [
   {
     group, resource: 'roles', kind: 'Role', namespaced: true, versions: [version], nameValidator: nameIsPathSegment, tracksGeneration: false,
-    printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
+    printerColumns: [...createdAt],
     strategy: { validate: validateRules, validateUpdate: validateRules },
   },
   {
     group, resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, versions: [version], nameValidator: nameIsPathSegment, tracksGeneration: false,
-    printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
+    printerColumns: [...createdAt],
     strategy: { validate: validateRules, validateUpdate: validateRules },
   },
   {

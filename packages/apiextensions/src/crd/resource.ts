@@ -135,8 +135,9 @@ export const customResourceDefinitionResource: ResourceDefinition = {
   categories: ['api-extensions'],
   versions: ['v1'],
   subresources: { status: true },
+  // Upstream's default table convertor: the creation time itself (RFC 3339), not an age.
   printerColumns: [
-    { name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    { name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp', cell: (object) => object.metadata.creationTimestamp ?? null },
   ],
   strategy,
 };

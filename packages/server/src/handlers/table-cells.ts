@@ -50,7 +50,8 @@ function cellValue(column: PrinterColumn, object: KubeObject): unknown {
       // As apiextensions' table convertor: dates are rendered as ages on the server (see renderCells).
       return dateCell(values);
     case 'string':
-      return values.map((value) => (typeof value === 'string' ? value : JSON.stringify(value))).join(',');
+      // The first match only, as upstream's table convertors print a simple path's one result.
+      return typeof first === 'string' ? first : JSON.stringify(first);
   }
 }
 
