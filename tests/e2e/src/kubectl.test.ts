@@ -272,6 +272,26 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     }
   });
 
+  it('defaults an HPA as upstream: CPU at 80% without metrics, behavior filled in', async () => {
+    const hpa = (apiVersion: string, name: string, spec: Record<string, unknown>) =>
+      JSON.stringify({ apiVersion, kind: 'HorizontalPodAutoscaler', metadata: { name, namespace: 'default' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 3, ...spec } });
+    await kubectl(server, ['create', '-f', '-'], hpa('autoscaling/v2', 'defaulted-v2', { behavior: { scaleUp: { stabilizationWindowSeconds: 10 } } }));
+    await kubectl(server, ['create', '-f', '-'], hpa('autoscaling/v1', 'defaulted-v1', {}));
+    const read = async (version: string, name: string) =>
+      (JSON.parse(await kubectl(server, ['get', `horizontalpodautoscalers.${version}.autoscaling`, name, '-o', 'json'])) as { spec: Record<string, unknown> }).spec;
+    const cpu80 = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
+    const v2 = await read('v2', 'defaulted-v2');
+    expect(v2['minReplicas']).toBe(1);
+    expect(v2['metrics']).toEqual(cpu80);
+    expect(v2['behavior']).toEqual({
+      scaleUp: { stabilizationWindowSeconds: 10, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] },
+      scaleDown: { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] },
+    });
+    expect((await read('v1', 'defaulted-v2'))['targetCPUUtilizationPercentage']).toBe(80);
+    expect((await read('v1', 'defaulted-v1'))['targetCPUUtilizationPercentage']).toBe(80);
+    expect((await read('v2', 'defaulted-v1'))['metrics']).toEqual(cpu80);
+  });
+
   it('leaves no empty labels, annotations or data behind (omitempty)', async () => {
     await kubectl(server, ['create', 'configmap', 'emptied', '--from-literal=x=1']);
     await kubectl(server, ['label', 'configmap', 'emptied', 'tier=a']);

@@ -128,9 +128,56 @@ function validateHpa(object: KubeObject): FieldError[] {
   return errors;
 }
 
+/** Upstream's `DefaultCPUUtilization`: the target of an HPA that names no metric. */
+const DEFAULT_CPU_UTILIZATION = 80;
+
+interface ScalingRules {
+  stabilizationWindowSeconds?: number;
+  selectPolicy?: string;
+  policies?: Array<{ type: string; value: number; periodSeconds: number }>;
+}
+
+/** Fills the unset parts of one direction's scaling rules from upstream's defaults (`copyHPAScalingRules`). */
+function withDefaults(rules: ScalingRules | undefined, defaults: ScalingRules): ScalingRules {
+  return { ...defaults, ...Object.fromEntries(Object.entries(rules ?? {}).filter(([, value]) => value !== undefined && value !== null)) };
+}
+
+/**
+ * Upstream's autoscaling/v2 defaults: a CPU utilization target of 80% when no metric is named, and, when a
+ * behavior is given, both directions filled in (scale up: no stabilization, Max of 4 pods or 100% per 15 s;
+ * scale down: Max of 100% per 15 s, the stabilization window left to the controller's flag).
+ */
+export function defaultHpaV2(object: KubeObject): void {
+  const spec = (object.spec ??= {}) as { metrics?: MetricSpec[]; behavior?: { scaleUp?: ScalingRules; scaleDown?: ScalingRules } };
+  if (!spec.metrics || spec.metrics.length === 0) {
+    spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION } } }];
+  }
+  if (spec.behavior) {
+    spec.behavior.scaleUp = withDefaults(spec.behavior.scaleUp, {
+      stabilizationWindowSeconds: 0,
+      selectPolicy: 'Max',
+      policies: [
+        { type: 'Pods', value: 4, periodSeconds: 15 },
+        { type: 'Percent', value: 100, periodSeconds: 15 },
+      ],
+    });
+    spec.behavior.scaleDown = withDefaults(spec.behavior.scaleDown, { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] });
+  }
+}
+
+/**
+ * autoscaling/v1: an HPA with no CPU target and no other metric (carried in an annotation) targets 80%,
+ * what upstream shows for it, since the v2 default applies to the stored object.
+ */
+export function defaultHpaV1(object: KubeObject): void {
+  const spec = (object.spec ??= {}) as { targetCPUUtilizationPercentage?: number };
+  if (spec.targetCPUUtilizationPercentage === undefined && object.metadata.annotations?.[hpaAnnotations.metrics] === undefined)
+    spec.targetCPUUtilizationPercentage = DEFAULT_CPU_UTILIZATION;
+}
+
 export const autoscalingKinds: KindDefinition[] = [
-  { group, version: 'v2', kind, schema: hpaV2Schema },
-  { group, version: 'v1', kind, schema: hpaV1Schema },
+  { group, version: 'v2', kind, schema: hpaV2Schema, defaulter: defaultHpaV2 },
+  { group, version: 'v1', kind, schema: hpaV1Schema, defaulter: defaultHpaV1 },
 ];
 
 export const autoscalingConversions: ConversionDefinition[] = [
