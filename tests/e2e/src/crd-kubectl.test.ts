@@ -197,7 +197,7 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
     await expect(kubectl(server, ['get', 'crd', 'widgets.e2e.example.com'])).rejects.toThrow('NotFound');
   });
 
-  it('flags a kind already used in the group with KindConflict and does not establish it', async () => {
+  it('flags a kind already used in the group (its list kind too: the last conflict is reported) and does not establish it', async () => {
     await kubectl(server, ['apply', '-f', '-'], crd({ plural: 'gizmos', kind: 'Gizmo' }));
     await waitFor(server, 'condition=Established', 'crd/gizmos.e2e.example.com');
     await kubectl(server, ['apply', '-f', '-'], crd({ plural: 'othergizmos', singular: 'othergizmo', kind: 'Gizmo' }));
@@ -206,7 +206,8 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
       status: { conditions: Array<{ type: string; status: string; reason: string; message: string }> };
     };
     const byType = new Map(conflicting.status.conditions.map((c) => [c.type, c]));
-    expect(byType.get('NamesAccepted')).toMatchObject({ status: 'False', reason: 'KindConflict', message: '"Gizmo" is already in use' });
+    // Kind and list kind (defaulted to GizmoList) both clash; upstream's checks each overwrite the condition.
+    expect(byType.get('NamesAccepted')).toMatchObject({ status: 'False', reason: 'ListKindConflict', message: '"GizmoList" is already in use' });
     expect(byType.get('Established')).toMatchObject({ status: 'False', reason: 'NotAccepted' });
     await expect(kubectl(server, ['get', 'othergizmos'])).rejects.toThrow('the server doesn\'t have a resource type "othergizmos"');
     // Once the holder of the kind is gone, the waiting CRD gets its names and is established.
@@ -359,5 +360,25 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
     const leftovers = await kubectl(server, ['get', '--raw', '/apis/gateway.networking.k8s.io/v1/gateways']);
     const gateways = JSON.parse(leftovers) as { items: Array<{ metadata: { name: string } }> };
     expect(gateways.items.map((item) => item.metadata.name)).toContain('my-gateway');
+  });
+
+  it('a CRD held by an instance\'s finalizer does not hold back other CRDs', async () => {
+    await kubectl(server, ['apply', '-f', '-'], crd({ plural: 'holders', kind: 'Holder' }));
+    await waitFor(server, 'condition=Established', 'crd/holders.e2e.example.com');
+    const holders = '/apis/e2e.example.com/v1/namespaces/default/holders';
+    const client = server.client();
+    for (let attempt = 0; (await client.raw({ method: 'GET', path: holders })).statusCode !== 200 && attempt < 100; attempt++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await client.request({ method: 'POST', path: holders, body: { apiVersion: 'e2e.example.com/v1', kind: 'Holder', metadata: { name: 'held', finalizers: ['example.com/hold'] } } });
+    await kubectl(server, ['delete', 'crd', 'holders.e2e.example.com', '--wait=false']);
+    const condition = async () =>
+      ((JSON.parse(await kubectl(server, ['get', 'crd', 'holders.e2e.example.com', '-o', 'json'])) as { status: { conditions?: Array<{ type: string; reason: string }> } }).status.conditions ?? []).find((c) => c.type === 'Terminating')?.reason;
+    for (let attempt = 0; (await condition()) !== 'InstanceDeletionInProgress' && attempt < 100; attempt++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await condition()).toBe('InstanceDeletionInProgress');
+    // Another CRD is named and established meanwhile (the wait gives up after 30 s, before the first one's minute).
+    await kubectl(server, ['apply', '-f', '-'], crd({ plural: 'bystanders', kind: 'Bystander' }));
+    await waitFor(server, 'condition=Established', 'crd/bystanders.e2e.example.com');
+    // Released, the first one goes.
+    await client.request({ method: 'PATCH', path: `${holders}/held`, body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+    await kubectl(server, ['wait', '--for=delete', 'crd/holders.e2e.example.com', '--timeout=30s']);
   });
 });

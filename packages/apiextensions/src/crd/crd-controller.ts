@@ -30,6 +30,8 @@ export class CustomResourceDefinitionController {
   private readonly client: ResourceClient<CustomResourceDefinition>;
   private readonly abort = new AbortController();
   private queue: Promise<void> = Promise.resolve();
+  /** CRDs whose instances are being deleted (beside the queue: that waits up to a minute per try). */
+  private readonly finalizing = new Set<string>();
 
   constructor(
     private readonly rest: RestClient,
@@ -104,7 +106,7 @@ export class CustomResourceDefinitionController {
   private async reconcile(name: string): Promise<void> {
     const crd = this.crds.get(name);
     if (!crd) return;
-    if (crd.metadata.deletionTimestamp) return this.finalize(crd);
+    if (crd.metadata.deletionTimestamp) return this.finalizeBeside(name);
     const others = [...this.crds.values()];
     const { acceptedNames, condition } = calculateNames(crd, others);
     let conditions = setCondition(crd.status?.conditions ?? undefined, condition);
@@ -140,6 +142,23 @@ export class CustomResourceDefinitionController {
     return this.updateStatus(crd, crd.status?.acceptedNames ?? crd.spec.names, conditions);
   }
 
+  /**
+   * Finalizes a terminating CRD outside the queue, once at a time per CRD: waiting for its instances'
+   * own finalizers must not hold back every other CRD's names and establishment.
+   */
+  private finalizeBeside(name: string): void {
+    const crd = this.crds.get(name);
+    if (!crd || this.finalizing.has(name)) return;
+    this.finalizing.add(name);
+    this.finalize(crd).then(
+      () => this.finalizing.delete(name),
+      () => {
+        this.finalizing.delete(name);
+        this.retry(name);
+      },
+    );
+  }
+
   /** Deletes every custom resource of a terminating CRD, then drops the cleanup finalizer. */
   private async finalize(crd: CustomResourceDefinition): Promise<void> {
     if (!(crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return;
@@ -150,7 +169,14 @@ export class CustomResourceDefinitionController {
     } else {
       crd = await this.setTerminating(crd, { status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' });
       await this.handler.serve(crd);
-      await this.deleteInstances(crd);
+      try {
+        await this.deleteInstances(crd);
+      } catch (error) {
+        // Instances still there after a minute (held by their finalizers): upstream's condition until the next try.
+        if (error instanceof InstancesRemain)
+          await this.setTerminating(crd, { status: 'True', reason: 'InstanceDeletionCheck', message: `could not confirm zero CustomResources remaining: ${error.message}` });
+        throw error;
+      }
       crd = await this.setTerminating(crd, { status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' });
     }
     await this.client.update(undefined, {
@@ -177,6 +203,13 @@ export class CustomResourceDefinitionController {
       }
       if (attempt > 0) await sleep(5000, this.abort.signal);
     }
-    throw new Error(`custom resources of ${crd.metadata.name ?? ''} remain`);
+    throw new InstancesRemain();
+  }
+}
+
+/** A terminating CRD's instances outlived the minute its finalizer waits for them (upstream's poll timeout). */
+class InstancesRemain extends Error {
+  constructor() {
+    super('timed out waiting for the condition');
   }
 }

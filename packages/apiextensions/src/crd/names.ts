@@ -25,26 +25,30 @@ export function calculateNames(crd: CustomResourceDefinition, others: readonly C
   const requested = crd.spec.names;
   const previous = crd.status?.acceptedNames ?? { plural: '', kind: '' };
   const accepted: CustomResourceDefinitionNames = { ...previous };
-  const conflicts: Array<{ reason: string; name: string }> = [];
+  const inUse = (name: string) => `"${name}" is already in use`;
+  // Each check that fails sets the condition, so the last conflict found is the one reported, as upstream.
+  let conflict: { reason: string; message: string } | undefined;
   const check = (field: 'plural' | 'singular' | 'kind' | 'listKind', pool: Set<string>, reason: string) => {
     const value = requested[field];
     if (value === undefined) return;
-    if (pool.has(value)) conflicts.push({ reason, name: value });
+    if (pool.has(value)) conflict = { reason, message: inUse(value) };
     else accepted[field] = value;
   };
   check('plural', resources, 'PluralConflict');
   check('singular', resources, 'SingularConflict');
-  const clashingShort = (requested.shortNames ?? []).find((name) => resources.has(name));
-  if (clashingShort !== undefined) conflicts.push({ reason: 'ShortNamesConflict', name: clashingShort });
-  else if (requested.shortNames) accepted.shortNames = requested.shortNames;
+  const clashingShort = (requested.shortNames ?? []).filter((name) => resources.has(name) && !(previous.shortNames ?? []).includes(name));
+  // Several conflicts read as Go's aggregate error: `[a, b]`.
+  if (clashingShort.length > 0) {
+    const messages = clashingShort.map(inUse);
+    conflict = { reason: 'ShortNamesConflict', message: messages.length === 1 ? (messages[0] as string) : `[${messages.join(', ')}]` };
+  } else if (requested.shortNames) accepted.shortNames = requested.shortNames;
   check('kind', kinds, 'KindConflict');
   check('listKind', kinds, 'ListKindConflict');
   if (requested.categories) accepted.categories = requested.categories;
-  const first = conflicts[0];
   return {
     acceptedNames: accepted,
-    condition: first
-      ? { type: 'NamesAccepted', status: 'False', reason: first.reason, message: `"${first.name}" is already in use` }
+    condition: conflict
+      ? { type: 'NamesAccepted', status: 'False', ...conflict }
       : { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' },
   };
 }

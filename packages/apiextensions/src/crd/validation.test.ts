@@ -104,4 +104,17 @@ describe('CRD naming', () => {
     expect(outcome.acceptedNames).toMatchObject({ plural: 'gadgets', singular: 'gadget', kind: '', listKind: 'GadgetList' });
     expect(calculateNames(established, [established, candidate]).condition).toMatchObject({ status: 'True', reason: 'NoConflicts' });
   });
+
+  it('reports the last clash found, as upstream, and several short names as one aggregate', () => {
+    const established = crd({ names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList', shortNames: ['wg', 'wd'] } });
+    established.status = { acceptedNames: { ...established.spec.names }, storedVersions: ['v1'] };
+    const clashing = (names: Record<string, unknown>) => calculateNames(crd({ names: { plural: 'others', kind: 'Other', ...names } }, 'others.example.com'), [established]).condition;
+    expect(clashing({ shortNames: ['wg'], listKind: 'WidgetList' })).toEqual({ type: 'NamesAccepted', status: 'False', reason: 'ListKindConflict', message: '"WidgetList" is already in use' });
+    expect(clashing({ shortNames: ['wg', 'wd'] })).toEqual({
+      type: 'NamesAccepted',
+      status: 'False',
+      reason: 'ShortNamesConflict',
+      message: '["wg" is already in use, "wd" is already in use]',
+    });
+  });
 });
