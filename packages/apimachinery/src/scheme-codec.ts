@@ -10,6 +10,11 @@ export interface SchemeCodecOptions {
   encodingVersion: string | (() => string);
   /** Versions accepted by decode; default: every version of the kind registered at decode time. */
   decodableVersions?: string[];
+  /**
+   * Called with each decoded object at the version it was stored at, before its conversion to the hub, and
+   * free to change it (a custom resource gets the defaults of the schema it was written under).
+   */
+  beforeConversion?: (object: KubeObject) => void;
 }
 
 /** Encodes hub objects to JSON bytes at the encoding version and decodes stored bytes back to the hub. */
@@ -82,6 +87,7 @@ export function createSchemeCodec(scheme: Scheme, options: SchemeCodecOptions): 
       if (!allowed) {
         throw new Error(`apiVersion "${object.apiVersion}" of kind ${kind} is not decodable by this server`);
       }
+      options.beforeConversion?.(object);
       return scheme.convertObject(object, scheme.hubVersion(group, kind), group, true);
     },
     decodesVerbatim() {

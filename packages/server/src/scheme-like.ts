@@ -7,6 +7,8 @@ export interface CodecForOptions {
   kind: string;
   encodingVersion: string | (() => string);
   decodableVersions?: string[];
+  /** See @kapi/apimachinery's `SchemeCodecOptions.beforeConversion`. */
+  beforeConversion?: (object: KubeObject) => void;
 }
 
 /**

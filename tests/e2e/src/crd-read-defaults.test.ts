@@ -68,3 +68,57 @@ describe('custom resources read from storage with the current schema', () => {
     expect(await kubectl(server, ['get', `widgets.${group}`, 'old', '-o', 'jsonpath={.spec}'])).toBe('{"size":3}');
   });
 });
+
+/**
+ * An object is read with the defaults of the version it was stored at, then converted, and what the
+ * requested version does not declare is pruned (upstream's storage decoder and schema-coercing converter).
+ */
+describe('custom resources stored at an older version', () => {
+  let server: TestServer;
+  let client: RestClient;
+  const multi = 'multi.example.com';
+  const gadgets = (version: string) => `/apis/${multi}/${version}/namespaces/default/gadgets`;
+  const gadgetsCrd = (storage: string) =>
+    customResourceDefinition({
+      group: multi,
+      kind: 'Gadget',
+      versions: ['v1alpha1', 'v1'],
+      storage,
+      specs: {
+        v1alpha1: { type: 'object', properties: { a: { type: 'string' } } },
+        v1: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string', default: 'fromV1' } } },
+      },
+    });
+
+  beforeAll(async () => {
+    server = await startServer();
+    client = server.client();
+    await kubectl(server, ['apply', '-f', '-'], JSON.stringify(gadgetsCrd('v1alpha1')));
+    await kubectl(server, ['wait', '--for=condition=Established', `crd/gadgets.${multi}`, '--timeout=30s']);
+    await eventually(async () => (await client.raw({ method: 'GET', path: gadgets('v1alpha1') })).statusCode, (code) => code === 200);
+    await client.request({ method: 'POST', path: gadgets('v1alpha1'), body: { apiVersion: `${multi}/v1alpha1`, kind: 'Gadget', metadata: { name: 'old' }, spec: { a: 'x' } } });
+    const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${multi}`;
+    const crd = await client.request<Record<string, unknown>>({ method: 'GET', path });
+    await client.request({ method: 'PUT', path, body: { ...gadgetsCrd('v1'), metadata: crd['metadata'] } });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('keeps the stored version\'s defaults and prunes to the version read', async () => {
+    // A new object at v1 gets v1's default; the old one, stored at v1alpha1, does not, read at either version.
+    await eventually(
+      async () => (await client.raw({ method: 'POST', path: gadgets('v1'), body: { apiVersion: `${multi}/v1`, kind: 'Gadget', metadata: { name: 'new' }, spec: { a: 'y' } } })).statusCode,
+      (code) => code === 201 || code === 409,
+    );
+    const fresh = await client.request<Widget>({ method: 'GET', path: `${gadgets('v1')}/new` });
+    expect(fresh.spec).toEqual({ a: 'y', b: 'fromV1' });
+    for (const version of ['v1', 'v1alpha1']) {
+      const old = await client.request<Widget>({ method: 'GET', path: `${gadgets(version)}/old` });
+      expect([version, old.spec]).toEqual([version, { a: 'x' }]);
+    }
+    // The new object read at v1alpha1 loses the field v1alpha1 does not declare.
+    expect((await client.request<Widget>({ method: 'GET', path: `${gadgets('v1alpha1')}/new` })).spec).toEqual({ a: 'y' });
+  });
+});

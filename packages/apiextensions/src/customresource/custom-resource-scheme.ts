@@ -70,7 +70,10 @@ export class CustomResourceScheme implements SchemeLike {
     // Stored objects read at their own version (every GET, LIST item and watch event of the storage
     // version) are returned as they are, so the bytes cached for that object are reused.
     if (isAtGroupVersion(object.apiVersion, target)) return object;
-    return this.base.convert(object, target);
+    // As upstream's schema-coercing converter: the converted copy holds what the target version declares.
+    const converted = this.base.convert(object, target);
+    this.schemaOf(converted)?.prune(converted);
+    return converted;
   }
 
   toHub(object: KubeObject): KubeObject {
@@ -113,8 +116,19 @@ export class CustomResourceScheme implements SchemeLike {
    * ({@link Codec.recognizesOwnEncodings}), recognised by identity, with no key built from the bytes.
    */
   codecFor(options: CodecForOptions): Codec {
+    // As upstream's storage decoder, an object read is pruned and defaulted by the schema of the version
+    // it was stored at, then converted (and pruned by the hub's, whose defaults it does not get).
+    let reading: Uint8Array | undefined;
+    let convertedFrom: CompiledSchema | undefined;
+    const beforeConversion = (object: KubeObject) => {
+      const schema = this.schemaOf(object);
+      if (!schema || (reading !== undefined && this.encoded.get(schema)?.has(reading))) return;
+      schema.prune(object);
+      schema.applyDefaults(object);
+      convertedFrom = schema;
+    };
     // Webhook-converted kinds are stored and read at their own version: the store awaits the webhook.
-    const codec = this.convertedAsync.has(`${options.group}/${options.kind}`) ? jsonCodec : this.base.codecFor(options);
+    const codec = this.convertedAsync.has(`${options.group}/${options.kind}`) ? jsonCodec : this.base.codecFor({ ...options, beforeConversion });
     return {
       encode: (object) => {
         // The store writes objects at the version they decode to (the hub), so this is the schema reads apply.
@@ -125,11 +139,15 @@ export class CustomResourceScheme implements SchemeLike {
         return data;
       },
       decode: (data) => {
+        reading = data;
+        convertedFrom = undefined;
         const object = codec.decode(data);
+        reading = undefined;
         const schema = this.schemaOf(object);
-        if (schema && !this.encoded.get(schema)?.has(data)) {
+        if (schema && schema !== convertedFrom && !this.encoded.get(schema)?.has(data)) {
           schema.prune(object);
-          schema.applyDefaults(object);
+          // Defaults are the stored version's, applied before the conversion (when there was one).
+          if (convertedFrom === undefined) schema.applyDefaults(object);
         }
         return object;
       },
