@@ -332,6 +332,8 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     const selected = await kubectl(server, ['get', 'events', '--field-selector', 'involvedObject.name=described,type=Warning', '-o', 'name']);
     expect(selected.trim()).toBe('event/described.1');
     expect(await kubectl(server, ['events', '--for', 'configmap/described'])).toContain('Touched happened');
+    // The table's OBJECT is kind/name, as upstream's event printer.
+    expect(await kubectl(server, ['get', 'events', '--field-selector', 'involvedObject.name=described'])).toMatch(/\sconfigmap\/described\s/);
     const described = await kubectl(server, ['describe', 'configmap', 'described']);
     expect(described).toMatch(/Events:[\s\S]*Touched/);
     expect(described).not.toContain('Elsewhere');

@@ -257,7 +257,16 @@ export const coreResources: ResourceDefinition[] = [
       { name: 'Last Seen', type: 'date', jsonPath: '.lastTimestamp' },
       { name: 'Type', type: 'string', jsonPath: '.type' },
       { name: 'Reason', type: 'string', jsonPath: '.reason' },
-      { name: 'Object', type: 'string', jsonPath: '.involvedObject.name' },
+      {
+        name: 'Object',
+        type: 'string',
+        jsonPath: '.involvedObject',
+        // Upstream's event printer: `configmap/name`.
+        cell: (object) => {
+          const involved = (object.involvedObject ?? {}) as { kind?: string; name?: string };
+          return `${(involved.kind ?? '').toLowerCase()}/${involved.name ?? ''}`;
+        },
+      },
       { name: 'Message', type: 'string', jsonPath: '.message' },
     ],
     selectableFields: eventSelectableFields,
