@@ -341,12 +341,13 @@ describe('bodies nested too deep -> 400, the server stays up, nothing stored', (
   });
 
   it('a body nested as deep as the limit allows is still served', async () => {
-    // 250 levels of YAML under a ConfigMap's data: refused by validation (422), not by the decoder.
+    // 250 levels of YAML under a ConfigMap's data: parsed, then refused for its types, not for its depth.
     let text = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep-ok\ndata:\n';
     for (let level = 1; level <= 250; level++) text += `${' '.repeat(level)}a:\n`;
     text += `${' '.repeat(251)}b: 1\n`;
     const result = await send(admin, { method: 'POST', path, body: Buffer.from(text), contentType: 'application/yaml' });
-    expect(result.code).toBe(422);
+    expect(result.code).toBe(400);
+    expect(result.status.message).toContain('json: cannot unmarshal object into Go struct field ConfigMap.data of type string');
   });
 });
 
@@ -479,8 +480,20 @@ describe('duplicate JSON keys', () => {
   });
 });
 
-describe('numbers outside their OpenAPI format', () => {
-  it('an int32 field of 1e23 -> 422, nothing stored', async () => {
+describe('values a built-in\'s Go types cannot take -> 400 in the words of Go\'s decoder', () => {
+  it.each([
+    ['a number in a ConfigMap\'s data', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typed' }, data: { a: 5 } }, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string'],
+    ['a string for an HPA\'s minReplicas', '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers', { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'typed' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'x' }, minReplicas: '3', maxReplicas: 3 } }, 'HorizontalPodAutoscaler in version "v2" cannot be handled as a HorizontalPodAutoscaler: json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.minReplicas of type int32'],
+    ['a fraction for an HPA\'s maxReplicas', '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers', { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'typed' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'x' }, maxReplicas: 2.5 } }, 'json: cannot unmarshal number 2.5 into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32'],
+  ])('%s, nothing stored', async (_name, collection, body, message) => {
+    const result = await send(admin, { method: 'POST', path: collection, body });
+    expect(result.code).toBe(400);
+    expect(result.status.reason).toBe('BadRequest');
+    expect(result.status.message).toContain(message);
+    expect((await admin.raw({ method: 'GET', path: `${collection}/typed` })).statusCode).toBe(404);
+  });
+
+  it('an int32 field of 1e23 -> 400, nothing stored', async () => {
     const hpas = '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers';
     const result = await send(admin, {
       method: 'POST',
@@ -490,9 +503,8 @@ describe('numbers outside their OpenAPI format', () => {
       ),
       contentType: 'application/json',
     });
-    expect(result.code).toBe(422);
-    expect(result.status.details?.causes?.map((cause) => cause.field)).toEqual(['spec.maxReplicas']);
-    expect(result.status.message).toContain('spec.maxReplicas in body must be of type int32: 1e+23');
+    expect(result.code).toBe(400);
+    expect(result.status.message).toContain('json: cannot unmarshal number 1e+23 into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32');
     const missing = await send(admin, { method: 'GET', path: `${hpas}/huge` });
     expect(missing.code).toBe(404);
   });

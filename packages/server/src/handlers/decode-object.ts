@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { StatusError, groupVersionString, isKubeObject, type KubeObject } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '../resource-definition.js';
 import type { SchemeLike } from '../scheme-like.js';
+import { goUnmarshalError } from './go-type-errors.js';
 import { objectMetaTypeError } from './object-meta-types.js';
 import type { FieldValidation } from './query-options.js';
 import { addWarning } from './response-writer.js';
@@ -44,7 +45,7 @@ export function decodeRequestObject(
   }
   if (record['metadata'] === undefined || record['metadata'] === null) record['metadata'] = {};
   if (!isKubeObject(record)) throw StatusError.badRequest('metadata must be an object');
-  const typeError = objectMetaTypeError(record.metadata as Record<string, unknown>);
+  const typeError = objectMetaTypeError(record.metadata as Record<string, unknown>) ?? builtInTypeError(record, endpoint);
   if (typeError) {
     throw StatusError.badRequest(
       `${definition.kind} in version "${version}" cannot be handled as a ${definition.kind}: ${typeError}`,
@@ -55,6 +56,18 @@ export function decodeRequestObject(
       `${definition.kind} in version "${version}" cannot be handled as a ${definition.kind}: ${message}`,
     ),
   );
+}
+
+/**
+ * A built-in kind is decoded into Go structs upstream, so a value of the wrong JSON type is a 400 decode
+ * error there, not a 422 (custom resources are validated against their schema: 422).
+ */
+function builtInTypeError(object: Record<string, unknown>, endpoint: Endpoint): string | undefined {
+  const { definition, version, scheme } = endpoint;
+  if (definition.customResource) return undefined;
+  const schema = scheme.kindFor?.({ group: definition.group, version, kind: definition.kind })?.schema;
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  return goUnmarshalError(object, schema as Record<string, unknown>, definition.kind, version);
 }
 
 /** Applies the fieldValidation policy to `object`; `strictError` builds the Strict failure from its message. */

@@ -42,17 +42,17 @@ describe("a kind's defaulter and validator over HTTP", () => {
     expect(refused.body['message']).toContain('a part needs a name');
   });
 
-  it('never see a value of the wrong type: the create is 422 Invalid naming it, and nothing is stored', async () => {
-    for (const [name, spec, field] of [
-      ['string', { parts: 'gear' }, 'spec.parts'],
-      ['number', { parts: [{ name: 7 }] }, 'spec.parts[0].name'],
-      ['item', { parts: [true] }, 'spec.parts[0]'],
+  it('never see a value of the wrong type: the create is 400 in the words of Go\'s decoder, and nothing is stored', async () => {
+    // The JSON type and the field path as Go reports them (nested struct type names are not known here).
+    for (const [name, spec, message] of [
+      ['string', { parts: 'gear' }, 'json: cannot unmarshal string into Go struct field WidgetSpec.spec.parts of type []'],
+      ['number', { parts: [{ name: 7 }] }, 'json: cannot unmarshal number into Go struct field WidgetSpec.spec.parts.name of type string'],
+      ['item', { parts: [true] }, 'json: cannot unmarshal bool into Go struct field WidgetSpec.spec.parts of type '],
     ] as const) {
       const response = await server.call('POST', widgetsPath(), widget(name, spec));
-      expect(response.status, name).toBe(422);
-      expect(response.body['reason']).toBe('Invalid');
-      const causes = (response.body['details'] as { causes: Array<{ field: string; message: string }> }).causes;
-      expect(causes.find((cause) => cause.field === field)?.message).toMatch(/must be of type/);
+      expect(response.status, name).toBe(400);
+      expect(response.body['reason']).toBe('BadRequest');
+      expect(response.body['message']).toContain(`Widget in version "v1" cannot be handled as a Widget: ${message}`);
       expect((await server.call('GET', `${widgetsPath()}/${name}`)).status).toBe(404);
     }
   });
