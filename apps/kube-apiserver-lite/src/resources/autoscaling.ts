@@ -188,6 +188,7 @@ export const autoscalingResources: ResourceDefinition[] = [
   {
     group,
     resource: 'horizontalpodautoscalers',
+    returnDeletedObject: false,
     kind,
     namespaced: true,
     shortNames: ['hpa'],

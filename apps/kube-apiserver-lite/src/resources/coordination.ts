@@ -40,6 +40,7 @@ export const coordinationResources: ResourceDefinition[] = [
   {
     group: 'coordination.k8s.io',
     resource: 'leases',
+    returnDeletedObject: false,
     tracksGeneration: false,
     kind: 'Lease',
     namespaced: true,

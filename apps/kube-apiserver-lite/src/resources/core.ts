@@ -192,6 +192,8 @@ export const coreResources: ResourceDefinition[] = [
   {
     group: '',
     resource: 'configmaps',
+    // As upstream's store (no ReturnDeletedObject): a DELETE answers with a Status.
+    returnDeletedObject: false,
     tracksGeneration: false,
     kind: 'ConfigMap',
     namespaced: true,
@@ -218,6 +220,8 @@ export const coreResources: ResourceDefinition[] = [
   {
     group: '',
     resource: 'secrets',
+    // As upstream's store (no ReturnDeletedObject): a DELETE answers with a Status.
+    returnDeletedObject: false,
     tracksGeneration: false,
     kind: 'Secret',
     namespaced: true,
@@ -248,6 +252,8 @@ export const coreResources: ResourceDefinition[] = [
   {
     group: '',
     resource: 'events',
+    // As upstream's store (no ReturnDeletedObject): a DELETE answers with a Status.
+    returnDeletedObject: false,
     tracksGeneration: false,
     kind: 'Event',
     namespaced: true,

@@ -141,17 +141,17 @@ const bindingColumns = [
 
 export const rbacResources: ResourceDefinition[] = [
   {
-    group, resource: 'roles', kind: 'Role', namespaced: true, versions: [version], nameValidator: nameIsPathSegment, tracksGeneration: false,
+    group, resource: 'roles', kind: 'Role', namespaced: true, versions: [version], nameValidator: nameIsPathSegment, tracksGeneration: false, returnDeletedObject: false,
     printerColumns: [...createdAt],
     strategy: { validate: validateRules, validateUpdate: validateRules },
   },
   {
-    group, resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, versions: [version], nameValidator: nameIsPathSegment, tracksGeneration: false,
+    group, resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, versions: [version], nameValidator: nameIsPathSegment, tracksGeneration: false, returnDeletedObject: false,
     printerColumns: [...createdAt],
     strategy: { validate: validateRules, validateUpdate: validateRules },
   },
   {
-    group, resource: 'rolebindings', kind: 'RoleBinding', namespaced: true, versions: [version], nameValidator: nameIsPathSegment, tracksGeneration: false,
+    group, resource: 'rolebindings', kind: 'RoleBinding', namespaced: true, versions: [version], nameValidator: nameIsPathSegment, tracksGeneration: false, returnDeletedObject: false,
     printerColumns: [...bindingColumns],
     strategy: {
       validate: (object) => validateBinding(object, true),
@@ -159,7 +159,7 @@ export const rbacResources: ResourceDefinition[] = [
     },
   },
   {
-    group, resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false, versions: [version], nameValidator: nameIsPathSegment, tracksGeneration: false,
+    group, resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false, versions: [version], nameValidator: nameIsPathSegment, tracksGeneration: false, returnDeletedObject: false,
     printerColumns: [...bindingColumns],
     strategy: {
       validate: (object) => validateBinding(object, false),

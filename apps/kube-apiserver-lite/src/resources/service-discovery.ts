@@ -199,7 +199,7 @@ export const serviceDiscoveryResources: ResourceDefinition[] = [
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     subresources: { status: true },
     nameValidator: nameIsDNSLabel,
-    returnDeletedObject: false,
+    // Upstream's service store returns the deleted Service.
     printerColumns: [
       { name: 'Type', type: 'string', jsonPath: '.spec.type' },
       { name: 'Cluster-IP', type: 'string', jsonPath: '.spec.clusterIP' },
@@ -222,6 +222,7 @@ export const serviceDiscoveryResources: ResourceDefinition[] = [
   {
     group: discovery,
     resource: 'endpointslices',
+    returnDeletedObject: false,
     kind: 'EndpointSlice',
     namespaced: true,
     versions: ['v1'],

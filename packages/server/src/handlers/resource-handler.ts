@@ -23,7 +23,7 @@ import { writeList } from './list-writer.js';
 import { addWarning, applyWarnings, writeObject } from './response-writer.js';
 import { negotiateResponseForm, parseIncludeObject, partialObjectMetadata } from './table.js';
 import { writeTable } from './table-writer.js';
-import { serveWatch, type WatchRegistry } from './watch-handler.js';
+import { serveWatch, type WatchForm, type WatchRegistry } from './watch-handler.js';
 
 /** One served resource at one version, as the router finds it. */
 export interface ResourceRoute extends Endpoint {
@@ -136,7 +136,9 @@ function respond(
   const items = isList ? ((body['items'] as KubeObject[]) ?? []) : [body];
   if (form.as === 'Table') {
     const includeObject = parseIncludeObject(requestTarget(request).query.get('includeObject'));
-    const listMetadata = isList ? (body.metadata as Record<string, unknown>) : {};
+    // A single object's Table carries its resourceVersion, as upstream's table convertors set it.
+    const resourceVersion = body.metadata?.resourceVersion;
+    const listMetadata = isList ? (body.metadata as Record<string, unknown>) : resourceVersion ? { resourceVersion } : {};
     return writeTable(request, response, code, route.definition, items, {
       version: form.version,
       includeObject,
@@ -202,17 +204,19 @@ export function handleResourceRequest(
     if (deprecation !== undefined) applyWarnings(request, response);
     const read = parseReadQuery(query, true);
     checkFieldSelector(read, route.definition);
-    const form = negotiateResponseForm(request);
-    const table =
-      form.as === 'Table'
-        ? { version: form.version, includeObject: parseIncludeObject(query.get('includeObject')) }
-        : undefined;
+    const negotiated = negotiateResponseForm(request);
+    const form: WatchForm | undefined =
+      negotiated.as === 'Table'
+        ? { as: 'Table', version: negotiated.version, includeObject: parseIncludeObject(query.get('includeObject')), headersSent: false }
+        : negotiated.as === 'PartialObjectMetadata'
+          ? { as: 'PartialObjectMetadata', version: negotiated.version }
+          : undefined;
     return serveWatch(request, response, route, {
       namespace: path.namespace,
       name: path.name,
       query: read,
       environment,
-      ...(table ? { table } : {}),
+      ...(form ? { form } : {}),
     });
   } catch (error) {
     return Promise.reject(error);

@@ -3,7 +3,7 @@ import type { StorageWatchEvent } from '@kapi/storage';
 import type { ResourceRoute } from './resource-handler.js';
 import { objectJson } from './list-writer.js';
 import { sharedSerialization } from './shared-serialization.js';
-import { buildTable, type IncludeObject } from './table.js';
+import { buildTable, partialObjectMetadata, type IncludeObject } from './table.js';
 
 /**
  * A storage event that may carry its serialized form per apiVersion (a watch cache can share the bytes
@@ -13,11 +13,14 @@ export interface PreSerializedWatchEvent extends StorageWatchEvent {
   serializedFor?(apiVersion: string): string | undefined;
 }
 
-/** Watch events rendered as one-row Tables (`kubectl get -w`). */
-export interface WatchTableForm {
-  version: string;
-  includeObject: IncludeObject;
-}
+/**
+ * Watch events in another form than the object: one-row Tables (`kubectl get -w`), whose column
+ * definitions only the first object event carries (`headersSent` records it, per watch), or
+ * PartialObjectMetadata (client-go's metadata informers), as upstream's watch encoder sends them.
+ */
+export type WatchForm =
+  | { as: 'Table'; version: string; includeObject: IncludeObject; headersSent: boolean }
+  | { as: 'PartialObjectMetadata'; version: string };
 
 /**
  * The last line made for an event, by event object and apiVersion. A watch cache hands the very same
@@ -36,11 +39,11 @@ export function watchEventLine(
   event: PreSerializedWatchEvent,
   route: ResourceRoute,
   apiVersion: string,
-  table?: WatchTableForm,
+  form?: WatchForm,
   now?: () => Date,
 ): string | Buffer {
   try {
-    return wireEvent(event, route, apiVersion, table, now);
+    return wireEvent(event, route, apiVersion, form, now);
   } catch (error) {
     return `${JSON.stringify({ type: 'ERROR', object: toStatus(error) })}\n`;
   }
@@ -50,10 +53,10 @@ function wireEvent(
   event: PreSerializedWatchEvent,
   route: ResourceRoute,
   apiVersion: string,
-  table?: WatchTableForm,
+  form?: WatchForm,
   now?: () => Date,
 ): string | Buffer {
-  if (table) return serialize(event, route, apiVersion, table, now);
+  if (form) return serialize(event, route, apiVersion, form, now);
   if (event === lastEvent && apiVersion === lastApiVersion) return lastLine;
   const line =
     event.serializedFor?.(apiVersion) ??
@@ -86,29 +89,32 @@ function serialize(
   event: PreSerializedWatchEvent,
   route: ResourceRoute,
   apiVersion: string,
-  table?: WatchTableForm,
+  form?: WatchForm,
   now?: () => Date,
 ): string {
   let object: unknown = event.object;
   if (event.type === 'BOOKMARK' && isKubeObject(event.object)) {
-    object = table
-      ? {
-          kind: 'Table',
-          apiVersion: `meta.k8s.io/${table.version}`,
-          metadata: { resourceVersion: event.object.metadata.resourceVersion },
-          columnDefinitions: [],
-          rows: [],
-        }
-      : { ...event.object, apiVersion, kind: route.definition.kind };
+    const metadata = event.object.metadata;
+    if (form?.as === 'Table') {
+      object = { kind: 'Table', apiVersion: `meta.k8s.io/${form.version}`, metadata: { resourceVersion: metadata.resourceVersion }, columnDefinitions: [], rows: [] };
+    } else if (form?.as === 'PartialObjectMetadata') {
+      object = { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${form.version}`, metadata };
+    } else object = { ...event.object, apiVersion, kind: route.definition.kind };
   } else if (event.type !== 'ERROR' && isKubeObject(event.object)) {
     const versioned = route.store.toVersion(event.object, route.version);
-    object = table
-      ? buildTable(route.definition, [versioned], {
-          version: table.version,
-          includeObject: table.includeObject,
-          ...(now ? { now: now() } : {}),
-        })
-      : versioned;
+    if (form?.as === 'Table') {
+      const table = buildTable(route.definition, [versioned], {
+        version: form.version,
+        includeObject: form.includeObject,
+        listMetadata: { resourceVersion: versioned.metadata.resourceVersion },
+        ...(now ? { now: now() } : {}),
+      });
+      // Upstream's encoder sends the column definitions with the first object event only.
+      if (form.headersSent) table['columnDefinitions'] = null;
+      form.headersSent = true;
+      object = table;
+    } else if (form?.as === 'PartialObjectMetadata') object = partialObjectMetadata(versioned, form.version);
+    else object = versioned;
   }
   return `${JSON.stringify({ type: event.type, object })}\n`;
 }

@@ -4,10 +4,10 @@ import { releaseRequestTarget, requestContext } from '@kapi/filters';
 import type { StorageWatchEvent } from '@kapi/storage';
 import type { HandlerEnvironment, ResourceRoute } from './resource-handler.js';
 import type { ReadQuery } from './query-options.js';
-import type { WatchTableForm } from './watch-event-line.js';
+import type { WatchForm } from './watch-event-line.js';
 import { WatchStream } from './watch-stream.js';
 
-export type { PreSerializedWatchEvent, WatchTableForm } from './watch-event-line.js';
+export type { PreSerializedWatchEvent, WatchForm } from './watch-event-line.js';
 
 /** A watch stream being served, as {@link WatchRegistry} sees it. */
 export interface ServedWatch {
@@ -57,7 +57,7 @@ export function serveWatch(
     name: string;
     query: ReadQuery;
     environment: HandlerEnvironment;
-    table?: WatchTableForm;
+    form?: WatchForm;
   },
 ): Promise<void> {
   const { query, environment } = options;
@@ -78,7 +78,7 @@ export function serveWatch(
     allowBookmarks: query.allowWatchBookmarks,
     scope: options.name ? 'resource' : options.namespace ? 'namespace' : 'cluster',
     deadline,
-    table: options.table,
+    form: options.form,
   });
   const watch = route.store.watch(options.namespace, {
     ...(query.resourceVersion !== undefined ? { resourceVersion: query.resourceVersion } : {}),

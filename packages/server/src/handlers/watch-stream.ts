@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { groupVersionString } from '@kapi/apimachinery';
 import type { StorageWatchEvent, Watch, WatchConsumer } from '@kapi/storage';
 import type { HandlerEnvironment, ResourceRoute } from './resource-handler.js';
-import { watchEventLine, type PreSerializedWatchEvent, type WatchTableForm } from './watch-event-line.js';
+import { watchEventLine, type PreSerializedWatchEvent, type WatchForm } from './watch-event-line.js';
 import { WatchLineWriter } from './watch-line-writer.js';
 import { WatchTimeouts, type Expiring } from './watch-timeouts.js';
 
@@ -50,7 +50,7 @@ export interface WatchStreamOptions {
   scope: string;
   /** When the stream ends (epoch ms). */
   deadline: number;
-  table?: WatchTableForm | undefined;
+  form?: WatchForm | undefined;
 }
 
 const streamKey = Symbol('kapi.watch-stream');
@@ -201,7 +201,7 @@ export class WatchStream implements Expiring, WatchConsumer {
     const options = this.options;
     if (event.type === 'BOOKMARK' && !options.allowBookmarks) return true;
     this.counter?.inc();
-    const line = watchEventLine(event, options.route, this.apiVersion, options.table, options.environment.now);
+    const line = watchEventLine(event, options.route, this.apiVersion, options.form, options.environment.now);
     const written = (this.writer as WatchLineWriter).write(line);
     if (!written) this.flowing = false;
     return written;

@@ -313,8 +313,10 @@ export class GenericStore {
   ): Promise<{ object: KubeObject; created: boolean }> {
     const key = this.key(namespace, name);
     const strategy = this.definition.strategy;
+    // As upstream's status REST: a subresource never creates its object (an apply to /status of a missing one is 404).
     const allowCreate =
-      typeof input === 'function' ? Boolean(options.allowCreate) : Boolean(strategy?.allowCreateOnUpdate);
+      context.subresource === '' &&
+      (typeof input === 'function' ? Boolean(options.allowCreate) : Boolean(strategy?.allowCreateOnUpdate));
     let created = false;
     const preconditions: Preconditions = {};
     if (typeof input !== 'function' && input.metadata.uid) preconditions.uid = input.metadata.uid;
@@ -445,14 +447,18 @@ export class GenericStore {
     }
   }
 
-  /** Deletes every selected object; returns the list of what was deleted (or marked). */
+  /**
+   * Deletes every selected object (or, with `limit`, one page of them); returns the list of what was deleted
+   * (or marked), with the page's continue token.
+   */
   async deleteCollection(
     namespace: string,
     version: string,
     parameters: ListParameters,
     context: WriteContext,
   ): Promise<KubeObject> {
-    const list = await this.list(namespace, version, { ...parameters, limit: 0 });
+    // With a limit, one page is deleted and the answer carries its continue token, as upstream's store.
+    const list = await this.list(namespace, version, parameters);
     const items = (list['items'] as KubeObject[]) ?? [];
     const results: KubeObject[] = [];
     for (const item of items) {
