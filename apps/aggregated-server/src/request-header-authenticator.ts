@@ -3,9 +3,23 @@ import type { Authenticator, UserInfo } from '@kapi/filters';
 import type { RequestHeaderConfig } from './authentication-config.js';
 import { bundleFingerprints, subjectField, verifiedPeer } from './verified-peer.js';
 
-/** Every value of a header, each line apart (node joins repeated unknown headers with ', ' in `headers`). */
+/**
+ * Every header's values, each line apart (node joins repeated unknown headers with ', ' in `headers`):
+ * node's `headersDistinct` over HTTP/1.1, built from the raw name/value pairs over HTTP/2, whose request
+ * object has none.
+ */
+function distinctHeaders(request: IncomingMessage): Record<string, string[] | undefined> {
+  const distinct = (request as Partial<IncomingMessage>).headersDistinct;
+  if (distinct) return distinct;
+  const built: Record<string, string[]> = {};
+  const raw = request.rawHeaders;
+  for (let index = 0; index + 1 < raw.length; index += 2) (built[(raw[index] as string).toLowerCase()] ??= []).push(raw[index + 1] as string);
+  return built;
+}
+
+/** Every value of a header, each line apart. */
 function headerValues(request: IncomingMessage, name: string): string[] {
-  return request.headersDistinct[name.toLowerCase()] ?? [];
+  return distinctHeaders(request)[name.toLowerCase()] ?? [];
 }
 
 /**
@@ -31,7 +45,7 @@ export function requestHeaderAuthenticator(config: RequestHeaderConfig): Authent
     const uid = firstValue(request, config.uidHeaders);
     const groups = config.groupHeaders.flatMap((header) => headerValues(request, header));
     const extra: Record<string, string[]> = {};
-    for (const [header, values] of Object.entries(request.headersDistinct)) {
+    for (const [header, values] of Object.entries(distinctHeaders(request))) {
       const prefix = prefixes.find((candidate) => header.startsWith(candidate));
       if (!prefix || values === undefined) continue;
       const key = unescapeKey(header.slice(prefix.length)).toLowerCase();

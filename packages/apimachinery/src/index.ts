@@ -58,6 +58,7 @@ export {
 } from './field-selector.js';
 export type { NameValidator } from './name-validation.js';
 export {
+  isDNS1035Label,
   isDNS1123Label,
   isDNS1123Subdomain,
   isQualifiedName,

@@ -57,6 +57,26 @@ export function isDNS1123Label(value: string): string[] {
   return errors;
 }
 
+const dns1035LabelFormat = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const dns1035LabelPattern = new RegExp(`^${dns1035LabelFormat}$`);
+
+/** Checks a DNS-1035 label: at most 63 lower-case alphanumerics or '-', starting with a letter. */
+export function isDNS1035Label(value: string): string[] {
+  const errors: string[] = [];
+  if (value.length > DNS1123_LABEL_MAX_LENGTH) errors.push(maxLengthError(DNS1123_LABEL_MAX_LENGTH));
+  if (!dns1035LabelPattern.test(value)) {
+    errors.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        dns1035LabelFormat,
+        'my-name',
+        'abc-123',
+      ),
+    );
+  }
+  return errors;
+}
+
 /** Checks a DNS-1123 subdomain: at most 253 characters, dot-separated DNS-1123 labels. */
 export function isDNS1123Subdomain(value: string): string[] {
   const errors: string[] = [];

@@ -7,6 +7,7 @@ export {
   MIGRATION_FAILED,
   storageVersionMigrationKind,
   storageVersionMigrationResource,
+  validateMigration,
   validateMigrationUpdate,
 } from './storage-version-migration-api.js';
 export type { StorageState } from './storage-state-api.js';

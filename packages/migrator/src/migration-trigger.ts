@@ -29,7 +29,8 @@ const storageStatesRef = { group: MIGRATION_GROUP, version: MIGRATION_VERSION, r
 
 /** `<group>.<resource>` (`core.<resource>` for the core group) back into its parts. */
 function parseStorageVersionName(name: string): { group: string; resource: string } | undefined {
-  const dot = name.indexOf('.');
+  // Groups have dots (`example.com.widgets`), resources none: the name splits at its last dot, as upstream's.
+  const dot = name.lastIndexOf('.');
   if (dot <= 0) return undefined;
   const group = name.slice(0, dot);
   return { group: group === 'core' ? '' : group, resource: name.slice(dot + 1) };

@@ -1,4 +1,4 @@
-import { Type, findCondition, kindSchema, type Condition, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { Type, findCondition, isQualifiedName, kindSchema, type Condition, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 
 /** storagemigration.k8s.io, the in-tree migration API (KEP-4192). */
@@ -72,9 +72,34 @@ const migrationSchema = kindSchema({
 
 const isTrue = (conditions: Condition[] | undefined, type: string) => findCondition(conditions, type)?.status === 'True';
 
+const conditionReason = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
+
+/**
+ * Upstream's checks of every migration: a resource named (spec is no pointer upstream, so a migration
+ * without one is refused), condition types qualified names and reasons CamelCase-like.
+ */
+export function validateMigration(object: KubeObject): FieldError[] {
+  const migration = object as StorageVersionMigration;
+  const errors: FieldError[] = [];
+  if (!migration.spec?.resource?.resource) errors.push({ field: 'spec.resource.resource', type: 'FieldValueRequired', detail: '' });
+  (migration.status?.conditions ?? []).forEach((condition, index) => {
+    for (const message of isQualifiedName(condition.type ?? ''))
+      errors.push({ field: `status.conditions[${index}].type`, type: 'FieldValueInvalid', value: condition.type, detail: message });
+    if (condition.reason && !conditionReason.test(condition.reason)) {
+      errors.push({
+        field: `status.conditions[${index}].reason`,
+        type: 'FieldValueInvalid',
+        value: condition.reason,
+        detail: `a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_' (regex used for validation is '${conditionReason.source.slice(1, -1)}')`,
+      });
+    }
+  });
+  return errors;
+}
+
 /** Upstream's migration validation: spec immutable; status.resourceVersion an integer, immutable once set; terminal conditions exclusive and final. */
 export function validateMigrationUpdate(object: KubeObject, old: KubeObject): FieldError[] {
-  const errors: FieldError[] = [];
+  const errors: FieldError[] = validateMigration(object);
   const next = object as StorageVersionMigration;
   const previous = old as StorageVersionMigration;
   if (JSON.stringify(next.spec ?? {}) !== JSON.stringify(previous.spec ?? {})) {
@@ -141,5 +166,5 @@ export const storageVersionMigrationResource: ResourceDefinition = {
     },
     { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
   ],
-  strategy: { validateUpdate: validateMigrationUpdate },
+  strategy: { validate: validateMigration, validateUpdate: validateMigrationUpdate },
 };

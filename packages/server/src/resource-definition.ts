@@ -20,6 +20,11 @@ export interface PrinterColumn {
    */
   jsonPath: string;
   /**
+   * Which values of a `string` column's path the cell shows: all of them, comma-separated (the default), or
+   * the first, as upstream's custom resource table convertor does (a CRD's `additionalPrinterColumns`).
+   */
+  matches?: 'all' | 'first';
+  /**
    * Computes the cell instead of `jsonPath` (a built-in table convertor's column, e.g. APIService's
    * `Service` shown as `Local` or `<namespace>/<name>`); `null` renders as `<none>`.
    */

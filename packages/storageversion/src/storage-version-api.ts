@@ -1,4 +1,4 @@
-import { Type, kindSchema, type Condition, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { Type, isDNS1035Label, isDNS1123Subdomain, isQualifiedName, kindSchema, type Condition, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 
 /** internal.apiserver.k8s.io/v1alpha1 (KEP-2339). */
@@ -79,9 +79,15 @@ const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a
 export function validateStorageVersion(object: KubeObject): FieldError[] {
   const errors: FieldError[] = [];
   const name = object.metadata.name ?? '';
-  const dot = name.indexOf('.');
-  if (dot <= 0 || dot === name.length - 1) {
+  // Groups have dots, resources none: the name splits at its last dot (upstream's ValidateStorageVersionName).
+  const dot = name.lastIndexOf('.');
+  if (dot < 0) {
     errors.push({ field: 'metadata.name', type: 'FieldValueInvalid', value: name, detail: 'name must be in the form of <group>.<resource>' });
+  } else {
+    for (const message of isDNS1123Subdomain(name.slice(0, dot)))
+      errors.push({ field: 'metadata.name', type: 'FieldValueInvalid', value: name, detail: `the group segment ${message}` });
+    for (const message of isDNS1035Label(name.slice(dot + 1)))
+      errors.push({ field: 'metadata.name', type: 'FieldValueInvalid', value: name, detail: `the resource segment ${message}` });
   }
   const status = (object as StorageVersion).status ?? {};
   const seen = new Set<string>();
@@ -102,11 +108,17 @@ export function validateStorageVersion(object: KubeObject): FieldError[] {
       }
     }
   });
+  // Upstream's validateCommonVersion: set exactly when every server reports the same encoding version.
   const expected = computeCommonEncodingVersion(status.storageVersions ?? []);
-  if (status.commonEncodingVersion !== undefined && status.commonEncodingVersion !== expected) {
-    errors.push({ field: 'status.commonEncodingVersion', type: 'FieldValueInvalid', value: status.commonEncodingVersion, detail: `the common encoding version is ${expected ?? '<nil>'}` });
-  }
+  const common = status.commonEncodingVersion ?? undefined;
+  const commonError = (value: unknown, detail: string) => errors.push({ field: 'status.commonEncodingVersion', type: 'FieldValueInvalid', value, detail });
+  if (expected === undefined && common !== undefined)
+    commonError(common, 'should be nil if servers do not agree on the same encoding version, or if there is no server reporting the supported versions yet');
+  else if (expected !== undefined && common === undefined) commonError(null, `the common encoding version is ${expected}`);
+  else if (expected !== undefined && common !== expected) commonError(common, `the actual common encoding version is ${expected}`);
   (status.conditions ?? []).forEach((condition, index) => {
+    for (const message of isQualifiedName(condition.type ?? ''))
+      errors.push({ field: `status.conditions[${index}].type`, type: 'FieldValueInvalid', value: condition.type, detail: message });
     if (!condition.reason) errors.push({ field: `status.conditions[${index}].reason`, type: 'FieldValueRequired', detail: 'reason cannot be empty' });
     if (!condition.message) errors.push({ field: `status.conditions[${index}].message`, type: 'FieldValueRequired', detail: 'message cannot be empty' });
   });

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,6 +134,31 @@ describe('authentication and authorization delegated to the main server', () => 
       const answer = await call('GET', path, { ca: wardle.ca });
       expect({ path, code: answer.code }).toEqual({ path, code: 200 });
     }
+  });
+});
+
+describe('over HTTP/2 (what Go front proxies and curl negotiate)', () => {
+  /** One request over its own HTTP/2 session, with the given TLS identity and headers. */
+  async function h2Call(path: string, options: { cert?: string; key?: string; headers?: Record<string, string | string[]> } = {}): Promise<number> {
+    const session = connect(wardle.url, { ca: wardle.ca, ...(options.cert ? { cert: options.cert, key: options.key } : {}) });
+    session.on('error', () => undefined);
+    try {
+      return await new Promise<number>((resolve, reject) => {
+        const stream = session.request({ ':method': 'GET', ':path': path, ...options.headers });
+        stream.on('response', (headers) => resolve(Number(headers[':status'])));
+        stream.on('error', reject);
+        stream.resume();
+        stream.end();
+      });
+    } finally {
+      session.close();
+    }
+  }
+
+  it('authenticates a front-proxied user by the identity headers, and answers health checks without credentials', async () => {
+    const proxied = { cert: frontProxy.certificatePem, key: frontProxy.privateKeyPem, headers: { 'x-remote-user': 'kubernetes-admin', 'x-remote-group': ['system:masters'] } };
+    expect(await h2Call(flunders('v1beta1'), proxied)).toBe(200);
+    expect(await h2Call('/healthz')).toBe(200);
   });
 });
 

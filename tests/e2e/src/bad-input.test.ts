@@ -378,6 +378,32 @@ describe('verbs a route does not serve -> 405, nothing changed', () => {
   });
 });
 
+describe('storage version objects are validated as upstream', () => {
+  it('a StorageVersionMigration without a spec -> 422 naming spec.resource.resource', async () => {
+    const migrations = '/apis/storagemigration.k8s.io/v1beta1/storageversionmigrations';
+    const result = await send(admin, { method: 'POST', path: migrations, body: { apiVersion: 'storagemigration.k8s.io/v1beta1', kind: 'StorageVersionMigration', metadata: { name: 'no-spec' } } });
+    expect(result.code).toBe(422);
+    expect(result.status.details?.causes?.map((cause) => cause.field)).toContain('spec.resource.resource');
+    expect((await admin.raw({ method: 'GET', path: `${migrations}/no-spec` })).statusCode).toBe(404);
+  });
+
+  it('a StorageVersion: its name splits at the last dot, and commonEncodingVersion is set exactly when servers agree', async () => {
+    const storageVersions = '/apis/internal.apiserver.k8s.io/v1alpha1/storageversions';
+    const storageVersion = (name: string) => ({ apiVersion: 'internal.apiserver.k8s.io/v1alpha1', kind: 'StorageVersion', metadata: { name }, spec: {} });
+    const badResource = await send(admin, { method: 'POST', path: storageVersions, body: storageVersion('apps.1deployments') });
+    expect(badResource.code).toBe(422);
+    expect(badResource.status.message).toContain('the resource segment a DNS-1035 label must consist of');
+    expect((await send(admin, { method: 'POST', path: storageVersions, body: storageVersion('example.com.gadgets') })).code).toBe(201);
+    const current = await admin.request<Record<string, unknown>>({ method: 'GET', path: `${storageVersions}/example.com.gadgets` });
+    const status = { storageVersions: [{ apiServerID: 'server-a', encodingVersion: 'example.com/v1', decodableVersions: ['example.com/v1'] }] };
+    const missingCommon = await send(admin, { method: 'PUT', path: `${storageVersions}/example.com.gadgets/status`, body: { ...current, status } });
+    expect(missingCommon.code).toBe(422);
+    expect(missingCommon.status.message).toContain('the common encoding version is example.com/v1');
+    const agreed = await send(admin, { method: 'PUT', path: `${storageVersions}/example.com.gadgets/status`, body: { ...current, status: { ...status, commonEncodingVersion: 'example.com/v1' } } });
+    expect(agreed.code).toBe(200);
+  });
+});
+
 describe('DeleteOptions are checked before anything is deleted', () => {
   it.each([
     ['orphanDependents beside propagationPolicy (query)', '?orphanDependents=true&propagationPolicy=Background', undefined, 422, 'orphanDependents and deletionPropagation cannot be both set'],

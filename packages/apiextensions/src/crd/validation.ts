@@ -1,4 +1,4 @@
-import { isDNS1123Subdomain, type FieldError } from '@kapi/apimachinery';
+import { isDNS1035Label, isDNS1123Subdomain, type FieldError } from '@kapi/apimachinery';
 import { storageVersionOf, type CustomResourceDefinition, type CustomResourceDefinitionNames } from './types.js';
 
 const invalid = (field: string, value: unknown, detail: string): FieldError => ({ field, type: 'FieldValueInvalid', value, detail });
@@ -9,20 +9,6 @@ const unsupported = (field: string, value: unknown, supported: string[]): FieldE
   value,
   detail: `supported values: ${supported.map((v) => `"${v}"`).join(', ')}`,
 });
-
-const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-
-/** validation.IsDNS1035Label's messages. */
-function isDNS1035Label(value: string): string[] {
-  const errors: string[] = [];
-  if (value.length > 63) errors.push('must be no more than 63 characters');
-  if (!DNS1035.test(value)) {
-    errors.push(
-      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
-    );
-  }
-  return errors;
-}
 
 const printerColumnTypes = ['boolean', 'date', 'integer', 'number', 'string'];
 const printerColumnFormats = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'name', 'password'];

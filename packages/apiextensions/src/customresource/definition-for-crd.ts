@@ -36,7 +36,8 @@ function printerColumns(columns: CustomResourceColumnDefinition[] | undefined): 
   if (!columns) return undefined;
   const hasAge = columns.some((column) => column.jsonPath === '.metadata.creationTimestamp');
   return [
-    ...columns.map((column) => ({ ...column, type: column.type as PrinterColumn['type'] })),
+    // Upstream's custom resource convertor shows a path's first value.
+    ...columns.map((column) => ({ ...column, type: column.type as PrinterColumn['type'], matches: 'first' as const })),
     ...(hasAge ? [] : [ageColumn]),
   ];
 }

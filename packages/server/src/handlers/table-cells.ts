@@ -49,9 +49,10 @@ function cellValue(column: PrinterColumn, object: KubeObject): unknown {
     case 'date':
       // As apiextensions' table convertor: dates are rendered as ages on the server (see renderCells).
       return dateCell(values);
-    case 'string':
-      // The first match only, as upstream's table convertors print a simple path's one result.
-      return typeof first === 'string' ? first : JSON.stringify(first);
+    case 'string': {
+      const shown = column.matches === 'first' ? [first] : values;
+      return shown.map((value) => (typeof value === 'string' ? value : JSON.stringify(value))).join(',');
+    }
   }
 }
 
