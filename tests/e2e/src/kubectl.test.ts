@@ -290,6 +290,11 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     expect((await read('v1', 'defaulted-v2'))['targetCPUUtilizationPercentage']).toBe(80);
     expect((await read('v1', 'defaulted-v1'))['targetCPUUtilizationPercentage']).toBe(80);
     expect((await read('v2', 'defaulted-v1'))['metrics']).toEqual(cpu80);
+    // A new HPA's status as upstream serializes it (v1's currentReplicas has no omitempty).
+    const status = async (version: string) =>
+      (JSON.parse(await kubectl(server, ['get', `horizontalpodautoscalers.${version}.autoscaling`, 'defaulted-v2', '-o', 'json'])) as { status?: unknown }).status;
+    expect(await status('v2')).toEqual({ desiredReplicas: 0 });
+    expect(await status('v1')).toEqual({ currentReplicas: 0, desiredReplicas: 0 });
   });
 
   it('leaves no empty labels, annotations or data behind (omitempty)', async () => {

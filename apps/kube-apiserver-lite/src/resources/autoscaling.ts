@@ -107,6 +107,8 @@ export function hpaV2ToV1(object: KubeObject): KubeObject {
       annotations[hpaAnnotations.conditions] = JSON.stringify(status.conditions);
       delete status.conditions;
     }
+    // v1's currentReplicas has no omitempty upstream: it is always there.
+    status.currentReplicas ??= 0;
     result.status = status;
   }
   if (Object.keys(annotations).length) metadata.annotations = annotations;
@@ -203,6 +205,13 @@ export const autoscalingResources: ResourceDefinition[] = [
       { name: 'Replicas', type: 'integer', jsonPath: '.status.currentReplicas' },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
-    strategy: { validate: validateHpa, validateUpdate: validateHpa },
+    strategy: {
+      // The status a new HPA shows upstream (a non-pointer struct whose desiredReplicas has no omitempty).
+      prepareForCreate: (object) => {
+        object.status = { desiredReplicas: 0 };
+      },
+      validate: validateHpa,
+      validateUpdate: validateHpa,
+    },
   },
 ];
