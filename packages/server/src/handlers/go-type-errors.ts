@@ -87,8 +87,10 @@ export function goUnmarshalError(
   version: string,
 ): string | undefined {
   const properties = isRecord(schema['properties']) ? schema['properties'] : {};
-  for (const [key, value] of Object.entries(object)) {
+  // for-in, not entries: this runs on every create and update of a built-in (JSON objects inherit no keys).
+  for (const key in object) {
     if (key === 'apiVersion' || key === 'kind' || key === 'metadata') continue;
+    const value = object[key];
     const child = properties[key];
     if (!isRecord(child)) continue;
     const structName =
@@ -125,7 +127,8 @@ function check(value: unknown, schema: Schema, place: Place): string | undefined
   const values = mapValues(schema);
   if (values) {
     // A map's values are reported at the map's field, with the value's own Go type.
-    for (const item of Object.values(value)) {
+    for (const key in value) {
+      const item = value[key];
       const error = check(item, values, place);
       if (error !== undefined) return error;
     }
@@ -133,7 +136,8 @@ function check(value: unknown, schema: Schema, place: Place): string | undefined
   }
   const properties = isRecord(schema['properties']) ? schema['properties'] : {};
   // This struct's fields are reported against it; deeper structs, whose Go names are unknown here, keep it.
-  for (const [key, child] of Object.entries(value)) {
+  for (const key in value) {
+    const child = value[key];
     const childSchema = properties[key];
     if (!isRecord(childSchema)) continue;
     const error = check(child, childSchema, { ...place, owner: structName, path: `${path}.${key}` });
