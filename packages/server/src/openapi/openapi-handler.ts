@@ -27,7 +27,10 @@ export interface OpenAPIOptions {
   schemaFor: (gvk: GroupVersionKind) => JSONSchema | undefined;
   /** Definition names; default {@link defaultDefinitionName} (`io.k8s.api.core.v1.ConfigMap`, `com.example.v1.Widget`). */
   definitionName?: DefinitionNamer;
-  /** Whether PATCH operations list strategic merge patch (default true: kapi's server applies it to every kind). */
+  /**
+   * Whether PATCH operations list strategic merge patch. Default: every kind but custom resources, which
+   * refuse it as upstream's (kubectl sends a strategic merge patch wherever the document lists it).
+   */
   strategicMergePatch?: boolean | ((definition: ResourceDefinition) => boolean);
   /** `info.title` (default `Kubernetes`) and `info.version` (default `v1.34.0`). */
   title?: string;
@@ -53,7 +56,7 @@ interface Resolved {
 
 function resolve(options: OpenAPIOptions): Resolved {
   const custom = options.definitionName;
-  const smp = options.strategicMergePatch ?? true;
+  const smp = options.strategicMergePatch ?? ((definition: ResourceDefinition) => !definition.customResource);
   return {
     resources: options.resources(),
     schemaFor: (gvk) => {
