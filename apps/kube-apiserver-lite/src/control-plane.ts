@@ -67,6 +67,7 @@ import { migratorMetrics } from './migrator-metrics.js';
 import { setUpVoting, type VotingSetup } from './storage-version-voting.js';
 import { DEFAULT_STORAGE_INITIALIZATION_TIMEOUT_MS, STORAGE_READINESS_HOOK, storageReadinessHook } from './storage-readiness.js';
 import { withConsole } from './console/with-console.js';
+import { setUpServiceAccountTokens } from './service-accounts/service-account-tokens.js';
 
 /** A running kube-apiserver-lite. */
 export interface RunningControlPlane {
@@ -160,6 +161,8 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   // The config puts the loopback token's authenticator first.
   const authenticators: Authenticator[] = [];
   if (options.tokenAuthFile) authenticators.push(tokenFileAuthenticator({ path: options.tokenAuthFile }));
+  const serviceAccountTokens = setUpServiceAccountTokens(options, (resource) => storages.get(`/${resource}`), builtInProtobufRegistry);
+  authenticators.push(serviceAccountTokens.authenticator);
   const tokenAuthenticators = [...authenticators];
   authenticators.push(clientCertAuthenticator());
 
@@ -189,6 +192,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   const aggregation = createAggregation(options);
   innermostFilters.unshift(aggregation.layer.filter);
   if (options.console) innermostFilters.push(withConsole());
+  innermostFilters.push(...serviceAccountTokens.filters);
 
   // Assigned with the voter's start hook below; custom resources vote once it has run.
   let voterStarted: () => Promise<void> = () => Promise.reject(new Error('storage version voting is not set up'));

@@ -76,4 +76,29 @@ describe('parseOptions', () => {
       expect(help).toContain(flag);
     }
   });
+
+  it('parses the service account token flags as upstream', () => {
+    expect(parseOptions([])).toMatchObject({
+      serviceAccountIssuers: ['https://kubernetes.default.svc.cluster.local'],
+      apiAudiences: ['https://kubernetes.default.svc.cluster.local'],
+      serviceAccountKeyFiles: [],
+      serviceAccountMaxTokenExpirationSeconds: 0,
+    });
+    const options = parseOptions([
+      '--service-account-issuer=https://a.example',
+      '--service-account-issuer=https://b.example',
+      '--service-account-signing-key-file=/keys/sa.key',
+      '--service-account-key-file=/keys/old.pub',
+      '--service-account-max-token-expiration=48h',
+    ]);
+    expect(options).toMatchObject({
+      serviceAccountIssuers: ['https://a.example', 'https://b.example'],
+      apiAudiences: ['https://a.example'],
+      serviceAccountSigningKeyFile: '/keys/sa.key',
+      serviceAccountKeyFiles: ['/keys/old.pub'],
+      serviceAccountMaxTokenExpirationSeconds: 172_800,
+    });
+    expect(parseOptions(['--api-audiences=api,vault']).apiAudiences).toEqual(['api', 'vault']);
+    expect(() => parseOptions(['--service-account-max-token-expiration=30m'])).toThrow('between 1 hour and 2^32 seconds');
+  });
 });

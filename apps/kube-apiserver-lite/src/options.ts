@@ -72,7 +72,20 @@ export interface ServerOptions {
   console: boolean;
   /** `--gc-heap-growth-percent`: how far the V8 heap may grow past live data before a full collection (0: V8 decides). */
   gcHeapGrowthPercent: number;
+  /** `--service-account-issuer` (repeatable): the first signs tokens, all are accepted; default {@link DEFAULT_SERVICE_ACCOUNT_ISSUER}. */
+  serviceAccountIssuers?: string[];
+  /** `--service-account-signing-key-file`: the PEM RSA private key tokens are signed with (default: generated in the data dir). */
+  serviceAccountSigningKeyFile?: string;
+  /** `--service-account-key-file` (repeatable): more PEM keys or certificates that verify tokens. */
+  serviceAccountKeyFiles?: string[];
+  /** `--api-audiences`: a token must be meant for one of these; default the first issuer. */
+  apiAudiences?: string[];
+  /** `--service-account-max-token-expiration` in seconds (0: no cap). */
+  serviceAccountMaxTokenExpirationSeconds?: number;
 }
+
+/** Upstream's usual `--service-account-issuer`, the default here. */
+export const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
 interface FlagSpec {
   type: 'string' | 'boolean';
@@ -128,6 +141,11 @@ export const flagSpecs: Record<string, FlagSpec> = {
   'apiservice-availability-interval': { type: 'string', default: '30s', description: 'How often the availability of remote APIServices is checked again (they are also checked on every change).' },
   console: { type: 'string', default: 'true', description: 'Serve the storage-version console at /console/ (servers, StorageVersions, votes, migrations, watch caches), behind the same authentication and authorization as the API.' },
   'gc-heap-growth-percent': { type: 'string', default: '100', description: "How far the heap may grow past the data live after a full garbage collection before the next one, in percent, as Go's GOGC (100: it may double). 0 leaves it to V8, which grows the heap of a server with steady writes by as little as 10%, so that full collections (pauses of 10-70 ms) come every few seconds." },
+  'service-account-issuer': { type: 'string', multiple: true, default: DEFAULT_SERVICE_ACCOUNT_ISSUER, description: 'Identifier of the service account token issuer, asserted in the "iss" claim of issued tokens. Repeatable: the first is used to generate tokens and all are accepted.' },
+  'service-account-signing-key-file': { type: 'string', description: 'Path to the file that contains the current private key (PEM, RSA) of the service account token issuer (default: <data-dir>/service-account.key, generated once).' },
+  'service-account-key-file': { type: 'string', multiple: true, description: 'File containing PEM-encoded RSA private or public keys or certificates, used to verify ServiceAccount tokens besides the signing key. Repeatable.' },
+  'api-audiences': { type: 'string', description: 'Comma-separated identifiers of the API: service account tokens must be bound to at least one of them. Default: the first --service-account-issuer.' },
+  'service-account-max-token-expiration': { type: 'string', default: '0s', description: 'The maximum validity duration of a token created by the service account token issuer (between 1h and 2^32 s; 0: no maximum). Longer TokenRequests get a token of this duration.' },
   kubeconfig: { type: 'string', description: 'Where to write the admin kubeconfig (default <data-dir>/admin.kubeconfig).' },
   help: { type: 'boolean', description: 'Print this help.' },
 };
@@ -268,7 +286,27 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
   if (proxyClientCertFile) options.proxyClientCertFile = proxyClientCertFile;
   const proxyClientKeyFile = get('proxy-client-key-file');
   if (proxyClientKeyFile) options.proxyClientKeyFile = proxyClientKeyFile;
+  Object.assign(options, serviceAccountOptions(values as Record<string, unknown>, get));
   const requestheaderClientCAFile = get('requestheader-client-ca-file');
   if (requestheaderClientCAFile) options.requestheaderClientCAFile = requestheaderClientCAFile;
   return options;
+}
+
+/** The service account token flags (`--service-account-*`, `--api-audiences`), validated as upstream. */
+function serviceAccountOptions(values: Record<string, unknown>, get: (name: string) => string): Partial<ServerOptions> {
+  const issuers = ((values['service-account-issuer'] as string[] | undefined) ?? [DEFAULT_SERVICE_ACCOUNT_ISSUER]).filter(Boolean);
+  if (issuers.length === 0) throw new Error('--service-account-issuer must not be empty');
+  const audiences = get('api-audiences').split(',').map((s) => s.trim()).filter(Boolean);
+  const maxExpirationSeconds = Math.floor(parseDuration(get('service-account-max-token-expiration')) / 1000);
+  if (maxExpirationSeconds !== 0 && (maxExpirationSeconds < 3600 || maxExpirationSeconds > 2 ** 32)) {
+    throw new Error('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+  }
+  const signingKeyFile = get('service-account-signing-key-file');
+  return {
+    serviceAccountIssuers: issuers,
+    apiAudiences: audiences.length ? audiences : [issuers[0] as string],
+    serviceAccountKeyFiles: (values['service-account-key-file'] as string[] | undefined) ?? [],
+    serviceAccountMaxTokenExpirationSeconds: maxExpirationSeconds,
+    ...(signingKeyFile ? { serviceAccountSigningKeyFile: signingKeyFile } : {}),
+  };
 }

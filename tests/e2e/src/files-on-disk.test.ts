@@ -32,7 +32,7 @@ describe('files on disk are owner-only whatever the umask', () => {
     expect(mode(server.dataDir).toString(8)).toBe('700');
   });
 
-  it.each(['kapi.db', 'kapi.db-wal', 'kapi.db-shm'])('%s is 0600', (file) => {
+  it.each(['kapi.db', 'kapi.db-wal', 'kapi.db-shm', 'service-account.key'])('%s is 0600', (file) => {
     expect(mode(join(server.dataDir, file)).toString(8)).toBe('600');
   });
 });

@@ -1,5 +1,5 @@
 import { ProtobufRegistry } from '@kapi/apimachinery';
-import { selfSubjectReviewDescriptor } from './authentication-descriptors.js';
+import { selfSubjectReviewDescriptor, tokenRequestDescriptor } from './authentication-descriptors.js';
 import {
   selfSubjectAccessReviewDescriptor,
   selfSubjectRulesReviewDescriptor,
@@ -48,7 +48,8 @@ export function createBuiltInProtobufRegistry(): ProtobufRegistry {
     .register(authorization, 'SelfSubjectRulesReview', selfSubjectRulesReviewDescriptor)
     .register(authorization, 'SubjectAccessReview', subjectAccessReviewDescriptor)
     .register(authorization, 'LocalSubjectAccessReview', subjectAccessReviewDescriptor)
-    .register('authentication.k8s.io/v1', 'SelfSubjectReview', selfSubjectReviewDescriptor);
+    .register('authentication.k8s.io/v1', 'SelfSubjectReview', selfSubjectReviewDescriptor)
+    .register('authentication.k8s.io/v1', 'TokenRequest', tokenRequestDescriptor);
 }
 
 /** A ready registry for the built-in kinds. Shared: do not register more kinds on it; create your own instead. */

@@ -318,6 +318,16 @@ describe('decoding protobuf bodies sent by real kubectl', () => {
     });
   });
 
+  it('create token (TokenRequest)', async () => {
+    const { captured } = await captureKubectl(['create', 'token', 'robot', '--duration=2h', '--audience=vault']);
+    expect(captured.path).toBe('/api/v1/namespaces/default/serviceaccounts/robot/token');
+    expect(captured.decoded).toMatchObject({
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { audiences: ['vault'], expirationSeconds: 7200 },
+    });
+  });
+
   it('create clusterrole (policy rules)', async () => {
     const { captured, output } = await captureKubectl([
       'create',

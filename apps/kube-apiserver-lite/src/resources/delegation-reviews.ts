@@ -3,6 +3,7 @@ import { Socket } from 'node:net';
 import { StatusError, Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import { allAuthenticatedGroup, type Authenticator, type UserInfo } from '@kapi/filters';
 import type { ResourceDefinition } from '@kapi/server';
+import { setRequestedAudiences } from '../service-accounts/service-account-authenticator.js';
 
 const authentication = 'authentication.k8s.io';
 const version = 'v1';
@@ -52,9 +53,12 @@ interface TokenReviewSpec {
 async function authenticateToken(
   authenticators: Authenticator[],
   token: string,
+  audiences: string[] = [],
 ): Promise<{ user?: UserInfo; errors: string[] }> {
   const request = new IncomingMessage(new Socket());
   request.headers = { authorization: `Bearer ${token}` };
+  // Audience-aware authenticators (service account tokens) check the review's audiences instead of the API's.
+  setRequestedAudiences(request, audiences);
   const errors: string[] = [];
   for (const authenticate of authenticators) {
     try {
@@ -119,7 +123,7 @@ export function delegationReviewResources(options: {
           const spec = (object.spec ?? {}) as TokenReviewSpec;
           if (!spec.token)
             throw StatusError.badRequest('token is required for TokenReview in authentication');
-          const found = await authenticateToken(options.authenticators, spec.token);
+          const found = await authenticateToken(options.authenticators, spec.token, spec.audiences);
           return { ...object, status: tokenReviewStatus(found, spec.audiences) };
         },
       },

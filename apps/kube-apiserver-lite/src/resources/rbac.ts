@@ -181,7 +181,8 @@ const clusterRole = (name: string, rules: unknown[], labels: Record<string, stri
 
 /**
  * The default cluster roles (cluster-admin; admin, edit and view aggregated from system:aggregate-to-*;
- * system:discovery, system:basic-user, system:public-info-viewer) and their bindings, as upstream's bootstrap policy.
+ * system:discovery, system:basic-user, system:public-info-viewer, system:service-account-issuer-discovery) and
+ * their bindings, as upstream's bootstrap policy.
  */
 export function bootstrapRbacObjects(): { clusterRoles: KubeObject[]; clusterRoleBindings: KubeObject[] } {
   const namespacedData = ['configmaps', 'secrets', 'serviceaccounts', 'events'];
@@ -228,6 +229,9 @@ export function bootstrapRbacObjects(): { clusterRoles: KubeObject[]; clusterRol
       clusterRole('system:public-info-viewer', [
         { verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] },
       ]),
+      clusterRole('system:service-account-issuer-discovery', [
+        { verbs: ['get'], nonResourceURLs: ['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/'] },
+      ]),
       clusterRole('system:auth-delegator', [
         rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
         rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
@@ -245,6 +249,7 @@ export function bootstrapRbacObjects(): { clusterRoles: KubeObject[]; clusterRol
         { name: 'system:discovery', groups: ['system:authenticated'] },
         { name: 'system:basic-user', groups: ['system:authenticated'] },
         { name: 'system:public-info-viewer', groups: ['system:authenticated', 'system:unauthenticated'] },
+        { name: 'system:service-account-issuer-discovery', groups: ['system:serviceaccounts'] },
       ].map(({ name, groups }) => ({
         apiVersion: `${group}/${version}`,
         kind: 'ClusterRoleBinding',
