@@ -41,10 +41,12 @@ import {
 } from '@kapi/storageversion';
 import { Cacher } from '@kapi/watch-cache';
 import { apiExtensionsDelegate } from './apiextensions.js';
+import { cohabitingStorage } from './cohabiting-storage.js';
 import { customResourceVoting } from './custom-resource-voting.js';
 import { LoopbackClient } from './loopback-client.js';
 import { createBootstrapRbac, createSystemNamespaces } from './bootstrap.js';
 import { NamespaceController, NamespaceLookup, namespaceLifecycleAdmission, namespaceStrategy } from './namespace-lifecycle.js';
+import { GarbageCollector } from './garbage-collector/garbage-collector.js';
 import type { ServerOptions } from './options.js';
 import { CLUSTER_ROLE_AGGREGATION_HOOK, ClusterRoleAggregationController } from './clusterrole-aggregation.js';
 import { RBACCache } from './rbac-cache.js';
@@ -68,6 +70,7 @@ import { setUpVoting, type VotingSetup } from './storage-version-voting.js';
 import { DEFAULT_STORAGE_INITIALIZATION_TIMEOUT_MS, STORAGE_READINESS_HOOK, storageReadinessHook } from './storage-readiness.js';
 import { withConsole } from './console/with-console.js';
 import { setUpServiceAccountTokens } from './service-accounts/service-account-tokens.js';
+import { SERVICE_ACCOUNTS_CONTROLLER_HOOK, ServiceAccountsController } from './service-accounts/service-accounts-controller.js';
 
 /** A running kube-apiserver-lite. */
 export interface RunningControlPlane {
@@ -135,8 +138,12 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   observeStorageObjects(observability.metrics, storages);
   const caches = new Map<string, Cacher>();
   observeWatchCacheHealth(observability.metrics, caches);
-  const storageFactory: StorageFactory = ({ groupResource, prefix, codec, definition }) => {
-    const store = voting?.applies(definition) ? new Store(voting.storageFor(definition, prefix, codec)) : new Store({ kv: backend.kv, codec, transformer: encryption?.transformers.transformerFor(groupResource) });
+  const storageFactory: StorageFactory = ({ groupResource, prefix, codec: resourceCodec, definition }) => {
+    // events.k8s.io events are the core events: same prefix, core/v1 encoding, core's encryption.
+    const cohabiting = cohabitingStorage(scheme, groupResource);
+    const codec = cohabiting?.codec ?? resourceCodec;
+    const transformer = encryption?.transformers.transformerFor(cohabiting?.storedAs ?? groupResource);
+    const store = voting?.applies(definition) ? new Store(voting.storageFor(definition, prefix, codec)) : new Store({ kv: backend.kv, codec, transformer });
     let storage: Interface = store;
     if (options.watchCache) {
       const cacher = new Cacher({
@@ -245,6 +252,8 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     const admit = definition.namespaced ? namespaceLifecycleAdmission(definition, lookup) : definition.strategy?.admit;
     const withAdmission: ResourceDefinition = admit ? { ...definition, strategy: { ...definition.strategy, admit } } : definition;
     server.installResource(withAdmission);
+    const cohabiting = cohabitingStorage(scheme, definition);
+    if (cohabiting) server.setStorageVersionHash(definition.group, definition.resource, cohabiting.storageVersionHash);
     installed.push(definition);
   }
   for (const definition of authorizationResources({ rulesFor: (user, namespace) => rbac.rulesFor(user, namespace) })) {
@@ -260,10 +269,11 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     server.installResource(storageVersionResource);
     for (const definition of installed) {
       const storageVersion = definition.storageVersion ?? definition.versions[0] ?? '';
+      const encodingVersion = cohabitingStorage(scheme, definition)?.encodingVersion ?? apiVersionOf(definition.group, storageVersion);
       manager?.addResourceInfo({
         groupResource: { group: definition.group, resource: definition.resource },
-        encodingVersion: apiVersionOf(definition.group, storageVersion),
-        decodableVersions: definition.versions.map((v) => apiVersionOf(definition.group, v)),
+        encodingVersion,
+        decodableVersions: [...new Set([encodingVersion, ...definition.versions.map((v) => apiVersionOf(definition.group, v))])],
         servedVersions: definition.versions.map((v) => apiVersionOf(definition.group, v)),
       });
     }
@@ -309,6 +319,24 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     // Custom resources served through delegation are namespace content too (looked up on every finalization).
     const custom = () => apiextensions.installedResources().map((entry) => entry.definition);
     const controller = new NamespaceController(rest(), () => [...installed, ...custom()].filter((d) => d.namespaced));
+    controller.start();
+    controllers.push(() => controller.stop());
+    return Promise.resolve();
+  });
+  if (options.enableGarbageCollector ?? true) {
+    server.addPostStartHook('start-garbage-collector', () => {
+      // Every replica runs it, as the namespace controller: its writes are guarded by uid and resourceVersion.
+      const custom = () => apiextensions.installedResources().map((entry) => entry.definition);
+      const collector = new GarbageCollector({ rest: rest(), resources: () => [...installed, ...custom()], log, metricsRegistry: observability.metrics.registry });
+      collector.start();
+      controllers.push(() => collector.stop());
+      return Promise.resolve();
+    });
+  }
+
+  server.addPostStartHook(SERVICE_ACCOUNTS_CONTROLLER_HOOK, () => {
+    // Every replica runs it, as the namespace controller: concurrent creates end in AlreadyExists.
+    const controller = new ServiceAccountsController(rest(), { onError: (namespace, error) => log(`service accounts controller: namespace ${namespace}: ${String(error)}`) });
     controller.start();
     controllers.push(() => controller.stop());
     return Promise.resolve();

@@ -10,6 +10,9 @@ const immortal = new Set(['default', 'kube-system', 'kube-public']);
 /** The finalizer that keeps a deleted namespace (Terminating) until its content is gone. */
 export const NAMESPACE_FINALIZER = 'kubernetes';
 
+/** The Status cause type of a create refused in a terminating namespace (upstream's `NamespaceTerminatingCause`). */
+export const NAMESPACE_TERMINATING_CAUSE = 'NamespaceTerminating';
+
 /** Reads namespaces for admission: the cached view first, a consistent read when that misses. */
 export class NamespaceLookup {
   constructor(
@@ -38,11 +41,17 @@ export function namespaceLifecycleAdmission(definition: ResourceDefinition, look
       if (!namespace) throw StatusError.notFound({ group: '', resource: 'namespaces' }, scope.namespace);
       const phase = (namespace.status as { phase?: string } | undefined)?.phase;
       if (phase === 'Terminating' || namespace.metadata.deletionTimestamp) {
-        throw StatusError.forbidden(
+        const error = StatusError.forbidden(
           { group: definition.group, resource: definition.resource },
           object.metadata.name ?? object.metadata.generateName ?? '',
           `unable to create new content in namespace ${scope.namespace} because it is being terminated`,
         );
+        // As upstream's admission: a cause clients (the service account controller) recognise.
+        error.status.details = {
+          ...error.status.details,
+          causes: [{ reason: NAMESPACE_TERMINATING_CAUSE, message: `namespace ${scope.namespace} is being terminated`, field: 'metadata.namespace' }],
+        };
+        throw error;
       }
     }
     await inner?.(operation, object, old, scope);

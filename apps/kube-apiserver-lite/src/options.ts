@@ -57,6 +57,8 @@ export interface ServerOptions {
   encryptionProviderConfigAutomaticReload: boolean;
   /** Run the storage version migrator (migration controller and trigger), leader-elected. */
   storageVersionMigrator: boolean;
+  /** `--enable-garbage-collector` (kube-controller-manager's flag): run the garbage collector in process (default true). */
+  enableGarbageCollector?: boolean;
   /** `--storage-initialization-timeout`: how long readyz waits for the watch caches (default 1m). */
   storageInitializationTimeoutMs?: number;
   /** `--proxy-client-cert-file`/`--proxy-client-key-file`: the aggregator's client certificate (default: generated front-proxy-client). */
@@ -132,6 +134,7 @@ export const flagSpecs: Record<string, FlagSpec> = {
   'audit-log-maxage': { type: 'string', default: '0', description: 'Days to keep rotated audit log files (0: forever).' },
   'encryption-provider-config': { type: 'string', description: 'The file containing configuration for encryption providers to be used for storing secrets in etcd.' },
   'encryption-provider-config-automatic-reload': { type: 'string', default: 'false', description: 'Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change.' },
+  'enable-garbage-collector': { type: 'string', default: 'true', description: 'Enables the generic garbage collector (dependents of deleted owners, foreground and orphan deletion), run in process on every replica.' },
   'storage-version-migrator': { type: 'string', default: 'true', description: 'Run the storage version migrator (StorageVersionMigrations, and new ones when a StorageVersion changes), leader-elected among replicas.' },
   'storage-initialization-timeout': { type: 'string', default: '1m0s', description: 'Maximum amount of time to wait for storage initialization before declaring apiserver ready.' },
   'proxy-client-cert-file': { type: 'string', description: 'Client certificate the aggregator presents to aggregated servers (default: <data-dir>/front-proxy-client.crt, generated).' },
@@ -255,6 +258,7 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
     http2MaxStreamsPerConnection: number('http2-max-streams-per-connection'),
     encryptionProviderConfigAutomaticReload: truthy(get('encryption-provider-config-automatic-reload')),
     storageVersionMigrator: truthy(get('storage-version-migrator')),
+    enableGarbageCollector: truthy(get('enable-garbage-collector')),
     storageInitializationTimeoutMs: parseDuration(get('storage-initialization-timeout')),
     requestheaderAllowedNames: get('requestheader-allowed-names').split(',').map((s) => s.trim()).filter(Boolean),
     apiServiceAvailabilityIntervalMs: parseDuration(get('apiservice-availability-interval')),

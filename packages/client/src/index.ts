@@ -4,7 +4,7 @@ export type { RestRequest, RestResponse } from './rest-client.js';
 export { RestClient, buildQuery, errorFromResponse } from './rest-client.js';
 export type { WatchStream } from './watch-stream.js';
 export { decodeWatchStream } from './watch-stream.js';
-export type { ResourceRef, ListQuery, WriteQuery, PatchType } from './resource-client.js';
+export type { ResourceRef, ResourceClientOptions, ListQuery, WriteQuery, PatchType } from './resource-client.js';
 export { ResourceClient } from './resource-client.js';
 export type { IndexFunc } from './thread-safe-store.js';
 export { Indexer, objectKey, namespaceIndex } from './thread-safe-store.js';

@@ -34,11 +34,25 @@ export interface WriteQuery {
 /** The patch content types the apiserver accepts. */
 export type PatchType = 'application/merge-patch+json' | 'application/json-patch+json' | 'application/strategic-merge-patch+json';
 
+/** Options of a {@link ResourceClient}. */
+export interface ResourceClientOptions {
+  /**
+   * List and watch return metadata only (`PartialObjectMetadataList` / `PartialObjectMetadata` of
+   * meta.k8s.io/v1, as client-go's metadata client asks for them): for informers that need no more than
+   * names, owners and finalizers, such as a garbage collector, at a fraction of the bytes and memory.
+   */
+  metadataOnly?: boolean;
+}
+
+const metadataListAccept = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+const metadataWatchAccept = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+
 /** CRUD, patch and watch for one resource, namespaced or not. */
 export class ResourceClient<T extends KubeObject = KubeObject> {
   constructor(
     private readonly rest: RestClient,
     readonly ref: ResourceRef,
+    private readonly options: ResourceClientOptions = {},
   ) {}
 
   /** Collection path; `namespace` undefined or '' lists across all namespaces. */
@@ -57,7 +71,8 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   list(namespace?: string, query: ListQuery = {}): Promise<KubeList<T>> {
-    return this.rest.request<KubeList<T>>({ method: 'GET', path: this.collectionPath(namespace), query: { ...query } });
+    const accept = this.options.metadataOnly ? { accept: metadataListAccept } : {};
+    return this.rest.request<KubeList<T>>({ method: 'GET', path: this.collectionPath(namespace), query: { ...query }, ...accept });
   }
 
   create(namespace: string | undefined, object: T, query: WriteQuery = {}): Promise<T> {
@@ -99,6 +114,7 @@ export class ResourceClient<T extends KubeObject = KubeObject> {
   }
 
   watch(namespace?: string, query: ListQuery = {}, signal?: AbortSignal): Promise<WatchStream<T>> {
-    return this.rest.watch<T>({ path: this.collectionPath(namespace), query: { ...query }, ...(signal ? { signal } : {}) });
+    const accept = this.options.metadataOnly ? { accept: metadataWatchAccept } : {};
+    return this.rest.watch<T>({ path: this.collectionPath(namespace), query: { ...query }, ...accept, ...(signal ? { signal } : {}) });
   }
 }

@@ -50,7 +50,8 @@ describe('unknown fields of custom resources', () => {
   let client: RestClient;
 
   beforeAll(async () => {
-    server = await startServer();
+    // The objects name an owner that does not exist: the garbage collector would delete them.
+    server = await startServer({ args: ['--enable-garbage-collector=false'] });
     client = server.client();
     await kubectl(server, ['apply', '-f', '-'], JSON.stringify(crd));
     await kubectl(server, ['wait', '--for=condition=Established', `crd/widgets.${group}`, '--timeout=30s']);

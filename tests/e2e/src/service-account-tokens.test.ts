@@ -15,8 +15,12 @@ beforeAll(async () => {
   server = await startServer();
   admin = server.client();
   ca = admin.config.ca;
-  // kube-apiserver-lite has no service account controller: `default` is created here (upstream's controller would).
-  await kubectl(server, ['create', 'serviceaccount', 'default', '-n', 'default']);
+  // The service accounts controller creates `default` shortly after the server is ready.
+  const deadline = Date.now() + 20_000;
+  while (!(await kubectl(server, ['get', 'serviceaccount', 'default', '-n', 'default']).then(() => true, () => false))) {
+    if (Date.now() > deadline) throw new Error('the default service account did not appear');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 });
 
 afterAll(async () => {

@@ -72,6 +72,7 @@ describe('built-in protobuf registry', () => {
       ['v1', 'Namespace'],
       ['v1', 'ServiceAccount'],
       ['v1', 'Event'],
+      ['events.k8s.io/v1', 'Event'],
       ['v1', 'Service'],
       ['discovery.k8s.io/v1', 'EndpointSlice'],
       ['rbac.authorization.k8s.io/v1', 'Role'],
@@ -184,6 +185,40 @@ describe('built-in protobuf registry', () => {
       series: { count: 2, lastObservedTime: '2023-11-14T22:14:20.000001Z' },
       reportingComponent: '',
       reportingInstance: '',
+    });
+  });
+
+  it('decodes an events.k8s.io/v1 Event (as client-go events library and kube-scheduler send it)', () => {
+    const body = envelope(
+      'events.k8s.io/v1',
+      'Event',
+      objectMeta('web-1.18', 'default'),
+      time(2, 1_700_000_000, 123_456_000),
+      nested(3, int(1, 2), time(2, 1_700_000_060, 1_000)),
+      text(4, 'default-scheduler'),
+      text(5, 'default-scheduler-node-1'),
+      text(6, 'Binding'),
+      text(7, 'Scheduled'),
+      nested(8, text(1, 'Pod'), text(2, 'default'), text(3, 'web-1')),
+      text(10, 'Successfully assigned default/web-1 to node-1'),
+      text(11, 'Normal'),
+      nested(12),
+      int(15, 0),
+    );
+    expect(builtInProtobufRegistry.decode(body)).toEqual({
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: 'web-1.18', namespace: 'default' },
+      eventTime: '2023-11-14T22:13:20.123456Z',
+      series: { count: 2, lastObservedTime: '2023-11-14T22:14:20.000001Z' },
+      reportingController: 'default-scheduler',
+      reportingInstance: 'default-scheduler-node-1',
+      action: 'Binding',
+      reason: 'Scheduled',
+      regarding: { kind: 'Pod', namespace: 'default', name: 'web-1' },
+      note: 'Successfully assigned default/web-1 to node-1',
+      type: 'Normal',
+      deprecatedSource: {},
     });
   });
 

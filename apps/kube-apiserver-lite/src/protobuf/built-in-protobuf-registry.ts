@@ -14,6 +14,7 @@ import {
   secretDescriptor,
   serviceAccountDescriptor,
 } from './core-descriptors.js';
+import { eventsV1EventDescriptor } from './events-descriptors.js';
 import {
   clusterRoleBindingDescriptor,
   clusterRoleDescriptor,
@@ -35,6 +36,7 @@ export function createBuiltInProtobufRegistry(): ProtobufRegistry {
     .register('v1', 'Namespace', namespaceDescriptor)
     .register('v1', 'ServiceAccount', serviceAccountDescriptor)
     .register('v1', 'Event', eventDescriptor)
+    .register('events.k8s.io/v1', 'Event', eventsV1EventDescriptor)
     .register('v1', 'Service', serviceDescriptor)
     .register('discovery.k8s.io/v1', 'EndpointSlice', endpointSliceDescriptor)
     .register(rbac, 'Role', roleDescriptor)

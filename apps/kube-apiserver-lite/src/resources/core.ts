@@ -276,7 +276,7 @@ export const coreResources: ResourceDefinition[] = [
       { name: 'Message', type: 'string', jsonPath: '.message' },
     ],
     selectableFields: eventSelectableFields,
-    strategy: { getAttributes: eventFields, validate: validateEvent, validateUpdate: validateEvent },
+    strategy: { getAttributes: eventFields, validate: (object) => validateEvent(object), validateUpdate: (object) => validateEvent(object) },
   },
   {
     group: '',

@@ -18,8 +18,10 @@ const required = (field: string): FieldError => ({ field, type: 'FieldValueRequi
  * Upstream's legacy core/v1 Event validation (`legacyValidateEvent`): an event without an eventTime names
  * an object of its own namespace (any object from `default`); an event with one (the events.k8s.io shape)
  * needs its reporting component, instance, action and reason, each within upstream's length limits.
+ * `reportingField` names the reporting component in errors (upstream's internal name, `reportingController`,
+ * for the events.k8s.io API).
  */
-export function validateEvent(object: KubeObject): FieldError[] {
+export function validateEvent(object: KubeObject, reportingField = 'reportingComponent'): FieldError[] {
   const event = object as KubeObject & Record<string, unknown>;
   const involved = (event['involvedObject'] ?? {}) as { namespace?: string };
   const namespace = object.metadata.namespace ?? '';
@@ -37,10 +39,10 @@ export function validateEvent(object: KubeObject): FieldError[] {
     if (involvedNamespace === '' && namespace !== 'default' && namespace !== 'kube-system')
       errors.push(invalid('involvedObject.namespace', involvedNamespace, 'does not match event.namespace'));
     const component = text('reportingComponent');
-    if (component === '') errors.push(required('reportingComponent'));
+    if (component === '') errors.push(required(reportingField));
     else
       for (const message of isQualifiedName(component))
-        errors.push(invalid('reportingComponent', component, message));
+        errors.push(invalid(reportingField, component, message));
     const instance = text('reportingInstance');
     if (instance === '') errors.push(required('reportingInstance'));
     else if (instance.length > REPORTING_INSTANCE_LIMIT)

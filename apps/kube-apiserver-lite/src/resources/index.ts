@@ -4,6 +4,7 @@ import { authorizationKinds } from './authorization.js';
 import { autoscalingConversions, autoscalingKinds, autoscalingResources } from './autoscaling.js';
 import { coordinationKinds, coordinationResources } from './coordination.js';
 import { coreKinds, coreResources } from './core.js';
+import { eventsV1Kinds, eventsV1Resources } from './events-v1.js';
 import { rbacKinds, rbacResources } from './rbac.js';
 import { serviceDiscoveryKinds, serviceDiscoveryResources } from './service-discovery.js';
 import { migrationKinds, migrationResources } from './migration.js';
@@ -11,6 +12,7 @@ import { migrationKinds, migrationResources } from './migration.js';
 /** Every kind kube-apiserver-lite registers in its scheme. */
 export const builtInKinds: KindDefinition[] = [
   ...coreKinds,
+  ...eventsV1Kinds,
   ...coordinationKinds,
   ...rbacKinds,
   ...autoscalingKinds,
@@ -25,6 +27,7 @@ export const builtInConversions: ConversionDefinition[] = [...autoscalingConvers
 /** Every persisted resource kube-apiserver-lite serves. */
 export const builtInResources: ResourceDefinition[] = [
   ...coreResources,
+  ...eventsV1Resources,
   ...coordinationResources,
   ...rbacResources,
   ...autoscalingResources,

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { StatusError, type FieldError } from '@kapi/apimachinery';
 import type { Preconditions } from '@kapi/storage';
+import type { DeletePropagationOptions, DeletionPropagation } from '../registry/deletion-finalizers.js';
 import { parseBoolean, parseInteger, parseWriteQuery } from './query-options.js';
 import { decodeObjectBody, objectMediaType, readBody, type ProtobufBodyDecoder } from './request-body.js';
 
@@ -8,6 +9,8 @@ import { decodeObjectBody, objectMediaType, readBody, type ProtobufBodyDecoder }
 export interface DeleteBody {
   preconditions: Preconditions;
   dryRun: boolean;
+  /** `propagationPolicy` and `orphanDependents`, for the garbage collector's finalizers. */
+  propagation: DeletePropagationOptions;
 }
 
 /** The JSON type name Go's decoder reports for a value it cannot unmarshal. */
@@ -51,7 +54,7 @@ export async function readDeleteOptions(
   const write = parseWriteQuery(query, 'DeleteOptions');
   const body = await readBody(request);
   parseInteger(query, 'gracePeriodSeconds');
-  const result: DeleteBody = { preconditions: {}, dryRun: write.dryRun };
+  const result: DeleteBody = { preconditions: {}, dryRun: write.dryRun, propagation: {} };
   let propagationPolicy = query.get('propagationPolicy');
   let orphanDependents = parseBoolean(query, 'orphanDependents');
   if (body.length > 0) {
@@ -92,5 +95,7 @@ export async function readDeleteOptions(
   }
   if (errors.length > 0)
     throw StatusError.invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errors);
+  if (propagationPolicy !== null) result.propagation.propagationPolicy = propagationPolicy as DeletionPropagation;
+  if (orphanDependents !== undefined) result.propagation.orphanDependents = orphanDependents;
   return result;
 }

@@ -350,8 +350,10 @@ async function serveVerb(
         version,
         options.preconditions,
         writeContext(request, environment, options.dryRun, ''),
+        options.propagation,
       );
-      const code = result.deleted ? 200 : 202;
+      // As upstream: 202 only for an object kept after `orphanDependents: false`; 200 otherwise.
+      const code = !result.deleted && options.propagation.orphanDependents === false ? 202 : 200;
       if (definition.returnDeletedObject === false && result.deleted) {
         return writeObject(request, response, code, {
           kind: 'Status',
@@ -377,6 +379,7 @@ async function serveVerb(
         version,
         listParameters(read),
         writeContext(request, environment, options.dryRun, ''),
+        options.propagation,
       );
       return respond(request, response, route, 200, list, true);
     }

@@ -20,6 +20,7 @@ import type { ResourceDefinition } from '../resource-definition.js';
 import type { SchemeLike } from '../scheme-like.js';
 import type { FieldManager } from '../apply/field-manager.js';
 import { copyObject, formatTime } from './object-meta.js';
+import { deletionFinalizersForGarbageCollection, type DeletePropagationOptions } from './deletion-finalizers.js';
 import { listKey, objectKey } from './storage-keys.js';
 import { WritePreparation } from './write-preparation.js';
 import { convertOne, convertingWatch } from './async-converter.js';
@@ -59,6 +60,12 @@ export interface WriteContext {
    * has to prepare it again (its generated name was taken).
    */
   decodeAgain?: () => KubeObject | Promise<KubeObject>;
+}
+
+/** Sets `metadata.finalizers`, dropping the field when none is left. */
+function setFinalizers(object: KubeObject, finalizers: readonly string[]): void {
+  if (finalizers.length > 0) object.metadata.finalizers = [...finalizers];
+  else delete object.metadata.finalizers;
 }
 
 /** Selection and paging of a list, watch or deletecollection. */
@@ -372,7 +379,9 @@ export class GenericStore {
 
   /**
    * Deletes one object. An object with finalizers only gets `deletionTimestamp` (and grace period 0)
-   * and stays until an update empties its finalizers.
+   * and stays until an update empties its finalizers. As upstream's store, the propagation policy first
+   * sets the garbage collector's finalizers (`foregroundDeletion` for Foreground, `orphan` for Orphan),
+   * also on an object already being deleted; Background (or none) deletes at once.
    */
   async delete(
     namespace: string,
@@ -380,6 +389,7 @@ export class GenericStore {
     version: string,
     preconditions: Preconditions,
     context: WriteContext,
+    propagation: DeletePropagationOptions = {},
   ): Promise<DeleteResult> {
     const key = this.key(namespace, name);
     try {
@@ -390,36 +400,60 @@ export class GenericStore {
       await this.definition.strategy?.admit?.('delete', current, current, scope);
       const prepareForDelete = this.definition.strategy?.prepareForDelete;
       const firstDelete = !current.metadata.deletionTimestamp;
-      const effective = firstDelete && prepareForDelete ? copyObject(current) : current;
-      if (effective !== current) prepareForDelete?.(effective);
+      const finalizers = deletionFinalizersForGarbageCollection(current.metadata.finalizers ?? [], propagation);
+      const effective = (firstDelete && prepareForDelete) || finalizers.changed ? copyObject(current) : current;
+      if (effective !== current) {
+        if (firstDelete) prepareForDelete?.(effective);
+        if (finalizers.changed) setFinalizers(effective, finalizers.finalizers);
+      }
       if (this.hasPendingFinalizers(effective)) {
-        if (current.metadata.deletionTimestamp || context.dryRun) {
+        if ((current.metadata.deletionTimestamp && !finalizers.changed) || context.dryRun) {
           const marked = copyObject(effective);
           marked.metadata.deletionTimestamp ??= formatTime(this.now());
           marked.metadata.deletionGracePeriodSeconds ??= 0;
           return { object: await this.versioned(marked, version), deleted: false };
         }
-        const marked = await this.storage.guaranteedUpdate(key, {
-          ...(Object.keys(preconditions).length > 0 ? { preconditions } : {}),
-          tryUpdate: (latest) => {
-            const next = copyObject(latest);
-            if (!latest.metadata.deletionTimestamp) prepareForDelete?.(next);
-            next.metadata.deletionTimestamp ??= formatTime(this.now());
-            next.metadata.deletionGracePeriodSeconds = 0;
-            return next;
-          },
-        });
-        return { object: await this.versioned(marked, version), deleted: false };
+        const marked = await this.markDeleting(key, preconditions, propagation);
+        if (marked) return { object: await this.versioned(marked, version), deleted: false };
       }
       if (context.dryRun) return { object: await this.versioned(current, version), deleted: true };
       const deleted = await this.storage.delete(key, {
         ...(Object.keys(preconditions).length > 0 ? { preconditions } : {}),
-        cachedExistingObject: current,
+        ...(effective === current ? { cachedExistingObject: current } : {}),
       });
       return { object: await this.versioned(deleted, version), deleted: true };
     } catch (error) {
       throw this.toStatusError(error, name);
     }
+  }
+
+  /**
+   * Upstream's `updateForGracefulDeletionAndFinalizers`: on the latest object, sets the GC finalizers of
+   * the policy and `deletionTimestamp`. Returns undefined (nothing written) when no finalizer is left to
+   * wait on, in which case the object is to be deleted now.
+   */
+  private async markDeleting(
+    key: string,
+    preconditions: Preconditions,
+    propagation: DeletePropagationOptions,
+  ): Promise<KubeObject | undefined> {
+    const prepareForDelete = this.definition.strategy?.prepareForDelete;
+    let deleteNow = false;
+    const marked = await this.storage.guaranteedUpdate(key, {
+      ...(Object.keys(preconditions).length > 0 ? { preconditions } : {}),
+      tryUpdate: (latest) => {
+        const next = copyObject(latest);
+        if (!latest.metadata.deletionTimestamp) prepareForDelete?.(next);
+        const finalizers = deletionFinalizersForGarbageCollection(latest.metadata.finalizers ?? [], propagation);
+        if (finalizers.changed) setFinalizers(next, finalizers.finalizers);
+        deleteNow = !this.hasPendingFinalizers(next);
+        if (deleteNow) return latest;
+        if (!latest.metadata.deletionTimestamp) next.metadata.deletionGracePeriodSeconds = 0;
+        next.metadata.deletionTimestamp ??= formatTime(this.now());
+        return next;
+      },
+    });
+    return deleteNow ? undefined : marked;
   }
 
   /** Whether `object` waits on finalizers: its metadata's, or those the strategy knows of. */
@@ -456,6 +490,7 @@ export class GenericStore {
     version: string,
     parameters: ListParameters,
     context: WriteContext,
+    propagation: DeletePropagationOptions = {},
   ): Promise<KubeObject> {
     // With a limit, one page is deleted and the answer carries its continue token, as upstream's store.
     const list = await this.list(namespace, version, parameters);
@@ -469,6 +504,7 @@ export class GenericStore {
           version,
           {},
           context,
+          propagation,
         );
         results.push(result.object);
       } catch (error) {

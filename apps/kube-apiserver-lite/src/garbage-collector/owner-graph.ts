@@ -1,0 +1,131 @@
+import type { KubeObject, OwnerReference } from '@kapi/apimachinery';
+
+/** The finalizer with which a DELETE asks the garbage collector to orphan the dependents (metav1.FinalizerOrphanDependents). */
+export const ORPHAN_FINALIZER = 'orphan';
+
+/** The finalizer with which a DELETE asks the garbage collector to delete the dependents first (metav1.FinalizerDeleteDependents). */
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+
+/** Where an object lives: enough to read, patch or delete it through the API. */
+export interface ObjectIdentity {
+  uid: string;
+  /** `group/resource` of the served resource the object was seen in. */
+  resourceKey: string;
+  apiVersion: string;
+  kind: string;
+  /** '' for a cluster-scoped object. */
+  namespace: string;
+  name: string;
+}
+
+/** One object of the graph (upstream's `node`): its identity, owners and deletion state. */
+export interface GraphNode {
+  identity: ObjectIdentity;
+  owners: readonly OwnerReference[];
+  beingDeleted: boolean;
+  finalizers: readonly string[];
+}
+
+/** Whether the node waits on its dependents' deletion (deletionTimestamp and the foregroundDeletion finalizer). */
+export function isDeletingDependents(node: GraphNode): boolean {
+  return node.beingDeleted && node.finalizers.includes(FOREGROUND_FINALIZER);
+}
+
+/** Whether the node waits to orphan its dependents (deletionTimestamp and the orphan finalizer). */
+export function isOrphaning(node: GraphNode): boolean {
+  return node.beingDeleted && node.finalizers.includes(ORPHAN_FINALIZER);
+}
+
+const sameOwners = (a: readonly OwnerReference[], b: readonly OwnerReference[]): boolean =>
+  a.length === b.length && a.every((owner, index) => owner.uid === b[index]?.uid && Boolean(owner.blockOwnerDeletion) === Boolean(b[index]?.blockOwnerDeletion));
+
+/**
+ * The garbage collector's view of ownership (upstream's `uidToNode` graph): uid -> node, and owner uid ->
+ * the uids of its dependents (an owner not seen, or gone, keeps its dependents listed). Every change
+ * returns the uids to look at again, as upstream's GraphBuilder enqueues them for `attemptToDelete`.
+ */
+export class OwnerGraph {
+  private readonly nodes = new Map<string, GraphNode>();
+  private readonly dependentsByOwner = new Map<string, Set<string>>();
+
+  /** The node of `uid`, if the object is known. */
+  node(uid: string): GraphNode | undefined {
+    return this.nodes.get(uid);
+  }
+
+  /** How many objects the graph holds. */
+  get size(): number {
+    return this.nodes.size;
+  }
+
+  /** The known dependents of `uid` (objects whose ownerReferences name it). */
+  dependents(uid: string): GraphNode[] {
+    const result: GraphNode[] = [];
+    for (const dependent of this.dependentsByOwner.get(uid) ?? []) {
+      const node = this.nodes.get(dependent);
+      if (node) result.push(node);
+    }
+    return result;
+  }
+
+  /** Every node whose ownerReferences are not empty. */
+  withOwners(): GraphNode[] {
+    return [...this.nodes.values()].filter((node) => node.owners.length > 0);
+  }
+
+  /** Adds or updates the object seen at `identity`; returns the uids to process. */
+  upsert(identity: Omit<ObjectIdentity, 'uid'>, object: KubeObject): string[] {
+    const uid = object.metadata.uid;
+    if (!uid) return [];
+    const next: GraphNode = {
+      identity: { ...identity, uid },
+      owners: (object.metadata.ownerReferences ?? []).filter((owner) => Boolean(owner.uid)),
+      beingDeleted: Boolean(object.metadata.deletionTimestamp),
+      finalizers: object.metadata.finalizers ?? [],
+    };
+    const previous = this.nodes.get(uid);
+    this.nodes.set(uid, next);
+    const enqueue = new Set<string>();
+    for (const owner of previous?.owners ?? []) {
+      if (next.owners.some((o) => o.uid === owner.uid)) continue;
+      this.dependentsByOwner.get(owner.uid)?.delete(uid);
+      // A removed reference may be the one a foreground owner waits on.
+      enqueue.add(owner.uid);
+    }
+    for (const owner of next.owners) {
+      let dependents = this.dependentsByOwner.get(owner.uid);
+      if (!dependents) this.dependentsByOwner.set(owner.uid, (dependents = new Set()));
+      dependents.add(uid);
+    }
+    if (next.owners.length > 0 && (!previous || !sameOwners(previous.owners, next.owners))) enqueue.add(uid);
+    if (isDeletingDependents(next)) {
+      enqueue.add(uid);
+      // The owner starts waiting: every dependent is looked at (upstream's startsWaitingForDependentsDeleted).
+      if (!previous || !isDeletingDependents(previous)) for (const dependent of this.dependents(uid)) enqueue.add(dependent.identity.uid);
+    }
+    if (isOrphaning(next)) enqueue.add(uid);
+    return [...enqueue];
+  }
+
+  /** Removes the object `uid`; returns the uids to process (its dependents and owners). */
+  remove(uid: string): string[] {
+    const node = this.nodes.get(uid);
+    if (!node) return [];
+    this.nodes.delete(uid);
+    const enqueue = new Set<string>();
+    for (const owner of node.owners) {
+      this.dependentsByOwner.get(owner.uid)?.delete(uid);
+      if (this.dependentsByOwner.get(owner.uid)?.size === 0) this.dependentsByOwner.delete(owner.uid);
+      enqueue.add(owner.uid);
+    }
+    for (const dependent of this.dependentsByOwner.get(uid) ?? []) enqueue.add(dependent);
+    return [...enqueue];
+  }
+
+  /** Removes every object seen in the resource `resourceKey` (no longer served); returns the uids to process. */
+  removeResource(resourceKey: string): string[] {
+    const enqueue: string[] = [];
+    for (const [uid, node] of [...this.nodes]) if (node.identity.resourceKey === resourceKey) enqueue.push(...this.remove(uid));
+    return enqueue.filter((uid) => this.nodes.has(uid));
+  }
+}
