@@ -98,7 +98,7 @@ export async function aggregatorBench(options: { quick: boolean }): Promise<Benc
   // The default 30 s availability re-check (an APIService is checked at once when created): on a loaded
   // machine a re-check timing out mid-run would turn the proxied GETs into 503s.
   const running = await startControlPlane(
-    parseOptions([`--data-dir=${directory}`, '--secure-port=0', `--token-auth-file=${tokens}`, '--max-requests-inflight=0', '--enable-garbage-collector=false']),
+    parseOptions([`--data-dir=${directory}`, '--secure-port=0', `--token-auth-file=${tokens}`, '--max-requests-inflight=0']),
   );
   const ca = readFileSync(join(directory, 'ca.crt'), 'utf8');
   const client = new RestClient({ server: running.url, token: 'bench-token', ca });

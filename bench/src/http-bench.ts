@@ -228,8 +228,6 @@ export async function startServer(directory: string, storageArgs: string[]) {
     `--token-auth-file=${tokens}`,
     '--max-requests-inflight=0',
     '--max-mutating-requests-inflight=0',
-    // kube-apiserver runs no garbage collector (kube-controller-manager does): the bench measures the apiserver.
-    '--enable-garbage-collector=false',
     ...(process.env.KAPI_BENCH_SERVER_ARGS?.split(' ').filter(Boolean) ?? []),
   ]);
   const running = await startControlPlane(options);

@@ -55,7 +55,6 @@ async function startServer(directory: string, storageArgs: string[], keys: Array
       `--token-auth-file=${join(directory, 'tokens.csv')}`,
       `--encryption-provider-config=${join(directory, 'encryption.json')}`,
       '--storage-version-migrator=false',
-      '--enable-garbage-collector=false',
       '--max-requests-inflight=0',
       '--max-mutating-requests-inflight=0',
     ]),

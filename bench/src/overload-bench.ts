@@ -66,7 +66,6 @@ export async function overloadBench(options: { quick: boolean }): Promise<BenchR
       '--secure-port=0',
       `--token-auth-file=${tokens}`,
       '--authorization-mode=AlwaysAllow',
-      '--enable-garbage-collector=false',
       '--max-requests-inflight=20',
       '--max-mutating-requests-inflight=10',
     ]),

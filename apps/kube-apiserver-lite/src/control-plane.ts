@@ -327,7 +327,14 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     server.addPostStartHook('start-garbage-collector', () => {
       // Every replica runs it, as the namespace controller: its writes are guarded by uid and resourceVersion.
       const custom = () => apiextensions.installedResources().map((entry) => entry.definition);
-      const collector = new GarbageCollector({ rest: rest(), resources: () => [...installed, ...custom()], log, metricsRegistry: observability.metrics.registry });
+      const collector = new GarbageCollector({
+        rest: rest(),
+        resources: () => [...installed, ...custom()],
+        // From the watch caches in process: a watch of every resource over loopback cost each write ~50 µs.
+        storageOf: ({ group, resource }) => server.resourceStorage(group, resource) ?? apiextensions.resourceStorage(group, resource),
+        log,
+        metricsRegistry: observability.metrics.registry,
+      });
       collector.start();
       controllers.push(() => collector.stop());
       return Promise.resolve();

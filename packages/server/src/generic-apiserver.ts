@@ -73,7 +73,7 @@ export class GenericAPIServer {
   private readonly virtualResources = new Map<string, Endpoint>();
   private readonly installed: InstalledResource[] = [];
   /** Per installed resource (`<group>/<resource>`): its storage and its open watches. */
-  private readonly backends = new Map<string, { storage: Interface; environment: HandlerEnvironment }>();
+  private readonly backends = new Map<string, { storage: Interface; environment: HandlerEnvironment; prefix: string }>();
   private readonly platformHandlers: PathHandler[];
   /** Discovery and OpenAPI served elsewhere (an aggregator's backends), merged into this server's. */
   private readonly aggregatedSources: AggregatedDiscoverySource[] = [];
@@ -271,7 +271,7 @@ export class GenericAPIServer {
     }
     const storage = this.options.storage({ groupResource, prefix, codec, definition });
     const environment = this.environment(new WatchRegistry());
-    this.backends.set(backendKey, { storage, environment });
+    this.backends.set(backendKey, { storage, environment, prefix });
     const resourceName =
       definition.group === '' ? definition.resource : `${definition.resource}.${definition.group}`;
     const storeOptions = {
@@ -292,6 +292,16 @@ export class GenericAPIServer {
       storageVersionHash: storageVersionHash(definition.group, storageVersion, definition.kind),
     });
     return store;
+  }
+
+  /**
+   * The storage (its watch cache, when it has one) and key prefix of an installed resource, for
+   * controllers in this process that only read: its lists and watches skip HTTP, encoding and
+   * authorization. Objects are at the storage version and shared with the cache: never change them.
+   */
+  resourceStorage(group: string, resource: string): { storage: Interface; prefix: string } | undefined {
+    const backend = this.backends.get(`${group}/${resource}`);
+    return backend ? { storage: backend.storage, prefix: backend.prefix } : undefined;
   }
 
   /**

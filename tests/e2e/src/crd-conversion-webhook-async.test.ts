@@ -22,8 +22,7 @@ describe('conversion webhook calls are awaited, not waited for on the event loop
   let started: WebhookConvertedServer | undefined;
 
   beforeAll(async () => {
-    // The garbage collector's watch of every resource would add its own ConversionReviews to those counted here.
-    started = await startWebhookConvertedServer(group, ['--enable-garbage-collector=false']);
+    started = await startWebhookConvertedServer(group);
     ({ server, client, webhook } = started);
   });
 

@@ -1,6 +1,7 @@
 import { StatusError, groupVersionString, parseGroupVersion, type KubeObject } from '@kapi/apimachinery';
 import { Informer, ResourceClient, type ResourceClientOptions, type RestClient } from '@kapi/client';
 import type { ResourceDefinition } from '@kapi/server';
+import type { Interface } from '@kapi/storage';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import {
   NotSyncedError,
@@ -12,6 +13,7 @@ import {
   type PropagationPolicy,
 } from './attempt-to-delete.js';
 import { OwnerGraph, type ObjectIdentity } from './owner-graph.js';
+import { StorageInformer } from './storage-informer.js';
 import { WorkQueue } from './work-queue.js';
 
 /** Options of a {@link GarbageCollector}. */
@@ -27,12 +29,24 @@ export interface GarbageCollectorOptions {
   unknownKindRetryMs?: number;
   /** Registers `garbage_collector_*` metrics there. */
   metricsRegistry?: Registry;
+  /**
+   * The storage of a served resource in this process (`GenericAPIServer.resourceStorage`): its objects are
+   * then read from the watch cache directly, not watched over loopback HTTP. Resources it gives none for
+   * are watched over `rest`, metadata only.
+   */
+  storageOf?: (definition: ResourceDefinition) => { storage: Interface; prefix: string } | undefined;
+}
+
+/** A source of a resource's objects: an informer over loopback, or one on the storage. */
+interface ObjectSource {
+  hasSynced(): boolean;
+  stop(): Promise<void>;
 }
 
 interface Watched {
   /** What the informer was started for (a change of version, kind or scope restarts it). */
   signature: string;
-  informer: Informer;
+  informer: ObjectSource;
 }
 
 const resourceKeyOf = (definition: ResourceDefinition): string => `${definition.group}/${definition.resource}`;
@@ -145,7 +159,7 @@ export class GarbageCollector {
     }
   }
 
-  private watch(definition: ResourceDefinition): Informer {
+  private watch(definition: ResourceDefinition): ObjectSource {
     const version = definition.versions[0] ?? 'v1';
     const identity = (object: KubeObject): Omit<ObjectIdentity, 'uid'> => ({
       resourceKey: resourceKeyOf(definition),
@@ -155,6 +169,18 @@ export class GarbageCollector {
       name: object.metadata.name ?? '',
     });
     // Metadata only, as upstream's metadata informers: names, owners and finalizers are all the graph needs.
+    const resourceKey = resourceKeyOf(definition);
+    const storage = this.options.storageOf?.(definition);
+    if (storage) {
+      const informer = new StorageInformer(storage, {
+        onUpsert: (object) => this.enqueueAll(this.graph.upsert(identity(object), object)),
+        onDelete: (object) => this.enqueueAll(this.graph.remove(object.metadata.uid ?? '')),
+        onRelist: (uids) => this.enqueueAll(this.graph.removeMissing(resourceKey, uids)),
+        onError: (error) => this.log(`garbage collector: watching ${resourceKey}: ${String(error)}`),
+      });
+      informer.start();
+      return informer;
+    }
     const informer = new Informer(this.client(definition, version, { metadataOnly: true }));
     informer.addEventHandler({
       onAdd: (object) => this.enqueueAll(this.graph.upsert(identity(object), object)),

@@ -122,6 +122,16 @@ export class OwnerGraph {
     return [...enqueue];
   }
 
+  /**
+   * Removes the objects of the resource `resourceKey` whose uids a relist of it did not find (deleted while
+   * it was not watched); returns the uids to process.
+   */
+  removeMissing(resourceKey: string, found: ReadonlySet<string>): string[] {
+    const enqueue: string[] = [];
+    for (const [uid, node] of [...this.nodes]) if (node.identity.resourceKey === resourceKey && !found.has(uid)) enqueue.push(...this.remove(uid));
+    return enqueue.filter((uid) => this.nodes.has(uid));
+  }
+
   /** Removes every object seen in the resource `resourceKey` (no longer served); returns the uids to process. */
   removeResource(resourceKey: string): string[] {
     const enqueue: string[] = [];
