@@ -2,6 +2,7 @@ import { Type, kindSchema, nameIsDNSLabel, type FieldError, type KindDefinition,
 import type { ResourceDefinition } from '@kapi/server';
 import { conditionsSchema, localObjectReferenceSchema, objectReferenceSchema, stringMapSchema } from './common-schemas.js';
 import { validateConfigMapContents } from './config-map-validation.js';
+import { eventPrinterColumns } from './event-columns.js';
 import { validateEvent } from './event-validation.js';
 import { validateSecretContents } from './secret-validation.js';
 
@@ -259,22 +260,8 @@ export const coreResources: ResourceDefinition[] = [
     namespaced: true,
     shortNames: ['ev'],
     versions: ['v1'],
-    printerColumns: [
-      { name: 'Last Seen', type: 'date', jsonPath: '.lastTimestamp' },
-      { name: 'Type', type: 'string', jsonPath: '.type' },
-      { name: 'Reason', type: 'string', jsonPath: '.reason' },
-      {
-        name: 'Object',
-        type: 'string',
-        jsonPath: '.involvedObject',
-        // Upstream's event printer: `configmap/name`.
-        cell: (object) => {
-          const involved = (object.involvedObject ?? {}) as { kind?: string; name?: string };
-          return `${(involved.kind ?? '').toLowerCase()}/${involved.name ?? ''}`;
-        },
-      },
-      { name: 'Message', type: 'string', jsonPath: '.message' },
-    ],
+    // Upstream's event printer: OBJECT is `configmap/name`.
+    printerColumns: eventPrinterColumns({ lastSeen: 'lastTimestamp', object: 'involvedObject', message: 'message' }),
     selectableFields: eventSelectableFields,
     strategy: { getAttributes: eventFields, validate: (object) => validateEvent(object), validateUpdate: (object) => validateEvent(object) },
   },

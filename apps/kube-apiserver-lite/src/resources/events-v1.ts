@@ -1,6 +1,7 @@
 import { Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 import { objectReferenceSchema } from './common-schemas.js';
+import { eventPrinterColumns } from './event-columns.js';
 import { validateEventsV1Create, validateEventsV1Update } from './events-v1-validation.js';
 
 const events = { group: 'events.k8s.io', version: 'v1' } as const;
@@ -113,21 +114,7 @@ export const eventsV1Resources: ResourceDefinition[] = [
     namespaced: true,
     shortNames: ['ev'],
     versions: ['v1'],
-    printerColumns: [
-      { name: 'Last Seen', type: 'date', jsonPath: '.deprecatedLastTimestamp' },
-      { name: 'Type', type: 'string', jsonPath: '.type' },
-      { name: 'Reason', type: 'string', jsonPath: '.reason' },
-      {
-        name: 'Object',
-        type: 'string',
-        jsonPath: '.regarding',
-        cell: (object) => {
-          const regarding = (object.regarding ?? {}) as { kind?: string; name?: string };
-          return `${(regarding.kind ?? '').toLowerCase()}/${regarding.name ?? ''}`;
-        },
-      },
-      { name: 'Message', type: 'string', jsonPath: '.note' },
-    ],
+    printerColumns: eventPrinterColumns({ lastSeen: 'deprecatedLastTimestamp', object: 'regarding', message: 'note' }),
     selectableFields: eventsV1SelectableFields,
     strategy: {
       getAttributes: eventsV1Fields,
