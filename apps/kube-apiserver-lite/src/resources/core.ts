@@ -2,7 +2,7 @@ import { Type, kindSchema, nameIsDNSLabel, type FieldError, type KindDefinition,
 import type { ResourceDefinition } from '@kapi/server';
 import { conditionsSchema, localObjectReferenceSchema, objectReferenceSchema, stringMapSchema } from './common-schemas.js';
 import { validateConfigMapContents } from './config-map-validation.js';
-import { eventPrinterColumns } from './event-columns.js';
+import { eventPrinterColumns, objectReferenceFields } from './event-table.js';
 import { validateEvent } from './event-validation.js';
 import { validateSecretContents } from './secret-validation.js';
 
@@ -146,20 +146,13 @@ export const coreKinds: KindDefinition[] = [
 ];
 
 const eventFields = (object: KubeObject) => {
-  const involved = (object.involvedObject ?? {}) as Record<string, string | undefined>;
   const source = (object.source ?? {}) as { component?: string };
   return {
     labels: object.metadata.labels ?? {},
     fields: {
       'metadata.name': object.metadata.name ?? '',
       'metadata.namespace': object.metadata.namespace ?? '',
-      'involvedObject.kind': involved.kind ?? '',
-      'involvedObject.namespace': involved.namespace ?? '',
-      'involvedObject.name': involved.name ?? '',
-      'involvedObject.uid': involved.uid ?? '',
-      'involvedObject.apiVersion': involved.apiVersion ?? '',
-      'involvedObject.resourceVersion': involved.resourceVersion ?? '',
-      'involvedObject.fieldPath': involved.fieldPath ?? '',
+      ...objectReferenceFields('involvedObject', object.involvedObject),
       reason: (object.reason as string | undefined) ?? '',
       reportingComponent: (object.reportingComponent as string | undefined) ?? '',
       source: source.component ?? '',

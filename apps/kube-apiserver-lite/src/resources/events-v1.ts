@@ -1,7 +1,7 @@
 import { Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 import { objectReferenceSchema } from './common-schemas.js';
-import { eventPrinterColumns } from './event-columns.js';
+import { eventPrinterColumns, objectReferenceFields } from './event-table.js';
 import { validateEventsV1Create, validateEventsV1Update } from './events-v1-validation.js';
 
 const events = { group: 'events.k8s.io', version: 'v1' } as const;
@@ -76,19 +76,12 @@ export const eventsV1Kinds: KindDefinition[] = [{ ...events, kind: 'Event', sche
  * the new API's names.
  */
 const eventsV1Fields = (object: KubeObject) => {
-  const regarding = (object.regarding ?? {}) as Record<string, string | undefined>;
   return {
     labels: object.metadata.labels ?? {},
     fields: {
       'metadata.name': object.metadata.name ?? '',
       'metadata.namespace': object.metadata.namespace ?? '',
-      'regarding.kind': regarding.kind ?? '',
-      'regarding.namespace': regarding.namespace ?? '',
-      'regarding.name': regarding.name ?? '',
-      'regarding.uid': regarding.uid ?? '',
-      'regarding.apiVersion': regarding.apiVersion ?? '',
-      'regarding.resourceVersion': regarding.resourceVersion ?? '',
-      'regarding.fieldPath': regarding.fieldPath ?? '',
+      ...objectReferenceFields('regarding', object.regarding),
       reason: (object.reason as string | undefined) ?? '',
       reportingController: (object.reportingController as string | undefined) ?? '',
       type: (object.type as string | undefined) ?? '',

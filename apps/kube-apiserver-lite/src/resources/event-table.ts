@@ -22,3 +22,11 @@ export function eventPrinterColumns(fields: { lastSeen: string; object: string; 
     { name: 'Message', type: 'string', jsonPath: `.${fields.message}` },
   ];
 }
+
+/** The field selector labels of an Event's object reference under `prefix` (`involvedObject`, `regarding`). */
+export function objectReferenceFields(prefix: string, reference: unknown): Record<string, string> {
+  const fields = (reference ?? {}) as Record<string, string | undefined>;
+  const result: Record<string, string> = {};
+  for (const name of ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath']) result[`${prefix}.${name}`] = fields[name] ?? '';
+  return result;
+}
