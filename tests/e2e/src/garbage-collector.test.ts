@@ -66,8 +66,9 @@ const secret = (name: string, owners: unknown[]) => ({
 
 describe('garbage collector', () => {
   it('reads every resource from the watch caches in process, not through watches over HTTP', async () => {
-    // Collected resources are watched (the graph holds this ConfigMap)...
-    await create(configMap('watched', []));
+    // Collected resources are watched (the graph holds the dependent ConfigMap: it has an owner)...
+    const owner = await create(configMap('watched-owner', []));
+    await create(configMap('watched', [ownerRef('ConfigMap', 'watched-owner', owner.uid)]));
     const metrics = await kubectl(server, ['get', '--raw', '/metrics']);
     expect(metrics).toMatch(/^garbage_collector_graph_objects [1-9]/m);
     // ...but no request watches ConfigMaps or Secrets (no other controller of the server does; first in this

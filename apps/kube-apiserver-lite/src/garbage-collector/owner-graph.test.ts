@@ -44,4 +44,29 @@ describe('OwnerGraph', () => {
     expect(graph.upsert({ ...at, name: 'child' }, owned('child', ['y'])).sort()).toEqual(['child', 'x']);
     expect(graph.dependents('x')).toEqual([]);
   });
+
+  it('holds no node for an object with nothing to collect, yet processes its dependents when it goes', () => {
+    const graph = new OwnerGraph();
+    expect(graph.upsert({ ...at, name: 'owner' }, object('owner'))).toEqual([]);
+    expect(graph.size).toBe(0);
+    graph.upsert({ ...at, name: 'child' }, owned('child', ['owner']));
+    expect(graph.size).toBe(1);
+    expect(graph.remove('owner')).toEqual(['child']);
+    // A dependent that loses its last owner reference is forgotten, and the owner looked at.
+    expect(graph.upsert({ ...at, name: 'child' }, object('child'))).toEqual(['owner']);
+    expect(graph.size).toBe(0);
+    expect(graph.dependents('owner')).toEqual([]);
+  });
+
+  it('after a relist, processes the dependents of owners it holds no node for (one may have gone unseen)', () => {
+    const graph = new OwnerGraph();
+    graph.upsert({ ...at, name: 'owner' }, object('owner'));
+    graph.upsert({ ...at, resourceKey: 'apps/deployments', name: 'child' }, owned('child', ['owner']));
+    graph.upsert({ ...at, resourceKey: 'apps/deployments', name: 'gone' }, owned('gone', ['other']));
+    expect(graph.removeMissing('/configmaps', new Set()).sort()).toEqual(['child', 'gone']);
+    // Objects of another resource with nodes are not removed by it.
+    expect(graph.size).toBe(2);
+    expect(graph.removeResource('apps/deployments')).toEqual([]);
+    expect(graph.size).toBe(0);
+  });
 });

@@ -43,6 +43,13 @@ const sameOwners = (a: readonly OwnerReference[], b: readonly OwnerReference[]):
  * The garbage collector's view of ownership (upstream's `uidToNode` graph): uid -> node, and owner uid ->
  * the uids of its dependents (an owner not seen, or gone, keeps its dependents listed). Every change
  * returns the uids to look at again, as upstream's GraphBuilder enqueues them for `attemptToDelete`.
+ *
+ * Unlike upstream's, it holds no node for an object with nothing to collect (no ownerReferences, not being
+ * deleted): such an object matters only as an owner, and its dependents are found by its uid alone. Most
+ * objects are of that kind, and a node for each would double what the collector keeps per object (the
+ * watch caches it reads from already hold them). So a missed deletion (relist) or a resource no longer
+ * served cannot tell which of those owners it concerned: the dependents of every owner without a node are
+ * looked at again, and `attemptToDelete` reads their owners live.
  */
 export class OwnerGraph {
   private readonly nodes = new Map<string, GraphNode>();
@@ -53,7 +60,7 @@ export class OwnerGraph {
     return this.nodes.get(uid);
   }
 
-  /** How many objects the graph holds. */
+  /** How many objects the graph holds a node for (those with ownerReferences or being deleted). */
   get size(): number {
     return this.nodes.size;
   }
@@ -77,18 +84,31 @@ export class OwnerGraph {
   upsert(identity: Omit<ObjectIdentity, 'uid'>, object: KubeObject): string[] {
     const uid = object.metadata.uid;
     if (!uid) return [];
+    const previous = this.nodes.get(uid);
+    const references = object.metadata.ownerReferences;
+    const beingDeleted = Boolean(object.metadata.deletionTimestamp);
+    // Nothing to collect, and never was: no node (see the class comment). The common case, kept cheap.
+    if (!previous && !beingDeleted && (references === undefined || references.length === 0)) return [];
     const next: GraphNode = {
-      identity: { ...identity, uid },
-      owners: (object.metadata.ownerReferences ?? []).filter((owner) => Boolean(owner.uid)),
-      beingDeleted: Boolean(object.metadata.deletionTimestamp),
+      // Written out (not spread) so that every identity shares one object shape.
+      identity: {
+        uid,
+        resourceKey: identity.resourceKey,
+        apiVersion: identity.apiVersion,
+        kind: identity.kind,
+        namespace: identity.namespace,
+        name: identity.name,
+      },
+      owners: (references ?? []).filter((owner) => Boolean(owner.uid)),
+      beingDeleted,
       finalizers: object.metadata.finalizers ?? [],
     };
-    const previous = this.nodes.get(uid);
-    this.nodes.set(uid, next);
+    if (next.owners.length > 0 || beingDeleted) this.nodes.set(uid, next);
+    else this.nodes.delete(uid);
     const enqueue = new Set<string>();
     for (const owner of previous?.owners ?? []) {
       if (next.owners.some((o) => o.uid === owner.uid)) continue;
-      this.dependentsByOwner.get(owner.uid)?.delete(uid);
+      this.dropDependent(owner.uid, uid);
       // A removed reference may be the one a foreground owner waits on.
       enqueue.add(owner.uid);
     }
@@ -107,35 +127,46 @@ export class OwnerGraph {
     return [...enqueue];
   }
 
-  /** Removes the object `uid`; returns the uids to process (its dependents and owners). */
+  /** Removes the object `uid` (with or without a node); returns the uids to process (its dependents and owners). */
   remove(uid: string): string[] {
     const node = this.nodes.get(uid);
-    if (!node) return [];
     this.nodes.delete(uid);
     const enqueue = new Set<string>();
-    for (const owner of node.owners) {
-      this.dependentsByOwner.get(owner.uid)?.delete(uid);
-      if (this.dependentsByOwner.get(owner.uid)?.size === 0) this.dependentsByOwner.delete(owner.uid);
+    for (const owner of node?.owners ?? []) {
+      this.dropDependent(owner.uid, uid);
       enqueue.add(owner.uid);
     }
     for (const dependent of this.dependentsByOwner.get(uid) ?? []) enqueue.add(dependent);
     return [...enqueue];
   }
 
+  private dropDependent(owner: string, dependent: string): void {
+    const dependents = this.dependentsByOwner.get(owner);
+    if (!dependents) return;
+    dependents.delete(dependent);
+    if (dependents.size === 0) this.dependentsByOwner.delete(owner);
+  }
+
   /**
    * Removes the objects of the resource `resourceKey` whose uids a relist of it did not find (deleted while
-   * it was not watched); returns the uids to process.
+   * it was not watched); returns the uids to process, with the dependents of every owner without a node
+   * (one of them may be such an object).
    */
   removeMissing(resourceKey: string, found: ReadonlySet<string>): string[] {
     const enqueue: string[] = [];
     for (const [uid, node] of [...this.nodes]) if (node.identity.resourceKey === resourceKey && !found.has(uid)) enqueue.push(...this.remove(uid));
+    enqueue.push(...this.dependentsOfOwnersWithoutNode());
     return enqueue.filter((uid) => this.nodes.has(uid));
   }
 
-  /** Removes every object seen in the resource `resourceKey` (no longer served); returns the uids to process. */
+  /** Removes every object seen in the resource `resourceKey` (no longer served); returns the uids to process, as {@link removeMissing}. */
   removeResource(resourceKey: string): string[] {
-    const enqueue: string[] = [];
-    for (const [uid, node] of [...this.nodes]) if (node.identity.resourceKey === resourceKey) enqueue.push(...this.remove(uid));
-    return enqueue.filter((uid) => this.nodes.has(uid));
+    return this.removeMissing(resourceKey, new Set());
+  }
+
+  private dependentsOfOwnersWithoutNode(): string[] {
+    const result: string[] = [];
+    for (const [owner, dependents] of this.dependentsByOwner) if (!this.nodes.has(owner)) result.push(...dependents);
+    return result;
   }
 }
