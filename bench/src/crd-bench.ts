@@ -1,5 +1,4 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +6,7 @@ import { celCompilationCount } from '@kapi/apiextensions';
 import { parse } from 'yaml';
 import { measureRate, row, type BenchRow } from './harness.js';
 import { profiled } from './cpu-profile.js';
-import { alternately, load, startServer, warmedLoad } from './http-bench.js';
+import { alternately, load, startServer, warmedLoad, type WarmedResult } from './http-bench.js';
 
 const fixtures = fileURLToPath(new URL('../../tests/fixtures/crds/gateway-api/', import.meta.url));
 
@@ -36,28 +35,11 @@ function configMapLike(like: Record<string, unknown>, name: string | undefined):
   return { ...empty, data: { payload: 'x'.repeat(padding) } };
 }
 
-/**
- * `run`, then a line on stderr with its rate, its CPU per create and the main thread's GC pauses per
- * create (the server runs in this process): the two runs of each kind can differ, and this says how.
- */
-async function logged<T extends { requestsPerSecond: number; cpuMicrosPerRequest: number }>(label: string, durationSeconds: number, run: () => Promise<T>): Promise<T> {
-  let pauses = 0;
-  let majors = 0;
-  const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      pauses += entry.duration;
-      if ((entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
-    }
-  });
-  observer.observe({ entryTypes: ['gc'] });
-  try {
-    const result = await run();
-    const requests = result.requestsPerSecond * (durationSeconds + 2);
-    console.error(`[crd] ${label}: ${result.requestsPerSecond.toFixed(0)}/s, ${result.cpuMicrosPerRequest.toFixed(0)} µs CPU per create, GC pauses ${((pauses * 1000) / requests).toFixed(0)} µs per create (${majors} major)`);
-    return result;
-  } finally {
-    observer.disconnect();
-  }
+/** `run`, then a line on stderr with its label: the two runs of each kind can differ, and this says how. */
+async function logged(label: string, run: () => Promise<WarmedResult>): Promise<WarmedResult> {
+  const result = await run();
+  console.error(`[crd] ${label}: ${result.requestsPerSecond.toFixed(0)}/s, ${result.cpuMicrosPerRequest.toFixed(0)} µs CPU per create (main thread ${result.mainThreadMicrosPerRequest.toFixed(0)}, GC pauses ${result.gcPauseMicrosPerRequest.toFixed(0)})`);
+  return result;
 }
 
 /**
@@ -87,8 +69,8 @@ export async function crdBench(options: { quick: boolean }): Promise<BenchRow[]>
     const configMap = JSON.stringify(configMapLike(httpRoute(undefined), undefined));
     // Alternately, twice each (KAPI_BENCH_PROFILE: a CPU profile of each measured run, crd-create-*.cpuprofile): the first load on a fresh server pays for JIT warm-up, which would favour the second kind.
     const { control, subject } = await alternately(
-      () => logged('ConfigMap', duration, () => warmedLoad({ ...spec, url: `${server.running.url}${configMaps}`, body: configMap }, (run) => profiled('crd-create-configmap', run))),
-      () => logged('HTTPRoute', duration, () => warmedLoad({ ...spec, url: `${server.running.url}${routes}`, body: route }, (run) => profiled('crd-create-httproute', run))),
+      () => logged('ConfigMap', () => warmedLoad({ ...spec, url: `${server.running.url}${configMaps}`, body: configMap }, (run) => profiled('crd-create-configmap', run))),
+      () => logged('HTTPRoute', () => warmedLoad({ ...spec, url: `${server.running.url}${routes}`, body: route }, (run) => profiled('crd-create-httproute', run))),
     );
     rows.push(row(`create over HTTPS, 64 connections (${route.length} B)`, 'HTTPRoute (schema + CEL)', subject.requestsPerSecond, 'ConfigMap, same size', control.requestsPerSecond, 'writes/s', '>= 50%'));
     // CPU the server process spent per create: much less sensitive to the machine's load than the rates.

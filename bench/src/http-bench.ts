@@ -17,6 +17,7 @@ import { SqliteBackend } from '@kapi/storage-sqlite';
 import { Etcd3Backend } from '@kapi/storage-etcd3';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
 import { inProcessCpu, type ChainCpu, type Handler } from './chain-cpu.js';
+import { startCpuSplit } from './cpu-split.js';
 import { profiled } from './cpu-profile.js';
 import { getRows } from './get-bench.js';
 import { measureRate, row, sampleObject, type BenchRow } from './harness.js';
@@ -45,24 +46,41 @@ export async function load(spec: Record<string, unknown>): Promise<LoadResult> {
   return result;
 }
 
+/** What {@link warmedLoad} measured: the load's figures and this process's CPU per request. */
+export type WarmedResult = LoadResult & {
+  /** All threads of this process (where the servers run). */
+  cpuMicrosPerRequest: number;
+  /** The main thread alone (see {@link startCpuSplit}). */
+  mainThreadMicrosPerRequest: number;
+  /** The main thread's GC pauses. */
+  gcPauseMicrosPerRequest: number;
+};
+
 /**
  * Two seconds of the same load first (JIT warm-up, connection set-up), then the measured run, with the
- * CPU time this process (where the servers run) spent per request during it. `around` wraps the measured
- * run only (e.g. a CPU profile of it).
+ * CPU time this process (where the servers run) spent per request during it, in all and on the main
+ * thread, and the main thread's GC pauses. `around` wraps the measured run only (e.g. a CPU profile of it).
  */
 export async function warmedLoad(
   spec: Record<string, unknown>,
   around: (run: () => Promise<LoadResult>) => Promise<LoadResult> = (run) => run(),
-): Promise<LoadResult & { cpuMicrosPerRequest: number }> {
+): Promise<WarmedResult> {
   await load({ ...spec, durationSeconds: 2 });
   const before = process.cpuUsage();
+  const stopSplit = startCpuSplit();
   const result = await around(() => load(spec));
+  const split = stopSplit();
   const cpu = process.cpuUsage(before);
   const requests = result.requestsPerSecond * Number(spec.durationSeconds);
   const cpuMicrosPerRequest = (cpu.user + cpu.system) / requests;
+  const mainThreadMicrosPerRequest = split.mainThread / requests;
+  const gcPauseMicrosPerRequest = split.gcPauses / requests;
   // Per run (the rows keep the best of several): the request count is what profile-diff.ts divides by.
-  console.log(`[bench] ${String(spec.method ?? 'GET')} ${String(spec.url)}: ${Math.round(requests)} requests, ${Math.round(result.requestsPerSecond)}/s, ${Math.round(cpuMicrosPerRequest)} µs CPU each`);
-  return { ...result, cpuMicrosPerRequest };
+  console.log(
+    `[bench] ${String(spec.method ?? 'GET')} ${String(spec.url)}: ${Math.round(requests)} requests, ${Math.round(result.requestsPerSecond)}/s, ` +
+      `${Math.round(cpuMicrosPerRequest)} µs CPU each (main thread ${Math.round(mainThreadMicrosPerRequest)}, of which GC pauses ${Math.round(gcPauseMicrosPerRequest)})`,
+  );
+  return { ...result, cpuMicrosPerRequest, mainThreadMicrosPerRequest, gcPauseMicrosPerRequest };
 }
 
 /**
@@ -177,7 +195,7 @@ async function bareCreateServer(kv: KVBackend, namespace: string, tls: { key: st
 }
 
 /** A create run's rate and the server process's CPU per create (see {@link warmedLoad}). */
-type CreateRun = { requestsPerSecond: number; cpuMicrosPerRequest: number };
+type CreateRun = Pick<WarmedResult, 'requestsPerSecond' | 'cpuMicrosPerRequest' | 'mainThreadMicrosPerRequest' | 'gcPauseMicrosPerRequest'>;
 
 /**
  * The create rows of a backend: ours against the raw backend (the target), the bare-server ceiling, and
@@ -193,12 +211,23 @@ function createRows(backend: string, ours: CreateRun, ceiling: CreateRun, raw: n
       ...row(`server CPU per create (${backend})`, 'kube-apiserver-lite', ours.cpuMicrosPerRequest, 'bare node:https + Store.create', ceiling.cpuMicrosPerRequest, 'µs/create (lower is better)'),
       ratio: ceiling.cpuMicrosPerRequest / ours.cpuMicrosPerRequest,
     },
+    // Where that CPU goes: the event loop, and on it the GC pauses; the rest runs on other threads
+    // (the storage writer thread, V8's GC helpers, which copy and mark what the watch cache keeps).
+    ...cpuPartRows(backend, 'main thread', ours.mainThreadMicrosPerRequest, ceiling.mainThreadMicrosPerRequest),
+    ...cpuPartRows(backend, 'main-thread GC pauses', ours.gcPauseMicrosPerRequest, ceiling.gcPauseMicrosPerRequest),
+    ...cpuPartRows(backend, 'other threads', ours.cpuMicrosPerRequest - ours.mainThreadMicrosPerRequest, ceiling.cpuMicrosPerRequest - ceiling.mainThreadMicrosPerRequest),
     {
       ...row(`create CPU in process (no sockets, no TLS) (${backend})`, 'kube-apiserver-lite handler', inProcess.subject, 'the ceiling\'s handler (parse, Store.create, stringify)', inProcess.control, 'µs/create (lower is better)'),
       ratio: inProcess.control / inProcess.subject,
       notes: `node's request/response objects handed to each handler in this process, ${inProcessCreates.inFlight} in flight: what the server adds per create, least sensitive to the machine's load (best of ${inProcessCreates.rounds} alternated runs of ${inProcessCreates.requests})`,
     },
   ];
+}
+
+/** A part of the server CPU per create, ours beside the ceiling's (none where /proc gave no figure). */
+function cpuPartRows(backend: string, part: string, ours: number, ceiling: number): BenchRow[] {
+  if (!(ours > 0) || !(ceiling > 0)) return [];
+  return [{ ...row(`server CPU per create, ${part} (${backend})`, 'kube-apiserver-lite', ours, 'bare node:https + Store.create', ceiling, 'µs/create (lower is better)'), ratio: ceiling / ours }];
 }
 
 /** The in-process create runs (see {@link inProcessCpu}). */
