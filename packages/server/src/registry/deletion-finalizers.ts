@@ -1,3 +1,5 @@
+import type { KubeObject } from '@kapi/apimachinery';
+
 /** A DELETE's `propagationPolicy` (metav1.DeletionPropagation). */
 export type DeletionPropagation = 'Orphan' | 'Background' | 'Foreground';
 
@@ -52,4 +54,10 @@ export function deletionFinalizersForGarbageCollection(
   const after = new Set(next);
   const same = before.size === after.size && [...after].every((f) => before.has(f));
   return same ? { changed: false, finalizers } : { changed: true, finalizers: next };
+}
+
+/** Sets `metadata.finalizers`, dropping the field when none is left. */
+export function setFinalizers(object: KubeObject, finalizers: readonly string[]): void {
+  if (finalizers.length > 0) object.metadata.finalizers = [...finalizers];
+  else delete object.metadata.finalizers;
 }

@@ -4,23 +4,22 @@ import {
   groupVersionString,
   type GroupResource,
   type KubeObject,
-  type Selector,
 } from '@kapi/apimachinery';
-import type { Authorizer, UserInfo } from '@kapi/filters';
 import {
   StorageError,
   defaultAttributes,
   storageErrorToStatus,
   type Interface,
   type Preconditions,
-  type ResourceVersionMatch,
   type Watch,
 } from '@kapi/storage';
 import type { ResourceDefinition } from '../resource-definition.js';
 import type { SchemeLike } from '../scheme-like.js';
 import type { FieldManager } from '../apply/field-manager.js';
 import { copyObject, formatTime } from './object-meta.js';
-import { deletionFinalizersForGarbageCollection, type DeletePropagationOptions } from './deletion-finalizers.js';
+import { deletionFinalizersForGarbageCollection, setFinalizers, type DeletePropagationOptions } from './deletion-finalizers.js';
+import { checkPreconditions } from './preconditions.js';
+import type { DeleteResult, GenericStoreOptions, ListParameters, UpdateInput, UpdateOptions, WriteContext } from './generic-store-types.js';
 import { listKey, objectKey } from './storage-keys.js';
 import { WritePreparation } from './write-preparation.js';
 import { convertOne, convertingWatch } from './async-converter.js';
@@ -28,75 +27,7 @@ import { convertOne, convertingWatch } from './async-converter.js';
 /** How many times a generateName create retries on AlreadyExists. */
 const GENERATE_NAME_ATTEMPTS = 5;
 
-/** Options of a {@link GenericStore}. */
-export interface GenericStoreOptions {
-  definition: ResourceDefinition;
-  scheme: SchemeLike;
-  storage: Interface;
-  /** Key prefix of the resource, e.g. `/registry/widgets`. */
-  prefix: string;
-  /** Injectable clock for creation/deletion timestamps. */
-  now?: () => Date;
-}
-
-/** Who writes and how. */
-export interface WriteContext {
-  user?: UserInfo;
-  /** The server's one authorizer, handed to strategy hooks (`RequestScope.authorizer`). */
-  authorizer?: Authorizer;
-  dryRun: boolean;
-  /** '' or 'status'. */
-  subresource: string;
-  /**
-   * The field manager of the write (`fieldManager`, else the User-Agent prefix): creates and updates
-   * are then recorded in `metadata.managedFields`. Writes without one (internal callers) are not tracked.
-   */
-  manager?: string;
-  /** The object already carries the managedFields of this write (server-side apply computed them). */
-  managedFieldsComputed?: boolean;
-  /**
-   * Set when the caller gives its object away (decoded for this request alone, not used after the call):
-   * a create then prepares the object in place instead of a copy, and calls this for a fresh one when it
-   * has to prepare it again (its generated name was taken).
-   */
-  decodeAgain?: () => KubeObject | Promise<KubeObject>;
-}
-
-/** Sets `metadata.finalizers`, dropping the field when none is left. */
-function setFinalizers(object: KubeObject, finalizers: readonly string[]): void {
-  if (finalizers.length > 0) object.metadata.finalizers = [...finalizers];
-  else delete object.metadata.finalizers;
-}
-
-/** Selection and paging of a list, watch or deletecollection. */
-export interface ListParameters {
-  resourceVersion?: string;
-  resourceVersionMatch?: ResourceVersionMatch;
-  labelSelector?: Selector;
-  fieldSelector?: Selector;
-  limit?: number;
-  continue?: string;
-}
-
-/**
- * A new object for PUT, or a function of the current object (in the request version) for PATCH. With
- * `allowCreate`, a missing object is passed as an empty object of the kind with `exists` false.
- */
-export type UpdateInput =
-  | KubeObject
-  | ((current: KubeObject, exists: boolean) => KubeObject | Promise<KubeObject>);
-
-/** Options of {@link GenericStore.update}. */
-export interface UpdateOptions {
-  /** Create when missing even for a function input (server-side apply). */
-  allowCreate?: boolean;
-}
-
-/** The outcome of a delete: the object's last state, and whether it is gone (or only marked). */
-export interface DeleteResult {
-  object: KubeObject;
-  deleted: boolean;
-}
+export type { DeleteResult, GenericStoreOptions, ListParameters, UpdateInput, UpdateOptions, WriteContext } from './generic-store-types.js';
 
 /**
  * Serves one ResourceDefinition over a storage Interface (k8s.io/apiserver registry/generic/registry.Store).
@@ -354,7 +285,7 @@ export class GenericStore {
     try {
       if (context.dryRun) {
         const current = await this.storage.get(key, { ignoreNotFound: true });
-        if (current) this.checkPreconditions(key, current, preconditions);
+        if (current) checkPreconditions(key, current, preconditions);
         const result = await tryUpdate(current ?? { metadata: {} }, current !== undefined);
         if (current?.metadata.resourceVersion)
           result.metadata.resourceVersion = current.metadata.resourceVersion;
@@ -395,7 +326,7 @@ export class GenericStore {
     try {
       const current = await this.storage.get(key);
       if (!current) throw StatusError.notFound(this.groupResource, name);
-      this.checkPreconditions(key, current, preconditions);
+      checkPreconditions(key, current, preconditions);
       const scope = this.preparation.scope(namespace, name, context);
       await this.definition.strategy?.admit?.('delete', current, current, scope);
       const prepareForDelete = this.definition.strategy?.prepareForDelete;
@@ -459,26 +390,6 @@ export class GenericStore {
   /** Whether `object` waits on finalizers: its metadata's, or those the strategy knows of. */
   private hasPendingFinalizers(object: KubeObject): boolean {
     return (object.metadata.finalizers ?? []).length > 0 || Boolean(this.definition.strategy?.hasPendingFinalizers?.(object));
-  }
-
-  private checkPreconditions(key: string, current: KubeObject, preconditions: Preconditions): void {
-    if (preconditions.uid !== undefined && preconditions.uid !== current.metadata.uid) {
-      throw StorageError.invalidObject(
-        key,
-        0,
-        `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
-      );
-    }
-    if (
-      preconditions.resourceVersion !== undefined &&
-      preconditions.resourceVersion !== current.metadata.resourceVersion
-    ) {
-      throw StorageError.invalidObject(
-        key,
-        0,
-        `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
-      );
-    }
   }
 
   /**
