@@ -117,6 +117,15 @@ describe('garbage collector', () => {
     await until('the owner to be gone', () => read('configmap', 'fg-owner'), (meta) => meta === undefined);
   });
 
+  it('foreground: two objects owning each other with blocking references are both deleted (no deadlock)', async () => {
+    const a = await create(configMap('cycle-a'));
+    const b = await create(configMap('cycle-b', [ownerRef('ConfigMap', 'cycle-a', a.uid, 'v1', true)]));
+    await kubectl(server, ['patch', 'configmap', 'cycle-a', '--type=merge', '-p', JSON.stringify({ metadata: { ownerReferences: [ownerRef('ConfigMap', 'cycle-b', b.uid, 'v1', true)] } })]);
+    // kubectl waits for the object to be gone (as a user's delete does).
+    await kubectl(server, ['delete', 'configmap', 'cycle-a', '--cascade=foreground', '--timeout=30s']);
+    await until('the other one to be gone', () => read('configmap', 'cycle-b'), (meta) => meta === undefined);
+  });
+
   it('orphan: the owner is gone, the dependents stay without the reference', async () => {
     const owner = await create(configMap('or-owner'));
     await create(secret('or-secret', [ownerRef('ConfigMap', 'or-owner', owner.uid)]));

@@ -81,6 +81,20 @@ describe('attemptToDelete', () => {
     expect(store.get('ConfigMap/default/owner')?.metadata.finalizers).toEqual([]);
   });
 
+  it('foreground: a dependent in a cycle of blocking references stops blocking before it is deleted (no deadlock)', async () => {
+    // a and b own each other; a is being deleted in the foreground, b is its blocking dependent and waits on a.
+    const a = configMap('a', { deletionTimestamp: 't', finalizers: ['foregroundDeletion'], ownerReferences: [ref('b', { blockOwnerDeletion: true })] });
+    const b = configMap('b', { ownerReferences: [ref('a', { blockOwnerDeletion: true })] });
+    const { context, writes, store } = setUp([a, b]);
+    await attemptToDelete(context, 'uid-b');
+    expect(store.get('ConfigMap/default/b')?.metadata.ownerReferences).toEqual([ref('a', { blockOwnerDeletion: false })]);
+    expect(writes.at(-1)).toBe('delete b Foreground');
+    // Without a blocking dependent left, a's deletion finishes.
+    context.graph.upsert({ resourceKey: '/configmaps', apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'b' }, store.get('ConfigMap/default/b') as KubeObject);
+    await attemptToDelete(context, 'uid-a');
+    expect(store.get('ConfigMap/default/a')?.metadata.finalizers).toEqual([]);
+  });
+
   it('does not finish foreground deletion or orphaning before every resource is listed', async () => {
     const { context, writes } = setUp([configMap('owner', { deletionTimestamp: 't', finalizers: ['orphan'] })], false);
     await expect(attemptToDelete(context, 'uid-owner')).rejects.toThrow('waiting');

@@ -83,8 +83,16 @@ export async function attemptToDelete(context: GarbageCollectorContext, uid: str
     return;
   }
   let policy: PropagationPolicy;
-  if (waiting.length > 0 && context.graph.dependents(uid).length > 0) policy = 'Foreground';
-  else if (latest.metadata.finalizers?.includes(ORPHAN_FINALIZER)) policy = 'Orphan';
+  if (waiting.length > 0 && context.graph.dependents(uid).length > 0) {
+    policy = 'Foreground';
+    // A dependent of this object is itself waiting on its dependents: this object may be one of them (a
+    // cycle of blockOwnerDeletion references would wait forever). As upstream, this object's references
+    // stop blocking before it is deleted in the foreground.
+    if (context.graph.dependents(uid).some(isDeletingDependents) && owners.some((owner) => owner.blockOwnerDeletion === true)) {
+      context.log(`garbage collector: ${describe(node.identity)} and one of its dependents wait on their dependents; its ownerReferences stop blocking, to prevent a cycle`);
+      await context.api.patch(node.identity, ownerReferencesPatch(latest, owners.map((owner) => (owner.blockOwnerDeletion === true ? { ...owner, blockOwnerDeletion: false } : owner))));
+    }
+  } else if (latest.metadata.finalizers?.includes(ORPHAN_FINALIZER)) policy = 'Orphan';
   else if (latest.metadata.finalizers?.includes(FOREGROUND_FINALIZER)) policy = 'Foreground';
   else policy = 'Background';
   context.log(`garbage collector: deleting ${describe(node.identity)} (owners gone or being deleted; propagationPolicy ${policy})`);
