@@ -47,6 +47,15 @@ export type { AggregatedDiscoverySource, ListenOptions, LoopbackClientConfig } f
 const notFound = () =>
   StatusError.of(404, 'NotFound', 'the server could not find the requested resource', {});
 
+/**
+ * The `dry_run` label of a request's metrics, as upstream's cleanDryRun: its `dryRun` values, sorted,
+ * without repeats, comma-joined ('' for none). The URL is looked at first: most requests have none.
+ */
+function dryRunLabel(request: IncomingMessage): string {
+  if (!request.url?.includes('dryRun')) return '';
+  return [...new Set(requestTarget(request).query.getAll('dryRun'))].sort().join(',');
+}
+
 const shutdownExemptPaths = ['/healthz', '/livez', '/readyz'];
 /** How long shutdown lets watches write their final bookmark and end before it ends them. */
 const WATCH_END_GRACE_MS = 2000;
@@ -179,6 +188,7 @@ export class GenericAPIServer {
         resource: info.resource,
         subresource: info.subresource,
         scope: info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster',
+        dryRun: dryRunLabel(request),
         code: response.statusCode,
         durationSeconds: (performance.now() - context.startedAt) / 1000,
       });

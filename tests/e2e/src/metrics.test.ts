@@ -1,6 +1,6 @@
 import type { RestClient } from '@kapi/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from './harness.js';
+import { kubectl, startServer, type TestServer } from './harness.js';
 import { sample, sampleUntil } from './metric-sample.js';
 
 describe('metrics named as upstream names them', () => {
@@ -36,6 +36,20 @@ describe('metrics named as upstream names them', () => {
       expect(await sampleUntil(client, 'kubernetes_healthcheck', { name: 'ping', type }, (v) => v === 1)).toBe(1);
     }
     expect(await sample(client, 'kubernetes_healthcheck', { name: 'shutdown', type: 'readyz' })).toBe(1);
+  });
+
+  it('apiserver_request_total{dry_run} tells dry-run writes apart (kubectl --dry-run=server)', async () => {
+    const labels = { verb: 'POST', resource: 'configmaps', dry_run: 'All', code: '201' };
+    const before = (await sample(client, 'apiserver_request_total', labels)) ?? 0;
+    await kubectl(server, ['create', 'configmap', 'dry-run-metric', '--dry-run=server']);
+    expect(await sample(client, 'apiserver_request_total', labels)).toBe(before + 1);
+    expect((await client.raw({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/dry-run-metric' })).statusCode).toBe(404);
+    // A real write counts under dry_run="".
+    const real = { ...labels, dry_run: '' };
+    const realBefore = (await sample(client, 'apiserver_request_total', real)) ?? 0;
+    await createConfigMap('real-write-metric');
+    expect(await sample(client, 'apiserver_request_total', real)).toBe(realBefore + 1);
+    expect(await sample(client, 'apiserver_request_total', labels)).toBe(before + 1);
   });
 
   it('apiserver_storage_objects{resource} follows creates', async () => {

@@ -16,6 +16,7 @@ describe('ServerMetrics', () => {
     metrics.observeRequest({ verb: 'list', group: 'apps', version: 'v1', resource: 'deployments', scope: 'namespace', code: 200, durationSeconds: 0.03 });
     metrics.observeRequest({ verb: 'create', group: '', version: 'v1', resource: 'configmaps', scope: 'namespace', code: 201, durationSeconds: 0.001 });
     metrics.observeRequest({ verb: 'create', group: '', version: 'v1', resource: 'configmaps', scope: 'namespace', code: 201, durationSeconds: 0.002 });
+    metrics.observeRequest({ verb: 'create', group: '', version: 'v1', resource: 'configmaps', scope: 'namespace', dryRun: 'All', code: 201, durationSeconds: 0.002 });
     metrics.trackInFlight('mutating', 1);
     metrics.trackInFlight('mutating', 1);
     metrics.trackInFlight('mutating', -1);
@@ -34,13 +35,16 @@ describe('ServerMetrics', () => {
     expect(result.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = result.text;
     expect(text).toContain(
-      'apiserver_request_total{verb="POST",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="201"} 2',
+      'apiserver_request_total{verb="POST",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",dry_run="",code="201"} 2',
     );
     expect(text).toContain(
-      'apiserver_request_duration_seconds_bucket{le="0.05",verb="LIST",group="apps",version="v1",resource="deployments",subresource="",scope="namespace",component="apiserver"} 1',
+      'apiserver_request_total{verb="POST",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",dry_run="All",code="201"} 1',
     );
     expect(text).toContain(
-      'apiserver_request_duration_seconds_bucket{le="0.025",verb="LIST",group="apps",version="v1",resource="deployments",subresource="",scope="namespace",component="apiserver"} 0',
+      'apiserver_request_duration_seconds_bucket{le="0.05",verb="LIST",group="apps",version="v1",resource="deployments",subresource="",scope="namespace",component="apiserver",dry_run=""} 1',
+    );
+    expect(text).toContain(
+      'apiserver_request_duration_seconds_bucket{le="0.025",verb="LIST",group="apps",version="v1",resource="deployments",subresource="",scope="namespace",component="apiserver",dry_run=""} 0',
     );
     expect(text).toContain('apiserver_current_inflight_requests{request_kind="mutating"} 1');
     expect(text).toContain('apiserver_current_inflight_requests{request_kind="readOnly"} 0');
@@ -59,7 +63,7 @@ describe('ServerMetrics', () => {
     const other = new ServerMetrics({ defaultMetrics: false });
     other.observeRequest({ verb: 'get', code: 200, durationSeconds: 0.1 });
     const text = await other.text();
-    expect(text).toContain('apiserver_request_total{verb="GET",group="",version="",resource="",subresource="",scope="",component="apiserver",code="200"} 1');
+    expect(text).toContain('apiserver_request_total{verb="GET",group="",version="",resource="",subresource="",scope="",component="apiserver",dry_run="",code="200"} 1');
     expect(text).not.toContain('process_cpu');
     expect(await globalRegistry.getSingleMetric('apiserver_request_total')).toBeUndefined();
     expect(await metrics.text()).not.toContain('verb="GET"');

@@ -29,6 +29,8 @@ export interface RequestMetricLabels {
 
 /** One finished request. */
 export interface ObservedRequest extends RequestMetricLabels {
+  /** The `dry_run` label: the request's `dryRun` values, sorted and comma-joined (`All`); '' when none. */
+  dryRun?: string;
   /** HTTP status code. */
   code: number;
   durationSeconds: number;
@@ -94,8 +96,8 @@ export class ServerMetrics {
   /** The registry holding every metric of this server. */
   readonly registry: Registry = new MetricsRegistry();
   private readonly component: string;
-  private readonly requestTotal: LabeledCounter<'code' | (typeof requestLabelNames)[number]>;
-  private readonly requestDuration: LabeledHistogram<(typeof requestLabelNames)[number]>;
+  private readonly requestTotal: LabeledCounter<'code' | 'dry_run' | (typeof requestLabelNames)[number]>;
+  private readonly requestDuration: LabeledHistogram<'dry_run' | (typeof requestLabelNames)[number]>;
   private readonly inFlight: Gauge<'request_kind'>;
   private readonly longRunning: Gauge<(typeof requestLabelNames)[number]>;
   private readonly watchers: Gauge<'group' | 'version' | 'kind'>;
@@ -118,13 +120,13 @@ export class ServerMetrics {
     this.requestTotal = new LabeledCounter({
       name: 'apiserver_request_total',
       help: 'Counter of apiserver requests broken out for each verb, API resource, client, and HTTP response code.',
-      labelNames: [...requestLabelNames, 'code'],
+      labelNames: [...requestLabelNames, 'dry_run', 'code'],
       registers,
     });
     this.requestDuration = new LabeledHistogram({
       name: 'apiserver_request_duration_seconds',
       help: 'Response latency distribution in seconds for each verb, group, version, resource, subresource, scope and component.',
-      labelNames: [...requestLabelNames],
+      labelNames: [...requestLabelNames, 'dry_run'],
       buckets: requestDurationBuckets,
       registers,
     });
@@ -202,10 +204,11 @@ export class ServerMetrics {
 
   /** Records one finished request (count by code, latency). */
   observeRequest(request: ObservedRequest): void {
-    const key = `${request.verb}\0${request.group}\0${request.version}\0${request.resource}\0${request.subresource}\0${request.scope}\0${request.component}\0${request.code}`;
+    const dryRun = request.dryRun ?? '';
+    const key = `${request.verb}\0${request.group}\0${request.version}\0${request.resource}\0${request.subresource}\0${request.scope}\0${request.component}\0${dryRun}\0${request.code}`;
     let children = this.requestChildren.get(key);
     if (!children) {
-      const labels = this.requestLabels(request);
+      const labels = { ...this.requestLabels(request), dry_run: dryRun };
       children = {
         total: this.requestTotal.child({ ...labels, code: String(request.code) }),
         duration: this.requestDuration.child(labels),
