@@ -1,4 +1,4 @@
-import { apiServiceKind, apiServiceResource, localAPIServices, registerAPIServices } from '@kapi/aggregator';
+import { apiServiceKind, apiServiceResource, customResourcePriority, localAPIServices, registerAPIServices } from '@kapi/aggregator';
 import type { Scheme } from '@kapi/apimachinery';
 import type { RestClient } from '@kapi/client';
 import type { GenericAPIServer, ResourceDefinition } from '@kapi/server';
@@ -24,7 +24,8 @@ export function installAPIServices(
       .flatMap(({ definition: served }) =>
         served.versions.map((version) => ({ group: served.group, version })),
       );
-    return registerAPIServices(rest(), localAPIServices(groupVersions), signal);
+    // The storage version migrator's group is a custom resource group upstream: its APIService gets theirs.
+    return registerAPIServices(rest(), localAPIServices(groupVersions, { 'migration.k8s.io/v1alpha1': customResourcePriority }), signal);
   });
   return definition;
 }

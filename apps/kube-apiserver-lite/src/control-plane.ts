@@ -1,5 +1,6 @@
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { builtInGroupPriority, customResourcePriority } from '@kapi/aggregator';
 import { Scheme } from '@kapi/apimachinery';
 import { ResourceClient, RestClient, type Lease } from '@kapi/client';
 import {
@@ -228,6 +229,9 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     maxRequestsInFlight: options.maxRequestsInFlight,
     maxMutatingRequestsInFlight: options.maxMutatingRequestsInFlight,
     http2MaxStreamsPerConnection: options.http2MaxStreamsPerConnection,
+    // As upstream's aggregator: groups by their APIServices' priority (custom resource groups get 1000).
+    discoveryGroupPriority: (group) =>
+      Math.max(builtInGroupPriority(group) ?? 0, aggregation.layer.discovery.groupPriority(group) ?? 0) || customResourcePriority[0],
     requestTimeoutMs: options.requestTimeoutSeconds * 1000,
     corsAllowedOrigins: options.corsAllowedOrigins,
     loopbackToken,

@@ -83,6 +83,15 @@ export class AggregatedDiscovery implements AggregatedDiscoverySource {
     if (entry) entry.stale = true;
   }
 
+  /** The highest `groupPriorityMinimum` of the registered APIServices of `group`, or undefined when it has none. */
+  groupPriority(group: string): number | undefined {
+    let highest: number | undefined;
+    for (const { apiService } of this.entries.values()) {
+      if ((apiService.spec.group ?? '') === group) highest = Math.max(highest ?? apiService.spec.groupPriorityMinimum, apiService.spec.groupPriorityMinimum);
+    }
+    return highest;
+  }
+
   /** Forgets an APIService (deleted, or local now). */
   remove(name: string): void {
     this.entries.delete(name);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { APIService } from './apiservice-kind.js';
 import { validateAPIService, validateAPIServiceStatus } from './apiservice-validation.js';
-import { localAPIServices } from './local-apiservices.js';
+import { builtInGroupPriority, localAPIServices } from './local-apiservices.js';
 
 const remote = (
   spec: Partial<APIService['spec']> = {},
@@ -109,5 +109,15 @@ describe('localAPIServices', () => {
       ['v2.autoscaling', 17500, 30],
     ]);
     expect(services[0]?.metadata.labels).toEqual({ 'kube-aggregator.kubernetes.io/automanaged': 'onstart' });
+  });
+
+  it('lists events.k8s.io and the aggregator\'s own group as upstream does, and gives group priorities for discovery', () => {
+    const names = localAPIServices([
+      { group: 'events.k8s.io', version: 'v1' },
+      { group: 'apiregistration.k8s.io', version: 'v1' },
+    ]).map((service) => `${service.metadata.name} ${service.spec.groupPriorityMinimum}/${service.spec.versionPriority}`);
+    expect(names).toEqual(['v1.events.k8s.io 17750/15', 'v1.apiregistration.k8s.io 18000/15']);
+    expect(builtInGroupPriority('autoscaling')).toBe(17500);
+    expect(builtInGroupPriority('example.com')).toBeUndefined();
   });
 });

@@ -76,6 +76,12 @@ export interface GenericAPIServerOptions {
    * servers are recommended 1000 (the aggregator multiplexes many watches on one connection).
    */
   http2MaxStreamsPerConnection?: number;
+  /**
+   * The priority of an API group in discovery (`/apis` and aggregated discovery): groups are listed
+   * highest first, ties by name, as upstream's aggregator lists them by their APIServices'
+   * `groupPriorityMinimum`. Without it, groups are listed in the order they were installed.
+   */
+  discoveryGroupPriority?: (group: string) => number;
 }
 
 /** A config with every default filled in. */

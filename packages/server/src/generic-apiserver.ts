@@ -17,7 +17,7 @@ import {
   type Handler,
 } from '@kapi/filters';
 import { isCloser, type Interface } from '@kapi/storage';
-import { createDiscoveryHandler, type InstalledResource } from './discovery/index.js';
+import { byGroupPriority, createDiscoveryHandler, type InstalledResource } from './discovery/index.js';
 import type { PathHandler } from './discovery/http-response.js';
 import type { CompletedOptions } from './generic-apiserver-config.js';
 import { handleResourceRequest, type HandlerEnvironment, type ResourceRoute } from './handlers/resource-handler.js';
@@ -113,7 +113,10 @@ export class GenericAPIServer {
       this.metrics.handler(),
       createVersionHandler(options.versionInfo),
       createDiscoveryHandler({
-        resources: () => [...this.installedResources(), ...this.aggregatedSources.flatMap((source) => source.resources())],
+        resources: () => {
+          const resources = [...this.installedResources(), ...this.aggregatedSources.flatMap((source) => source.resources())];
+          return options.discoveryGroupPriority ? byGroupPriority(resources, options.discoveryGroupPriority) : resources;
+        },
         passUnknown: true,
       }),
       createOpenAPIHandler({

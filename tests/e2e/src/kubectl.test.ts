@@ -38,6 +38,16 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     expect(out).toMatch(/horizontalpodautoscalers\s+hpa\s+autoscaling\/v2\s+true\s+HorizontalPodAutoscaler/);
   });
 
+  it('lists the API groups in upstream\'s order (APIService priority) and an APIService for each', async () => {
+    const groups = (JSON.parse(await kubectl(server, ['get', '--raw', '/apis'])) as { groups: Array<{ name: string }> }).groups.map((group) => group.name);
+    const builtIn = ['apiregistration.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'autoscaling', 'rbac.authorization.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io'];
+    expect(groups.filter((group) => builtIn.includes(group))).toEqual(builtIn);
+    // The built-in groups come before every other (custom resource groups get priority 1000).
+    expect(groups.slice(0, builtIn.length)).toEqual(builtIn);
+    const apiServices = await kubectl(server, ['get', 'apiservices', '-o', 'name']);
+    for (const name of ['v1.events.k8s.io', 'v1.apiregistration.k8s.io', 'v1beta1.storagemigration.k8s.io']) expect(apiServices).toContain(`apiservice.apiregistration.k8s.io/${name}`);
+  });
+
   it('shows the system namespaces with real table columns', async () => {
     const out = await kubectl(server, ['get', 'namespaces']);
     expect(out.split('\n')[0]).toMatch(/^NAME\s+STATUS\s+AGE/);

@@ -124,6 +124,20 @@ export function apiGroupDocument(group: ServedGroup): APIGroup {
   return { name: group.name, versions, preferredVersion: versions[0] ?? { groupVersion: '', version: '' } };
 }
 
+/**
+ * `resources` with their groups in order of `priority`, highest first, ties by group name (a stable
+ * sort: each group keeps the order of its resources and versions).
+ */
+export function byGroupPriority(resources: readonly InstalledResource[], priority: (group: string) => number): InstalledResource[] {
+  const priorities = new Map<string, number>();
+  const of = (group: string): number => {
+    let value = priorities.get(group);
+    if (value === undefined) priorities.set(group, (value = priority(group)));
+    return value;
+  };
+  return [...resources].sort((a, b) => of(b.definition.group) - of(a.definition.group) || compare(a.definition.group, b.definition.group));
+}
+
 /** `/apis`: APIGroupList of every non-core group. */
 export function apiGroupListDocument(resources: readonly InstalledResource[], addresses: ServerAddressByClientCIDR[]) {
   const groups = servedGroups(resources)

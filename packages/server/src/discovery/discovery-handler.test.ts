@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDiscoveryHandler, negotiateDiscovery } from './discovery-handler.js';
-import type { InstalledResource } from './discovery-documents.js';
+import { aggregatedDiscoveryDocument, apiGroupListDocument, byGroupPriority, type InstalledResource } from './discovery-documents.js';
 import { localStorageVersionHash, sampleResources } from './test-resources.js';
 import { startTestServer, type TestServer } from './test-server.js';
 
@@ -160,6 +160,19 @@ describe('discovery over HTTP', () => {
 
     const again = await server.get('/apis', { Accept: kubectlAccept, 'If-None-Match': headers.get('etag') ?? '' });
     expect(again.status).toBe(304);
+  });
+
+  it('orders groups by priority (highest first, ties by name) in /apis and aggregated discovery, keeping each group\'s versions', () => {
+    const priority = (group: string) => (group === 'example.com' ? 2000 : 1000);
+    const ordered = byGroupPriority(resources, priority);
+    expect(apiGroupListDocument(ordered, []).groups.map((group) => group.name)).toEqual(['example.com', 'apps']);
+    const aggregated = aggregatedDiscoveryDocument(ordered, 'apis');
+    expect(aggregated.items.map((item) => item.metadata.name)).toEqual(['example.com', 'apps']);
+    expect(aggregated.items[0]?.versions.map((version) => version.version)).toEqual(
+      aggregatedDiscoveryDocument(resources, 'apis').items.find((item) => item.metadata.name === 'example.com')?.versions.map((version) => version.version),
+    );
+    // Equal priorities: by name.
+    expect(apiGroupListDocument(byGroupPriority([...resources].reverse(), () => 0), []).groups.map((group) => group.name)).toEqual(['apps', 'example.com']);
   });
 
   it('serves the core group on /api in aggregated form, and v2beta1 when asked', async () => {

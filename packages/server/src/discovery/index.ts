@@ -6,6 +6,7 @@ export {
   apiGroupListDocument,
   apiResourceListDocument,
   apiVersionsDocument,
+  byGroupPriority,
   servedGroups,
   servedVerbs,
 } from './discovery-documents.js';
