@@ -2,6 +2,7 @@ import { createAPIExtensionsServer, type APIExtensionsServerOptions } from '@kap
 import type { ResourceClient } from '@kapi/client';
 import type { GenericAPIServer, ResourceDefinition } from '@kapi/server';
 import { storageVersionName, type StorageVersion, type StorageVersionManager } from '@kapi/storageversion';
+import type { CustomResourceAPIServices } from './crd-apiservices.js';
 import { namespaceLifecycleAdmission, type NamespaceLookup } from './namespace-lifecycle.js';
 
 /** Where custom resources' StorageVersions are published (with `--storage-version-api`). */
@@ -58,15 +59,18 @@ function publishStorageVersion(target: CustomResourceStorageVersions, definition
  * upstream's chain): CRDs and their custom resources (their StorageVersions published before writes and
  * deleted with the CRD) on the same port, storage, scheme and health as
  * the built-ins. Filters (authentication, authorization, the storage-version barrier) run once, in the
- * outer server; `namespaces` gives the namespace lookup for namespace-lifecycle admission of CRs.
+ * outer server; `namespaces` gives the namespace lookup for namespace-lifecycle admission of CRs, and
+ * `apiServices` registers an APIService for each group/version the custom resources serve.
  */
 export function apiExtensionsDelegate(
   options: APIExtensionsServerOptions,
   namespaces: () => NamespaceLookup,
+  apiServices: CustomResourceAPIServices,
   storageVersions?: CustomResourceStorageVersions,
 ): GenericAPIServer {
   const onServe = (served: ResourceDefinition): ResourceDefinition => {
     const definition = storageVersions?.servedDefinition?.(served) ?? served;
+    apiServices.served(definition);
     if (storageVersions) publishStorageVersion(storageVersions, definition);
     if (!definition.namespaced) return definition;
     // Custom resources are created only in existing, non-terminating namespaces, as built-ins.
@@ -74,6 +78,7 @@ export function apiExtensionsDelegate(
     return admit ? { ...definition, strategy: { ...definition.strategy, admit } } : definition;
   };
   const onRemove = async (groupResource: { group: string; resource: string }): Promise<void> => {
+    apiServices.removed(groupResource);
     if (!storageVersions) return;
     storageVersions.manager.removeResourceInfo(groupResource);
     await storageVersions

@@ -55,6 +55,7 @@ import { withRBACEscalationChecks } from './rbac-escalation.js';
 import { authorizationResources, builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
 import { installAPIServices } from './apiservices.js';
 import { createAggregation, startAggregation } from './aggregation.js';
+import { CustomResourceAPIServices } from './crd-apiservices.js';
 import { webhookServiceResolver } from './webhook-service-resolver.js';
 import { delegationReviewKinds, delegationReviewResources } from './resources/delegation-reviews.js';
 import { selfSubjectReviewKind, selfSubjectReviewResource } from './resources/self-subject-review.js';
@@ -212,7 +213,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     health: observability.health,
     loopback: () => rest(),
     resolveService: webhookServiceResolver(aggregation.layer.services),
-  }, () => lookup, manager && {
+  }, () => lookup, new CustomResourceAPIServices(() => rest(), log), manager && {
     manager,
     identity,
     storageVersions: () => new ResourceClient<StorageVersion>(rest(), storageVersionRef),

@@ -3,7 +3,7 @@ export type { APIService } from './apiservice-kind.js';
 export { validateAPIService, validateAPIServiceStatus } from './apiservice-validation.js';
 export { apiServiceResource, localAvailableCondition } from './apiservice-resource.js';
 export { localAPIServices, automanagedLabel, builtInGroupPriority, customResourcePriority } from './local-apiservices.js';
-export { registerAPIServices } from './register-apiservices.js';
+export { registerAPIServices, unregisterAPIServices } from './register-apiservices.js';
 export { AggregationLayer } from './aggregation-layer.js';
 export type { AggregationLayerOptions } from './aggregation-layer.js';
 export { withAggregatorProxy } from './with-aggregator-proxy.js';

@@ -1,6 +1,7 @@
 import { StatusError } from '@kapi/apimachinery';
 import type { RestClient } from '@kapi/client';
 import type { APIService } from './apiservice-kind.js';
+import { automanagedLabel } from './local-apiservices.js';
 
 const path = '/apis/apiregistration.k8s.io/v1/apiservices';
 
@@ -20,8 +21,9 @@ async function withRetries(attempt: () => Promise<void>, signal: AbortSignal | u
 }
 
 /**
- * Creates the given APIServices, or brings an existing one's spec and labels to the wanted ones (the
- * start-up registration of a server's own group/versions, as upstream's autoregister controller). Retries
+ * Creates the given APIServices, or brings an existing automanaged one's spec and labels to the wanted
+ * ones (the start-up registration of a server's own group/versions, as upstream's autoregister
+ * controller; an APIService without the automanaged label is someone else's and left alone). Retries
  * while the server answers 429/5xx (e.g. 503 until its storage versions are published).
  */
 export async function registerAPIServices(
@@ -30,6 +32,27 @@ export async function registerAPIServices(
   signal?: AbortSignal,
 ): Promise<void> {
   for (const wanted of apiServices) await withRetries(() => register(client, wanted, signal), signal);
+}
+
+/**
+ * Deletes the named APIServices that carry the automanaged label (one created by anyone else under such a
+ * name is left alone, as upstream's autoregister controller does); a missing one is no error. Retries as
+ * {@link registerAPIServices}.
+ */
+export async function unregisterAPIServices(client: RestClient, names: readonly string[], signal?: AbortSignal): Promise<void> {
+  for (const name of names) await withRetries(() => unregister(client, name, signal), signal);
+}
+
+async function unregister(client: RestClient, name: string, signal: AbortSignal | undefined): Promise<void> {
+  const at = `${path}/${encodeURIComponent(name)}`;
+  try {
+    const current = await client.request<APIService>({ method: 'GET', path: at, ...(signal ? { signal } : {}) });
+    if (current.metadata.labels?.[automanagedLabel] === undefined) return;
+    const preconditions = { uid: current.metadata.uid, resourceVersion: current.metadata.resourceVersion };
+    await client.request({ method: 'DELETE', path: at, body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions }, ...(signal ? { signal } : {}) });
+  } catch (error) {
+    if (!StatusError.isInstance(error) || error.status.reason !== 'NotFound') throw error;
+  }
 }
 
 async function register(
@@ -42,10 +65,14 @@ async function register(
     await client.request({ method: 'POST', path, body: wanted, ...(signal ? { signal } : {}) });
   } catch (error) {
     if (!StatusError.isInstance(error) || error.status.reason !== 'AlreadyExists') throw error;
+    const at = `${path}/${encodeURIComponent(name)}`;
+    // One created by someone else (no automanaged label) is theirs: left alone, as upstream.
+    const current = await client.request<APIService>({ method: 'GET', path: at, ...(signal ? { signal } : {}) });
+    if (current.metadata.labels?.[automanagedLabel] === undefined) return;
     const patch = { metadata: { labels: wanted.metadata.labels ?? {} }, spec: wanted.spec };
     await client.request({
       method: 'PATCH',
-      path: `${path}/${encodeURIComponent(name)}`,
+      path: at,
       body: patch,
       contentType: 'application/merge-patch+json',
       ...(signal ? { signal } : {}),

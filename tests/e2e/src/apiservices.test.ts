@@ -174,4 +174,47 @@ describe('APIServices', () => {
       expect(names).not.toContain(`apiservice.apiregistration.k8s.io/${refused}`);
     }
   });
+
+  it('registers a local APIService for each group/version a CRD serves, and removes it with the CRD (upstream crdRegistrationController)', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.registration.example.com' },
+      spec: {
+        group: 'registration.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+        versions: [
+          { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+          { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+          { name: 'v0', served: false, storage: false, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+        ],
+      },
+    };
+    await kubectl(shared.server, ['apply', '-f', '-'], JSON.stringify(crd));
+    const listed = async () => (await kubectl(shared.server, ['get', 'apiservices', '-o', 'name'])).split('\n');
+    const until = async (done: (names: string[]) => boolean) => {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const names = await listed();
+        if (done(names)) return names;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`APIServices did not settle: ${(await listed()).join(' ')}`);
+    };
+    const name = (version: string) => `apiservice.apiregistration.k8s.io/${version}.registration.example.com`;
+    const names = await until((current) => current.includes(name('v1')) && current.includes(name('v2')));
+    expect(names).not.toContain(name('v0'));
+    const v2 = await kubectl(shared.server, ['get', 'apiservice', 'v2.registration.example.com', '-o', 'json']);
+    expect(JSON.parse(v2)).toMatchObject({
+      metadata: { labels: { 'kube-aggregator.kubernetes.io/automanaged': 'true' } },
+      spec: { group: 'registration.example.com', version: 'v2', groupPriorityMinimum: 1000, versionPriority: 100 },
+    });
+    expect(await kubectl(shared.server, ['get', 'apiservice', 'v1.registration.example.com'])).toMatch(/v1\.registration\.example\.com\s+Local\s+True/);
+    // A version no longer served loses its APIService; the CRD's deletion removes the rest.
+    crd.spec.versions[1] = { ...crd.spec.versions[1]!, served: false };
+    await kubectl(shared.server, ['apply', '-f', '-'], JSON.stringify(crd));
+    await until((current) => current.includes(name('v1')) && !current.includes(name('v2')));
+    await kubectl(shared.server, ['delete', 'crd', 'gadgets.registration.example.com']);
+    await until((current) => !current.includes(name('v1')));
+  });
 });
