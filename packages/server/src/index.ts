@@ -11,6 +11,7 @@ export type {
   RequestScope,
   ResourceStrategy,
   ScaleSubresource,
+  ExternalSubresource,
   ResourceDefinition,
   VersionOverrides,
 } from './resource-definition.js';

@@ -31,6 +31,15 @@ export interface PrinterColumn {
   cell?: (object: KubeObject) => string | number | boolean | null;
 }
 
+/** A subresource served outside the resource's routes, as discovery lists it. */
+export interface ExternalSubresource {
+  /** The subresource's name (`token`). */
+  name: string;
+  /** The kind it takes and answers. */
+  kind: { group: string; version: string; kind: string };
+  verbs: Verb[];
+}
+
 /** Where a `/scale` subresource finds its Scale's fields in the object (simple JSON paths, `.spec.replicas`). */
 export interface ScaleSubresource {
   /** Scale `spec.replicas`; a Scale write sets it. */
@@ -124,8 +133,11 @@ export interface ResourceDefinition {
    * `replaceOnly`: subresources served by PUT alone, a replace of the whole object in which the strategy's
    * `prepareForUpdate` (seeing `scope.subresource`) decides what changes, as upstream's
    * `namespaces/finalize`.
+   * `servedElsewhere`: subresources a filter or another handler serves, which discovery lists (e.g.
+   * `serviceaccounts/token`, a create of an authentication.k8s.io/v1 TokenRequest); the resource's routes
+   * do not serve them.
    */
-  subresources?: { status?: boolean; scale?: ScaleSubresource; replaceOnly?: string[] };
+  subresources?: { status?: boolean; scale?: ScaleSubresource; replaceOnly?: string[]; servedElsewhere?: ExternalSubresource[] };
   /** Columns for `kubectl get`; the default is Name (+ Namespace when listing all) and Age. */
   printerColumns?: PrinterColumn[];
   strategy?: ResourceStrategy;

@@ -47,6 +47,23 @@ function tokenConfig(token: string): k8s.KubeConfig {
 }
 
 describe('ServiceAccount tokens', () => {
+  it('discovery lists serviceaccounts/token (create, authentication.k8s.io/v1 TokenRequest) as upstream', async () => {
+    const legacy = JSON.parse(await kubectl(server, ['get', '--raw', '/api/v1'])) as { resources: Array<Record<string, unknown>> };
+    expect(legacy.resources.find((resource) => resource['name'] === 'serviceaccounts/token')).toEqual({
+      name: 'serviceaccounts/token',
+      singularName: '',
+      namespaced: true,
+      group: 'authentication.k8s.io',
+      version: 'v1',
+      kind: 'TokenRequest',
+      verbs: ['create'],
+    });
+    const aggregated = await admin.raw({ method: 'GET', path: '/api', accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
+    const core = JSON.parse(aggregated.body.toString()) as { items: Array<{ versions: Array<{ resources: Array<{ resource: string; subresources?: unknown[] }> }> }> };
+    const serviceAccounts = core.items[0]?.versions[0]?.resources.find((resource) => resource.resource === 'serviceaccounts');
+    expect(serviceAccounts?.subresources).toEqual([{ subresource: 'token', responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] }]);
+  });
+
   it('kubectl create token prints a token that authenticates as the service account', async () => {
     const token = (await kubectl(server, ['create', 'token', 'default', '-n', 'default'])).trim();
     expect(token.split('.')).toHaveLength(3);

@@ -266,6 +266,8 @@ export const coreResources: ResourceDefinition[] = [
     namespaced: true,
     shortNames: ['sa'],
     versions: ['v1'],
+    // TokenRequest (`kubectl create token`) is served by the service account token filter.
+    subresources: { servedElsewhere: [{ name: 'token', kind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] }] },
     printerColumns: [
       { name: 'Secrets', type: 'integer', jsonPath: '.secrets', cell: (object) => sizeOf(object.secrets) },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },

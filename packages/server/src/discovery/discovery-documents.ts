@@ -207,6 +207,9 @@ export function apiResourceListDocument(
         verbs: [...statusVerbs],
       });
     }
+    for (const { name, kind, verbs } of definition.subresources?.servedElsewhere ?? []) {
+      list.push({ name: `${definition.resource}/${name}`, singularName: '', namespaced: definition.namespaced, group: kind.group, version: kind.version, kind: kind.kind, verbs: [...verbs] });
+    }
   }
   const groupVersion = groupVersionString(group, version);
   return group === ''
@@ -255,6 +258,9 @@ export function aggregatedDiscoveryDocument(
           }
           for (const subresource of definition.subresources?.replaceOnly ?? []) {
             entry.subresources = [...(entry.subresources ?? []), { subresource, responseKind: { ...responseKind }, verbs: ['update'] }];
+          }
+          for (const { name, kind, verbs } of definition.subresources?.servedElsewhere ?? []) {
+            entry.subresources = [...(entry.subresources ?? []), { subresource: name, responseKind: { ...kind }, verbs: [...verbs] }];
           }
           return entry;
         }),
