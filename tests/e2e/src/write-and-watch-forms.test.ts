@@ -66,6 +66,22 @@ describe('writes as upstream\'s generic store makes them', () => {
 });
 
 describe('watch events in the form the client asked for', () => {
+  it('as=PartialObjectMetadata is for one object, as=PartialObjectMetadataList for a list: the other way round is 406, as upstream', async () => {
+    await createNamespace('metadata-forms');
+    await shared.admin.request({ method: 'POST', path: configmaps('metadata-forms'), body: cm('one') });
+    const form = (as: string) => `application/json;as=${as};g=meta.k8s.io;v=v1`;
+    const get = (path: string, as: string) => shared.admin.raw({ method: 'GET', path, accept: form(as) });
+    const item = `${configmaps('metadata-forms')}/one`;
+    expect((await get(item, 'PartialObjectMetadata')).statusCode).toBe(200);
+    expect((await get(configmaps('metadata-forms'), 'PartialObjectMetadataList')).statusCode).toBe(200);
+    const one = await get(item, 'PartialObjectMetadataList');
+    expect(one.statusCode).toBe(406);
+    expect(JSON.parse(one.body.toString())).toMatchObject({ reason: 'NotAcceptable', message: 'you requested PartialObjectMetadataList, but the requested object is not a list (*core.ConfigMap)' });
+    const list = await get(configmaps('metadata-forms'), 'PartialObjectMetadata');
+    expect(list.statusCode).toBe(406);
+    expect(JSON.parse(list.body.toString())).toMatchObject({ message: 'you requested PartialObjectMetadata, but the requested object is a list (*core.ConfigMapList)' });
+  });
+
   it('as PartialObjectMetadata (client-go\'s metadata informers): metadata only, never the data', async () => {
     await createNamespace('metadata-watch');
     const lines = await watchLines(`${configmaps('metadata-watch')}?watch=1&timeoutSeconds=2`, 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json', async () => {

@@ -21,7 +21,7 @@ import { readDeleteOptions } from './delete-options.js';
 import type { ResourcePath } from './resource-path.js';
 import { writeList } from './list-writer.js';
 import { addWarning, applyWarnings, writeObject } from './response-writer.js';
-import { negotiateResponseForm, parseIncludeObject, partialObjectMetadata } from './table.js';
+import { negotiateResponseForm, parseIncludeObject, partialObjectMetadata, partialObjectMetadataMismatch } from './table.js';
 import { writeTable } from './table-writer.js';
 import { serveWatch, type WatchForm, type WatchRegistry } from './watch-handler.js';
 
@@ -146,6 +146,7 @@ function respond(
       ...(now ? { now: now() } : {}),
     });
   }
+  if (form.list !== isList) throw partialObjectMetadataMismatch(route.definition, isList);
   if (!isList) return writeObject(request, response, code, partialObjectMetadata(body, form.version));
   writeObject(request, response, code, {
     kind: 'PartialObjectMetadataList',

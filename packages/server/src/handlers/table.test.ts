@@ -56,6 +56,7 @@ describe('Table', () => {
     ).toEqual({
       as: 'PartialObjectMetadata',
       version: 'v1',
+      list: true,
     });
   });
 

@@ -7,7 +7,7 @@ import { cachedCells, renderCells } from './table-cells.js';
 export type ResponseForm =
   | { as: 'object'; yaml?: boolean }
   | { as: 'Table'; version: string }
-  | { as: 'PartialObjectMetadata'; version: string };
+  | { as: 'PartialObjectMetadata'; version: string; list: boolean };
 
 interface MediaRange {
   type: string;
@@ -52,7 +52,7 @@ export function negotiateResponseForm(request: IncomingMessage): ResponseForm {
     if (range.parameters['g'] !== 'meta.k8s.io' || !metaVersions.includes(version)) continue;
     if (as === 'Table') return { as: 'Table', version };
     if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList')
-      return { as: 'PartialObjectMetadata', version };
+      return { as: 'PartialObjectMetadata', version, list: as === 'PartialObjectMetadataList' };
   }
   throw StatusError.notAcceptable(
     'only the following media types are accepted: application/json, application/yaml, application/json;as=Table;v=v1;g=meta.k8s.io',
@@ -75,6 +75,21 @@ const ageColumn: PrinterColumn = {
   description:
     'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
 };
+
+/**
+ * Upstream's 406 when the PartialObjectMetadata form asked for does not fit the answer: a list asked as
+ * `PartialObjectMetadata`, one object as `PartialObjectMetadataList`. Its message names the Go type
+ * upstream answers with (`*core.ConfigMap`, `*unstructured.UnstructuredList`).
+ */
+export function partialObjectMetadataMismatch(definition: ResourceDefinition, isList: boolean): StatusError {
+  const goPackage = definition.customResource ? 'unstructured' : definition.group === '' ? 'core' : (definition.group.split('.')[0] ?? '');
+  const goType = `*${goPackage}.${definition.customResource ? 'Unstructured' : definition.kind}${isList ? 'List' : ''}`;
+  return StatusError.notAcceptable(
+    isList
+      ? `you requested PartialObjectMetadata, but the requested object is a list (${goType})`
+      : `you requested PartialObjectMetadataList, but the requested object is not a list (${goType})`,
+  );
+}
 
 /** metav1.PartialObjectMetadata of an object. */
 export function partialObjectMetadata(object: KubeObject, version = 'v1'): KubeObject {
