@@ -40,21 +40,13 @@ import { createVersionHandler } from './version.js';
 import { answerClientError } from './client-error-status.js';
 import { createSecureAPIServer, type SecureServer } from './secure-server.js';
 import { answered, answerFailures } from './handlers/route-completion.js';
+import { observeResourceRequest } from './metrics/observe-request.js';
 import type { AggregatedDiscoverySource, ListenOptions, LoopbackClientConfig } from './generic-apiserver-types.js';
 
 export type { AggregatedDiscoverySource, ListenOptions, LoopbackClientConfig } from './generic-apiserver-types.js';
 
 const notFound = () =>
   StatusError.of(404, 'NotFound', 'the server could not find the requested resource', {});
-
-/**
- * The `dry_run` label of a request's metrics, as upstream's cleanDryRun: its `dryRun` values, sorted,
- * without repeats, comma-joined ('' for none). The URL is looked at first: most requests have none.
- */
-function dryRunLabel(request: IncomingMessage): string {
-  if (!request.url?.includes('dryRun')) return '';
-  return [...new Set(requestTarget(request).query.getAll('dryRun'))].sort().join(',');
-}
 
 const shutdownExemptPaths = ['/healthz', '/livez', '/readyz'];
 /** How long shutdown lets watches write their final bookmark and end before it ends them. */
@@ -181,21 +173,7 @@ export class GenericAPIServer {
   /** The end of a tracked request: it leaves the in-flight count and its metrics are recorded. */
   private finish(request: IncomingMessage, response: ServerResponse): void {
     this.inFlight--;
-    const context = requestContext(request);
-    const info = context.requestInfo;
-    if (info?.isResourceRequest) {
-      this.metrics.observeRequest({
-        verb: info.verb,
-        group: info.apiGroup,
-        version: info.apiVersion,
-        resource: info.resource,
-        subresource: info.subresource,
-        scope: info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster',
-        dryRun: dryRunLabel(request),
-        code: response.statusCode,
-        durationSeconds: (performance.now() - context.startedAt) / 1000,
-      });
-    }
+    observeResourceRequest(this.metrics, request, response.statusCode);
   }
 
   private route(request: IncomingMessage, response: ServerResponse): void | Promise<void> {
