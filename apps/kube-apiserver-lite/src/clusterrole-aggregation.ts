@@ -2,9 +2,6 @@ import { StatusError, labelSelectorFromObject, type KubeObject, type LabelSelect
 import { Informer, ResourceClient, type RestClient } from '@kapi/client';
 import type { PolicyRule } from '@kapi/filters';
 
-/** The post-start hook that runs the controller. */
-export const CLUSTER_ROLE_AGGREGATION_HOOK = 'start-cluster-role-aggregation-controller';
-
 interface AggregationRule {
   clusterRoleSelectors?: LabelSelectorObject[];
 }

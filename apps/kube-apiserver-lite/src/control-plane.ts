@@ -46,10 +46,10 @@ import { cohabitingStorage } from './cohabiting-storage.js';
 import { customResourceVoting } from './custom-resource-voting.js';
 import { LoopbackClient } from './loopback-client.js';
 import { createBootstrapRbac, createSystemNamespaces } from './bootstrap.js';
-import { NamespaceController, NamespaceLookup, namespaceLifecycleAdmission, namespaceStrategy } from './namespace-lifecycle.js';
-import { GarbageCollector } from './garbage-collector/garbage-collector.js';
+import { NamespaceLookup, namespaceLifecycleAdmission, namespaceStrategy } from './namespace-lifecycle.js';
 import type { ServerOptions } from './options.js';
-import { CLUSTER_ROLE_AGGREGATION_HOOK, ClusterRoleAggregationController } from './clusterrole-aggregation.js';
+import { CONTROLLER_MANAGER_HOOK, startControllerManager } from './controller-manager.js';
+import { leaderStatusGauge } from './leader-elected.js';
 import { RBACCache } from './rbac-cache.js';
 import { withRBACEscalationChecks } from './rbac-escalation.js';
 import { authorizationResources, builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
@@ -72,7 +72,6 @@ import { setUpVoting, type VotingSetup } from './storage-version-voting.js';
 import { DEFAULT_STORAGE_INITIALIZATION_TIMEOUT_MS, STORAGE_READINESS_HOOK, storageReadinessHook } from './storage-readiness.js';
 import { withConsole } from './console/with-console.js';
 import { setUpServiceAccountTokens } from './service-accounts/service-account-tokens.js';
-import { SERVICE_ACCOUNTS_CONTROLLER_HOOK, ServiceAccountsController } from './service-accounts/service-accounts-controller.js';
 
 /** A running kube-apiserver-lite. */
 export interface RunningControlPlane {
@@ -314,48 +313,28 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   );
   server.addPostStartHook('start-system-namespaces-controller', ({ signal }) => createSystemNamespaces(rest(), signal));
   server.addPostStartHook('rbac/bootstrap-roles', ({ signal }) => createBootstrapRbac(rest(), signal));
-  server.addPostStartHook(CLUSTER_ROLE_AGGREGATION_HOOK, () => {
-    const controller = new ClusterRoleAggregationController(rest());
-    controller.start();
-    controllers.push(() => controller.stop());
-    return Promise.resolve();
-  });
-  server.addPostStartHook('start-namespace-controller', () => {
-    // Custom resources served through delegation are namespace content too (looked up on every finalization).
+  const leases = () => new ResourceClient<Lease>(rest(), leaseRef);
+  const leaderStatus = leaderStatusGauge(observability.metrics.registry);
+  server.addPostStartHook(CONTROLLER_MANAGER_HOOK, () => {
+    // Custom resources served through delegation count too (namespace content, garbage collection).
     const custom = () => apiextensions.installedResources().map((entry) => entry.definition);
-    const controller = new NamespaceController(rest(), () => [...installed, ...custom()].filter((d) => d.namespaced));
-    controller.start();
-    controllers.push(() => controller.stop());
-    return Promise.resolve();
-  });
-  if (options.enableGarbageCollector ?? true) {
-    server.addPostStartHook('start-garbage-collector', () => {
-      // Every replica runs it, as the namespace controller: its writes are guarded by uid and resourceVersion.
-      const custom = () => apiextensions.installedResources().map((entry) => entry.definition);
-      const collector = new GarbageCollector({
-        rest: rest(),
-        resources: () => [...installed, ...custom()],
-        // From the watch caches in process: a watch of every resource over loopback cost each write ~50 µs.
-        storageOf: ({ group, resource }) => server.resourceStorage(group, resource) ?? apiextensions.resourceStorage(group, resource),
-        log,
-        metricsRegistry: observability.metrics.registry,
-      });
-      collector.start();
-      controllers.push(() => collector.stop());
-      return Promise.resolve();
+    const manager = startControllerManager({
+      rest: rest(),
+      leases: leases(),
+      identity,
+      log,
+      resources: () => [...installed, ...custom()],
+      // From the watch caches in process: a watch of every resource over loopback cost each write ~50 µs.
+      storageOf: ({ group, resource }) => server.resourceStorage(group, resource) ?? apiextensions.resourceStorage(group, resource),
+      enableGarbageCollector: options.enableGarbageCollector ?? true,
+      metricsRegistry: observability.metrics.registry,
+      status: leaderStatus,
     });
-  }
-
-  server.addPostStartHook(SERVICE_ACCOUNTS_CONTROLLER_HOOK, () => {
-    // Every replica runs it, as the namespace controller: concurrent creates end in AlreadyExists.
-    const controller = new ServiceAccountsController(rest(), { onError: (namespace, error) => log(`service accounts controller: namespace ${namespace}: ${String(error)}`) });
-    controller.start();
-    controllers.push(() => controller.stop());
+    controllers.push(() => manager.stop());
     return Promise.resolve();
   });
 
   startAggregation(aggregation, { server, rest, clientCA, allowedNames: options.requestheaderAllowedNames, controllers });
-  const leases = () => new ResourceClient<Lease>(rest(), leaseRef);
   if (options.apiServerIdentity) addIdentityLeaseHooks(server, { leases, identity, options, controllers });
   let storageVersionGC: StorageVersionGarbageCollector | undefined;
   if (options.storageVersionAPI && manager) {
@@ -377,7 +356,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     if (options.storageVersionMigrator) {
       const observer = migratorMetrics(observability.metrics.registry);
       server.addPostStartHook('start-storage-version-migrator', () => {
-        const migrator = startStorageVersionMigrator({ rest: rest(), leases: leases(), identity, log, observer });
+        const migrator = startStorageVersionMigrator({ rest: rest(), leases: leases(), identity, log, observer, status: leaderStatus });
         controllers.push(() => migrator.stop());
         return Promise.resolve();
       });

@@ -134,7 +134,7 @@ export const flagSpecs: Record<string, FlagSpec> = {
   'audit-log-maxage': { type: 'string', default: '0', description: 'Days to keep rotated audit log files (0: forever).' },
   'encryption-provider-config': { type: 'string', description: 'The file containing configuration for encryption providers to be used for storing secrets in etcd.' },
   'encryption-provider-config-automatic-reload': { type: 'string', default: 'false', description: 'Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change.' },
-  'enable-garbage-collector': { type: 'string', default: 'true', description: 'Enables the generic garbage collector (dependents of deleted owners, foreground and orphan deletion), run in process on every replica.' },
+  'enable-garbage-collector': { type: 'string', default: 'true', description: 'Enables the generic garbage collector (dependents of deleted owners, foreground and orphan deletion), run in process by the holder of the kube-system/kube-controller-manager lease.' },
   'storage-version-migrator': { type: 'string', default: 'true', description: 'Run the storage version migrator (StorageVersionMigrations, and new ones when a StorageVersion changes), leader-elected among replicas.' },
   'storage-initialization-timeout': { type: 'string', default: '1m0s', description: 'Maximum amount of time to wait for storage initialization before declaring apiserver ready.' },
   'proxy-client-cert-file': { type: 'string', description: 'Client certificate the aggregator presents to aggregated servers (default: <data-dir>/front-proxy-client.crt, generated).' },

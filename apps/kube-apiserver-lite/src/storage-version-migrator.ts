@@ -1,5 +1,6 @@
-import { LeaderElector, type Lease, type ResourceClient, type RestClient } from '@kapi/client';
+import type { Lease, ResourceClient, RestClient } from '@kapi/client';
 import { MigrationController, MigrationTrigger, type MigrationObserver } from '@kapi/migrator';
+import { runWhileLeading, type LeaderStatusGauge } from './leader-elected.js';
 
 /** What {@link startStorageVersionMigrator} needs. */
 export interface StorageVersionMigratorOptions {
@@ -9,6 +10,8 @@ export interface StorageVersionMigratorOptions {
   log(message: string): void;
   /** Metrics of the migrations this server runs. */
   observer?: MigrationObserver;
+  /** `leader_election_master_status{name="storage-version-migrator"}`. */
+  status?: LeaderStatusGauge;
 }
 
 /**
@@ -21,33 +24,14 @@ export interface StorageVersionMigratorOptions {
  * every write would be copied into the old generation.) The standalone migrator keeps HTTP/2.
  */
 export function startStorageVersionMigrator(options: StorageVersionMigratorOptions): { stop(): Promise<void> } {
-  const abort = new AbortController();
-  let current: { controller: MigrationController; trigger: MigrationTrigger } | undefined;
-  const stopCurrent = async () => {
-    const running = current;
-    current = undefined;
-    if (running) await Promise.all([running.controller.stop(), running.trigger.stop()]);
-  };
-  const elector = new LeaderElector({
-    leases: options.leases,
-    namespace: 'kube-system',
-    name: 'storage-version-migrator',
-    identity: options.identity,
-    onStartedLeading: (signal) => {
-      const controller = new MigrationController({ rest: options.rest, http2: false, ...(options.observer ? { observer: options.observer } : {}) });
-      const trigger = new MigrationTrigger({ rest: options.rest, log: options.log });
-      current = { controller, trigger };
-      controller.start();
-      void trigger.start();
-      signal.addEventListener('abort', () => void stopCurrent(), { once: true });
-    },
+  const { leases, identity, log, status } = options;
+  return runWhileLeading({ leases, identity, log, name: 'storage-version-migrator', ...(status ? { status } : {}) }, () => {
+    const controller = new MigrationController({ rest: options.rest, http2: false, ...(options.observer ? { observer: options.observer } : {}) });
+    const trigger = new MigrationTrigger({ rest: options.rest, log });
+    controller.start();
+    void trigger.start();
+    return async () => {
+      await Promise.all([controller.stop(), trigger.stop()]);
+    };
   });
-  const running = elector.run(abort.signal);
-  return {
-    stop: async () => {
-      abort.abort();
-      await running;
-      await stopCurrent();
-    },
-  };
 }

@@ -69,8 +69,10 @@ describe('garbage collector', () => {
     // Collected resources are watched (the graph holds the dependent ConfigMap: it has an owner)...
     const owner = await create(configMap('watched-owner', []));
     await create(configMap('watched', [ownerRef('ConfigMap', 'watched-owner', owner.uid)]));
-    const metrics = await kubectl(server, ['get', '--raw', '/metrics']);
-    expect(metrics).toMatch(/^garbage_collector_graph_objects [1-9]/m);
+    // The collector starts once this server holds the kube-controller-manager lease: the graph fills then.
+    const metrics = await until('the graph to hold the dependent', () => kubectl(server, ['get', '--raw', '/metrics']), (text) =>
+      /^garbage_collector_graph_objects [1-9]/m.test(text),
+    );
     // ...but no request watches ConfigMaps or Secrets (no other controller of the server does; first in this
     // file, before any kubectl delete waits on a watch).
     const watches = metrics.split('\n').filter((line) => line.startsWith('apiserver_longrunning_requests{') && line.includes('verb="WATCH"') && /resource="(configmaps|secrets)"/.test(line));

@@ -63,6 +63,40 @@ function collectable(definition: ResourceDefinition): boolean {
   return !verbs || (verbs.includes('list') && verbs.includes('watch') && verbs.includes('delete'));
 }
 
+interface CollectorMetrics {
+  actions: Counter<'action'>;
+  /** The graph of the collector running now, read by `garbage_collector_graph_objects`. */
+  graph: OwnerGraph | undefined;
+}
+
+const metricsByRegistry = new WeakMap<Registry, CollectorMetrics>();
+
+/** The `garbage_collector_*` metrics of `registry`, registered on first use. */
+function collectorMetrics(registry: Registry): CollectorMetrics {
+  let metrics = metricsByRegistry.get(registry);
+  if (metrics) return metrics;
+  const created: CollectorMetrics = {
+    actions: new Counter({
+      name: 'garbage_collector_actions_total',
+      help: 'Writes of the garbage collector by action (deleted, ownerReferencesRemoved, finalizerRemoved).',
+      labelNames: ['action'],
+      registers: [registry],
+    }),
+    graph: undefined,
+  };
+  new Gauge({
+    name: 'garbage_collector_graph_objects',
+    help: 'Objects in the garbage collector graph.',
+    registers: [registry],
+    collect() {
+      this.set(created.graph?.size ?? 0);
+    },
+  });
+  metrics = created;
+  metricsByRegistry.set(registry, metrics);
+  return metrics;
+}
+
 /**
  * The garbage collector (upstream's kube-controller-manager `garbagecollector`), in process: an informer
  * per served resource that supports list, watch and delete (custom resources as CRDs come and go) feeds
@@ -86,21 +120,10 @@ export class GarbageCollector {
     this.log = options.log ?? (() => undefined);
     this.queue = new WorkQueue((uid) => this.process(uid));
     if (options.metricsRegistry) {
-      this.actions = new Counter({
-        name: 'garbage_collector_actions_total',
-        help: 'Writes of the garbage collector by action (deleted, ownerReferencesRemoved, finalizerRemoved).',
-        labelNames: ['action'],
-        registers: [options.metricsRegistry],
-      });
-      const graph = this.graph;
-      new Gauge({
-        name: 'garbage_collector_graph_objects',
-        help: 'Objects in the garbage collector graph.',
-        registers: [options.metricsRegistry],
-        collect() {
-          this.set(graph.size);
-        },
-      });
+      // Registered once per registry: a collector started again (a new leader term) reuses them.
+      const metrics = collectorMetrics(options.metricsRegistry);
+      metrics.graph = this.graph;
+      this.actions = metrics.actions;
     }
     this.context = {
       graph: this.graph,

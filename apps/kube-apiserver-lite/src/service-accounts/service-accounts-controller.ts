@@ -2,9 +2,6 @@ import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import { Informer, ResourceClient, type RestClient } from '@kapi/client';
 import { NAMESPACE_TERMINATING_CAUSE } from '../namespace-lifecycle.js';
 
-/** The post-start hook that runs the controller. */
-export const SERVICE_ACCOUNTS_CONTROLLER_HOOK = 'start-service-accounts-controller';
-
 /** The service accounts every Active namespace gets (upstream's `DefaultServiceAccountsControllerOptions`). */
 export const SERVICE_ACCOUNTS_TO_ENSURE: readonly string[] = ['default'];
 
