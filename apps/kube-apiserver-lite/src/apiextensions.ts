@@ -86,5 +86,5 @@ export function apiExtensionsDelegate(
       .delete(undefined, storageVersionName(groupResource.group, groupResource.resource))
       .catch(() => undefined);
   };
-  return createAPIExtensionsServer({ ...options, hooks: { onServe, onRemove } }).server;
+  return createAPIExtensionsServer({ ...options, hooks: { onServe, onRemove, onSynced: () => void apiServices.removeStale() } }).server;
 }

@@ -34,6 +34,26 @@ export class CustomResourceAPIServices {
     this.change(() => this.versions.delete(`${groupResource.group}/${groupResource.resource}`));
   }
 
+  /**
+   * Deletes the automanaged APIServices of custom resources no CRD serves (a CRD deleted while no server
+   * ran), as upstream's autoregister controller syncs those it manages: called once the CRDs stored at
+   * start are served, so that every group/version still served is wanted.
+   */
+  async removeStale(): Promise<void> {
+    const selector = encodeURIComponent(`${automanagedLabel}=true`);
+    this.writes = this.writes
+      .then(async () => {
+        const list = await this.rest().request<{ items: APIService[] }>({ method: 'GET', path: `/apis/${apiregistrationGroup}/v1/apiservices?labelSelector=${selector}` });
+        const wanted = this.wanted();
+        const stale = list.items.map((service) => service.metadata.name ?? '').filter((name) => name && !wanted.has(name));
+        if (stale.length === 0) return;
+        this.log(`custom resource APIServices: deleting ${stale.join(', ')} (no CRD serves them)`);
+        await unregisterAPIServices(this.rest(), stale);
+      })
+      .catch((error: unknown) => this.log(`custom resource APIServices: ${error instanceof Error ? error.message : String(error)}`));
+    await this.writes;
+  }
+
   private change(apply: () => void): void {
     const before = this.wanted();
     apply();

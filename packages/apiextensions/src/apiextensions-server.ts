@@ -46,6 +46,7 @@ export function createAPIExtensionsServer(options: APIExtensionsServerOptions, d
     const controller = new CustomResourceDefinitionController(loopback(), handler);
     signal.addEventListener('abort', () => controller.stop(), { once: true });
     await controller.start();
+    await hooks?.onSynced?.();
   });
   return { server, handler };
 }

@@ -19,6 +19,12 @@ export interface CustomResourceHooks {
   onServe?(definition: ResourceDefinition): ResourceDefinition | void;
   /** Called once a deleted CRD's resource is no longer served (e.g. to drop its StorageVersion). */
   onRemove?(groupResource: { group: string; resource: string }): Promise<void> | void;
+  /**
+   * Called once the CRDs stored at start have been handled (the established ones served): from then on,
+   * what {@link onServe} has been given is every custom resource there is (e.g. to delete what was kept
+   * for a CRD deleted while no server ran).
+   */
+  onSynced?(): Promise<void> | void;
 }
 
 interface Served {
