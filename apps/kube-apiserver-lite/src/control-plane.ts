@@ -311,7 +311,17 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     STORAGE_READINESS_HOOK,
     storageReadinessHook(() => [...storages.values()].map((entry) => entry.storage), options.storageInitializationTimeoutMs ?? DEFAULT_STORAGE_INITIALIZATION_TIMEOUT_MS, log),
   );
-  server.addPostStartHook('start-system-namespaces-controller', ({ signal }) => createSystemNamespaces(rest(), signal));
+  // The leader-elected controllers' leases live in kube-system: they campaign once it exists.
+  let systemNamespacesCreated: () => void = () => undefined;
+  let systemNamespacesFailed: (error: unknown) => void = () => undefined;
+  const systemNamespaces = new Promise<void>((resolve, reject) => ((systemNamespacesCreated = resolve), (systemNamespacesFailed = reject)));
+  systemNamespaces.catch(() => undefined); // the hook reports the failure; campaigns log it
+  server.addPostStartHook('start-system-namespaces-controller', ({ signal }) =>
+    createSystemNamespaces(rest(), signal).then(systemNamespacesCreated, (error: unknown) => {
+      systemNamespacesFailed(error);
+      throw error;
+    }),
+  );
   server.addPostStartHook('rbac/bootstrap-roles', ({ signal }) => createBootstrapRbac(rest(), signal));
   const leases = () => new ResourceClient<Lease>(rest(), leaseRef);
   const leaderStatus = leaderStatusGauge(observability.metrics.registry);
@@ -329,6 +339,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       enableGarbageCollector: options.enableGarbageCollector ?? true,
       metricsRegistry: observability.metrics.registry,
       status: leaderStatus,
+      systemNamespaces,
     });
     controllers.push(() => manager.stop());
     return Promise.resolve();
@@ -356,7 +367,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     if (options.storageVersionMigrator) {
       const observer = migratorMetrics(observability.metrics.registry);
       server.addPostStartHook('start-storage-version-migrator', () => {
-        const migrator = startStorageVersionMigrator({ rest: rest(), leases: leases(), identity, log, observer, status: leaderStatus });
+        const migrator = startStorageVersionMigrator({ rest: rest(), leases: leases(), identity, log, observer, status: leaderStatus, systemNamespaces });
         controllers.push(() => migrator.stop());
         return Promise.resolve();
       });

@@ -28,6 +28,8 @@ export interface ControllerManagerOptions {
   enableGarbageCollector: boolean;
   metricsRegistry: Registry;
   status: LeaderStatusGauge;
+  /** Resolves once `kube-system` (where the lease lives) exists. */
+  systemNamespaces: Promise<void>;
 }
 
 /**
@@ -38,7 +40,8 @@ export interface ControllerManagerOptions {
  */
 export function startControllerManager(options: ControllerManagerOptions): { stop(): Promise<void> } {
   const { rest, leases, identity, log, status } = options;
-  return runWhileLeading({ leases, identity, log, status, name: CONTROLLER_MANAGER_LEASE }, () => {
+  const after = options.systemNamespaces;
+  return runWhileLeading({ leases, identity, log, status, after, name: CONTROLLER_MANAGER_LEASE }, () => {
     const aggregation = new ClusterRoleAggregationController(rest);
     const namespaces = new NamespaceController(rest, () => options.resources().filter((definition) => definition.namespaced));
     const serviceAccounts = new ServiceAccountsController(rest, {

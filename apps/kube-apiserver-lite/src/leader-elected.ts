@@ -11,6 +11,11 @@ export interface LeaderElectedOptions {
   log(message: string): void;
   /** `leader_election_master_status{name}` is exported here when given. */
   status?: LeaderStatusGauge;
+  /**
+   * The campaign starts once this resolves (kube-system exists: a first attempt before would fail and
+   * wait a whole retry period); if it rejects, there is no campaign.
+   */
+  after?: Promise<void>;
 }
 
 /** Stops what a leader started; awaited before the lease is released or another term starts. */
@@ -67,7 +72,10 @@ export function runWhileLeading(options: LeaderElectedOptions, start: () => Stop
     },
     onStoppedLeading: () => options.log(`${options.name}: ${options.identity} stopped leading`),
   });
-  const running = elector.run(abort.signal);
+  const running = (options.after ?? Promise.resolve()).then(
+    () => (abort.signal.aborted ? undefined : elector.run(abort.signal)),
+    (error: unknown) => options.log(`${options.name}: not campaigning: ${String(error)}`),
+  );
   return {
     stop: async () => {
       abort.abort();

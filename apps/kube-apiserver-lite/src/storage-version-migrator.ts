@@ -12,6 +12,8 @@ export interface StorageVersionMigratorOptions {
   observer?: MigrationObserver;
   /** `leader_election_master_status{name="storage-version-migrator"}`. */
   status?: LeaderStatusGauge;
+  /** Resolves once `kube-system` (where the lease lives) exists. */
+  systemNamespaces?: Promise<void>;
 }
 
 /**
@@ -24,8 +26,9 @@ export interface StorageVersionMigratorOptions {
  * every write would be copied into the old generation.) The standalone migrator keeps HTTP/2.
  */
 export function startStorageVersionMigrator(options: StorageVersionMigratorOptions): { stop(): Promise<void> } {
-  const { leases, identity, log, status } = options;
-  return runWhileLeading({ leases, identity, log, name: 'storage-version-migrator', ...(status ? { status } : {}) }, () => {
+  const { leases, identity, log, status, systemNamespaces } = options;
+  const name = 'storage-version-migrator';
+  return runWhileLeading({ leases, identity, log, name, ...(status ? { status } : {}), ...(systemNamespaces ? { after: systemNamespaces } : {}) }, () => {
     const controller = new MigrationController({ rest: options.rest, http2: false, ...(options.observer ? { observer: options.observer } : {}) });
     const trigger = new MigrationTrigger({ rest: options.rest, log });
     controller.start();
