@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep, type Lease } from '@kapi/client';
+import type { Lease } from '@kapi/client';
 import { apiserverIdentity } from '@kapi/identity';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
-import { kubectl, startReplicas, type TestServer } from './harness.js';
+import { kubectl, startReplicas, type TestServer, until } from './harness.js';
 
 /**
  * Two replicas of kube-apiserver-lite on one etcd run the controllers (namespace, garbage collector,
@@ -29,21 +29,6 @@ afterAll(async () => {
   await Promise.all(servers.map((server) => server.stop().catch(() => undefined)));
   await etcd?.stop();
 });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 40_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await sleep(200);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
 
 async function holder(server: TestServer): Promise<string> {
   const out = await kubectl(server, ['get', 'lease', 'kube-controller-manager', '-n', 'kube-system', '-o', 'json']);
@@ -73,7 +58,7 @@ describe('kube-controller-manager lease across two replicas', () => {
     const leaderId = await until('a holder of kube-system/kube-controller-manager', async () => {
       const id = await holder(servers[0]!);
       return identities.includes(id) ? id : undefined;
-    });
+    }, 40_000);
     const leaderIndex = identities.indexOf(leaderId);
     const leader = servers[leaderIndex]!;
     const follower = servers[1 - leaderIndex]!;

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { kubectl, startServer, type TestServer } from './harness.js';
+import { kubectl, startServer, until, type TestServer } from './harness.js';
 
 /**
  * On start, kube-apiserver-lite deletes the automanaged APIServices of custom resource group/versions that
@@ -26,13 +26,12 @@ async function names(): Promise<string[]> {
   return (await kubectl(server!, ['get', 'apiservices', '-o', 'name'])).split('\n').filter(Boolean);
 }
 
-async function until(what: string, done: (current: string[]) => boolean): Promise<string[]> {
-  for (let attempt = 0; attempt < 150; attempt++) {
+/** The APIService names once `done` holds for them (polled). */
+function namesOnce(what: string, done: (current: string[]) => boolean): Promise<string[]> {
+  return until(what, async () => {
     const current = await names();
-    if (done(current)) return current;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`timed out waiting for ${what}: ${(await names()).join(' ')}`);
+    return done(current) ? current : undefined;
+  });
 }
 
 describe('custom resource APIServices across a restart', () => {
@@ -54,7 +53,7 @@ describe('custom resource APIServices across a restart', () => {
     const served = 'apiservice.apiregistration.k8s.io/v1.restart.example.com';
     const stale = 'apiservice.apiregistration.k8s.io/v1.stale.example.com';
     const unmanaged = 'apiservice.apiregistration.k8s.io/v1.unmanaged.example.com';
-    await until('the CRD APIService', (current) => current.includes(served));
+    await namesOnce('the CRD APIService', (current) => current.includes(served));
     // What a server stopped between a CRD's deletion and its APIService's leaves behind, and a user's own.
     await kubectl(server, ['create', '-f', '-'], JSON.stringify(apiService('v1.stale.example.com', 'stale.example.com', { 'kube-aggregator.kubernetes.io/automanaged': 'true' })));
     await kubectl(server, ['create', '-f', '-'], JSON.stringify(apiService('v1.unmanaged.example.com', 'unmanaged.example.com')));
@@ -63,7 +62,7 @@ describe('custom resource APIServices across a restart', () => {
 
     await server.stop();
     server = await startServer({ dataDir });
-    const after = await until('the stale APIService to be deleted', (current) => !current.includes(stale));
+    const after = await namesOnce('the stale APIService to be deleted', (current) => !current.includes(stale));
     expect(after).toEqual(expect.arrayContaining([served, unmanaged]));
     expect(server.output()).toContain('deleting v1.stale.example.com (no CRD serves them)');
   }, 180_000);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResourceClient, RestClient, loadKubeconfig, sleep, type Lease } from '@kapi/client';
 import { apiserverIdentity } from '@kapi/identity';
 import { startEtcd } from '@kapi/storage-etcd3/testing';
-import { startReplicas, startServer, type TestServer } from './harness.js';
+import { startReplicas, startServer, type TestServer, until } from './harness.js';
 
 type Etcd = Awaited<ReturnType<typeof startEtcd>>;
 interface StorageVersionObject {
@@ -40,21 +40,6 @@ async function getStorageVersion(client: RestClient): Promise<StorageVersionObje
     method: 'GET',
     path: `/apis/internal.apiserver.k8s.io/v1alpha1/storageversions/${HPA_SV}`,
   });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }
 
 const hpa = (name: string) => ({

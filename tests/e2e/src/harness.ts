@@ -226,3 +226,22 @@ export async function startReplicas(
   }
   return { servers, ports };
 }
+
+/**
+ * Polls `probe` every 200 ms until it returns something other than undefined, and returns that; fails after
+ * `timeoutMs` with `what` and the last error `probe` threw (an error counts as "not yet").
+ */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}

@@ -4,7 +4,7 @@ import { storageVersionHash, type KubeList } from '@kapi/apimachinery';
 import { RestClient, loadKubeconfig, sleep } from '@kapi/client';
 import { TRIGGER_ENCODING_VERSION_ANNOTATION, type StorageState, type StorageVersionMigration } from '@kapi/migrator';
 import { startEtcd, type EtcdInstance } from '@kapi/storage-etcd3/testing';
-import { startReplicas, startServer, type TestServer } from './harness.js';
+import { startReplicas, startServer, type TestServer, until } from './harness.js';
 
 const hpaCount = 60;
 let etcd: EtcdInstance;
@@ -22,21 +22,6 @@ const args = (replica: number, hpaVersion: string) => [
 ];
 
 const client = (server: TestServer) => new RestClient(loadKubeconfig(server.kubeconfig));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await sleep(200);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
 
 async function migrations(api: RestClient): Promise<StorageVersionMigration[]> {
   const list = await api.request<KubeList<StorageVersionMigration>>({
@@ -94,7 +79,7 @@ describe('the migration trigger follows StorageVersion.commonEncodingVersion (KE
     await until('StorageState persisted [v1]', async () => {
       const state = await storageState(api);
       return JSON.stringify(state.status?.persistedStorageVersionHashes) === JSON.stringify([v1Hash]) ? state : undefined;
-    });
+    }, 60_000);
 
     await restart(0, 'autoscaling/v2');
     const skewed = client(servers[0] as TestServer);
@@ -104,7 +89,7 @@ describe('the migration trigger follows StorageVersion.commonEncodingVersion (KE
         path: '/apis/internal.apiserver.k8s.io/v1alpha1/storageversions/autoscaling.horizontalpodautoscalers',
       });
       return sv.status?.storageVersions?.length === 2 && sv.status.commonEncodingVersion === undefined ? sv : undefined;
-    });
+    }, 60_000);
     await sleep(3000);
     const duringSkew = await migrations(skewed);
     expect(duringSkew.filter((m) => m.metadata.annotations?.[TRIGGER_ENCODING_VERSION_ANNOTATION] === 'autoscaling/v2')).toEqual([]);
