@@ -328,7 +328,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   server.addPostStartHook(CONTROLLER_MANAGER_HOOK, () => {
     // Custom resources served through delegation count too (namespace content, garbage collection).
     const custom = () => apiextensions.installedResources().map((entry) => entry.definition);
-    const manager = startControllerManager({
+    const controllerManager = startControllerManager({
       rest: rest(),
       leases: leases(),
       identity,
@@ -341,7 +341,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       status: leaderStatus,
       systemNamespaces,
     });
-    controllers.push(() => manager.stop());
+    controllers.push(() => controllerManager.stop());
     return Promise.resolve();
   });
 

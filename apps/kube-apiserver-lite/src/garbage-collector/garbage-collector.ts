@@ -114,16 +114,15 @@ export class GarbageCollector {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly reportedUnknown = new Set<string>();
-  private readonly actions: Counter<'action'> | undefined;
+  private readonly metrics: CollectorMetrics | undefined;
 
   constructor(private readonly options: GarbageCollectorOptions) {
     this.log = options.log ?? (() => undefined);
     this.queue = new WorkQueue((uid) => this.process(uid));
     if (options.metricsRegistry) {
       // Registered once per registry: a collector started again (a new leader term) reuses them.
-      const metrics = collectorMetrics(options.metricsRegistry);
-      metrics.graph = this.graph;
-      this.actions = metrics.actions;
+      this.metrics = collectorMetrics(options.metricsRegistry);
+      this.metrics.graph = this.graph;
     }
     this.context = {
       graph: this.graph,
@@ -131,7 +130,7 @@ export class GarbageCollector {
       enqueue: (uid) => this.queue.add(uid),
       synced: () => this.synced(),
       log: this.log,
-      count: (action) => this.actions?.inc({ action }),
+      count: (action) => this.metrics?.actions.inc({ action }),
     };
   }
 
@@ -149,6 +148,8 @@ export class GarbageCollector {
     this.queue.stop();
     await Promise.all([...this.watched.values()].map((entry) => entry.informer.stop()));
     this.watched.clear();
+    // A stopped collector (a lost lease) reports an empty graph, not its last one.
+    if (this.metrics?.graph === this.graph) this.metrics.graph = undefined;
   }
 
   /** Whether every watched resource has been listed. */
