@@ -383,9 +383,14 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
         onAction: ({ storageVersion, removedServers, deleted }) =>
           log(`storage version GC: removed ${removedServers.join(', ')} from ${storageVersion}${deleted ? ' (deleted it)' : ''}`),
       });
-      storageVersionGC.start();
       const collector = storageVersionGC;
-      controllers.push(() => collector.stop());
+      let stopped = false;
+      // Its lease lives in kube-system too: it campaigns once that exists.
+      void systemNamespaces.then(() => stopped || collector.start(), () => undefined);
+      controllers.push(() => {
+        stopped = true;
+        return collector.stop();
+      });
       return Promise.resolve();
     });
   }
