@@ -18,7 +18,7 @@ export interface LeaderElectedOptions {
   after?: Promise<void>;
 }
 
-/** Stops what a leader started; awaited before the lease is released or another term starts. */
+/** Stops what a leader started; a later term of the same process starts only once it has finished. */
 export type StopLeading = () => Promise<void> | void;
 
 /** client-go's `leader_election_master_status` gauge: 1 while this process leads the named lease, else 0. */
@@ -45,7 +45,8 @@ export function leaderStatusGauge(registry: Registry): LeaderStatusGauge {
  * Runs `start` while this server holds the lease `kube-system/<name>` (client-go leader election: 15 s
  * lease, 10 s renew deadline, 2 s retry, released on stop so another replica takes over at once), and
  * calls what it returned when the lease is lost or on stop. So one replica runs the controllers at a time,
- * as kube-controller-manager's leader does.
+ * as kube-controller-manager's leader does. As in client-go, the lease is released on stop before what
+ * `start` began has stopped, so a successor may overlap it briefly: the controllers' writes are guarded.
  */
 export function runWhileLeading(options: LeaderElectedOptions, start: () => StopLeading): { stop(): Promise<void> } {
   const abort = new AbortController();
@@ -54,11 +55,11 @@ export function runWhileLeading(options: LeaderElectedOptions, start: () => Stop
   const endTerm = () => {
     const running = stopCurrent;
     stopCurrent = undefined;
-    options.status?.set({ name: options.name }, 0);
     if (running) stopping = stopping.then(() => running()).catch((error) => options.log(`${options.name}: stopping: ${String(error)}`));
     return stopping;
   };
-  options.status?.set({ name: options.name }, 0);
+  const setStatus = (leading: boolean) => options.status?.set({ name: options.name }, leading ? 1 : 0);
+  setStatus(false);
   const elector = new LeaderElector({
     leases: options.leases,
     namespace: 'kube-system',
@@ -66,11 +67,18 @@ export function runWhileLeading(options: LeaderElectedOptions, start: () => Stop
     identity: options.identity,
     onStartedLeading: (signal) => {
       options.log(`${options.name}: ${options.identity} became the leader`);
-      options.status?.set({ name: options.name }, 1);
-      stopCurrent = start();
-      signal.addEventListener('abort', () => void endTerm(), { once: true });
+      setStatus(true);
+      // A term lost and won again starts once the last one's controllers have stopped.
+      void stopping.then(() => {
+        if (signal.aborted) return;
+        stopCurrent = start();
+        signal.addEventListener('abort', () => void endTerm(), { once: true });
+      });
     },
-    onStoppedLeading: () => options.log(`${options.name}: ${options.identity} stopped leading`),
+    onStoppedLeading: () => {
+      setStatus(false);
+      options.log(`${options.name}: ${options.identity} stopped leading`);
+    },
   });
   const running = (options.after ?? Promise.resolve()).then(
     () => (abort.signal.aborted ? undefined : elector.run(abort.signal)),
