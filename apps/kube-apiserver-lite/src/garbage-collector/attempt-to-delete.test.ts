@@ -1,5 +1,6 @@
 import type { KubeObject } from '@kapi/apimachinery';
 import { describe, expect, it } from 'vitest';
+import { AbsentOwnerCache } from './absent-owner-cache.js';
 import { UnknownOwnerKindError, attemptToDelete, type GarbageCollectorContext, type ObjectApi } from './attempt-to-delete.js';
 import { OwnerGraph } from './owner-graph.js';
 
@@ -58,6 +59,37 @@ describe('attemptToDelete', () => {
     // Nothing more to do.
     await attemptToDelete(context, 'uid-child');
     expect(writes).toHaveLength(1);
+  });
+
+  it('reads a gone owner once for all its dependents (absentOwnerCache), and a live owner for each', async () => {
+    const objects = [
+      configMap('a', { ownerReferences: [ref('gone')] }),
+      configMap('b', { ownerReferences: [ref('gone')] }),
+      configMap('c', { ownerReferences: [ref('gone'), ref('alive')] }),
+      configMap('d', { ownerReferences: [ref('alive')] }),
+      configMap('alive'),
+    ];
+    const { context, writes } = setUp(objects);
+    const reads: string[] = [];
+    const get = context.api.get;
+    context.api.get = (reference) => (reads.push(reference.name), get(reference));
+    context.absentOwners = new AbsentOwnerCache();
+    for (const name of ['a', 'b', 'c', 'd']) await attemptToDelete(context, `uid-${name}`);
+    expect(writes).toEqual(['delete a Background', 'delete b Background', expect.stringMatching(/^patch c /)]);
+    expect(reads.filter((name) => name === 'gone')).toHaveLength(1);
+    expect(reads.filter((name) => name === 'alive')).toHaveLength(2);
+  });
+
+  it('absentOwnerCache: keyed by namespace and uid, the least recently used dropped past its size', () => {
+    const cache = new AbsentOwnerCache(2);
+    cache.add('u1', 'ns');
+    expect(cache.has('u1', 'ns')).toBe(true);
+    expect(cache.has('u1', 'other')).toBe(false);
+    cache.add('u2', 'ns');
+    expect(cache.has('u1', 'ns')).toBe(true); // u1 is now the most recently used
+    cache.add('u3', 'ns');
+    expect([cache.has('u1', 'ns'), cache.has('u2', 'ns'), cache.has('u3', 'ns')]).toEqual([true, false, true]);
+    expect(cache.length).toBe(2);
   });
 
   it('leaves a dependent of an unknown kind alone', async () => {

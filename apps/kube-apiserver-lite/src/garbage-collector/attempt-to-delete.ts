@@ -1,4 +1,5 @@
 import type { KubeObject, OwnerReference } from '@kapi/apimachinery';
+import type { AbsentOwnerCache } from './absent-owner-cache.js';
 import {
   FOREGROUND_FINALIZER,
   ORPHAN_FINALIZER,
@@ -38,6 +39,8 @@ export interface GarbageCollectorContext {
   log(message: string): void;
   /** Counts an action (for a metric). */
   count?(action: 'deleted' | 'ownerReferencesRemoved' | 'finalizerRemoved'): void;
+  /** Owners already found gone: a dependent naming one is not read live again (upstream's `absentOwnerCache`). */
+  absentOwners?: AbsentOwnerCache;
 }
 
 /** An ownerReference to a kind that is not served: the dependent is left alone (retried later). */
@@ -102,7 +105,8 @@ export async function attemptToDelete(context: GarbageCollectorContext, uid: str
 
 /**
  * Upstream's `classifyReferences`: each owner is read live (in the dependent's namespace when it is
- * namespaced): absent or of another uid is dangling, being deleted in the foreground is waiting, else solid.
+ * namespaced), unless already known gone: absent or of another uid is dangling, being deleted in the
+ * foreground is waiting, else solid.
  */
 async function classifyReferences(
   context: GarbageCollectorContext,
@@ -121,13 +125,16 @@ async function classifyReferences(
       solid.push(owner);
       continue;
     }
-    const found = await context.api.get({
-      apiVersion: owner.apiVersion,
-      kind: owner.kind,
-      namespace: mapping.namespaced ? node.identity.namespace : '',
-      name: owner.name,
-    });
-    if (!found || found.metadata.uid !== owner.uid) dangling.push(owner);
+    const namespace = mapping.namespaced ? node.identity.namespace : '';
+    if (context.absentOwners?.has(owner.uid, namespace)) {
+      dangling.push(owner);
+      continue;
+    }
+    const found = await context.api.get({ apiVersion: owner.apiVersion, kind: owner.kind, namespace, name: owner.name });
+    if (!found || found.metadata.uid !== owner.uid) {
+      context.absentOwners?.add(owner.uid, namespace);
+      dangling.push(owner);
+    }
     else if (found.metadata.deletionTimestamp && found.metadata.finalizers?.includes(FOREGROUND_FINALIZER)) waiting.push(owner);
     else solid.push(owner);
   }

@@ -13,6 +13,7 @@ import {
   type PropagationPolicy,
 } from './attempt-to-delete.js';
 import { OwnerGraph, type ObjectIdentity } from './owner-graph.js';
+import { AbsentOwnerCache } from './absent-owner-cache.js';
 import { StorageInformer } from './storage-informer.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -115,6 +116,8 @@ export class GarbageCollector {
   private stopped = false;
   private readonly reportedUnknown = new Set<string>();
   private readonly metrics: CollectorMetrics | undefined;
+  /** Owners found gone by a live read or seen deleted. */
+  private readonly absentOwners = new AbsentOwnerCache();
 
   constructor(private readonly options: GarbageCollectorOptions) {
     this.log = options.log ?? (() => undefined);
@@ -131,6 +134,7 @@ export class GarbageCollector {
       synced: () => this.synced(),
       log: this.log,
       count: (action) => this.metrics?.actions.inc({ action }),
+      absentOwners: this.absentOwners,
     };
   }
 
@@ -198,7 +202,7 @@ export class GarbageCollector {
     if (storage) {
       const informer = new StorageInformer(storage, {
         onUpsert: (object) => this.enqueueAll(this.graph.upsert(identity(object), object)),
-        onDelete: (object) => this.enqueueAll(this.graph.remove(object.metadata.uid ?? '')),
+        onDelete: (object) => this.deleted(object),
         onRelist: (uids) => this.enqueueAll(this.graph.removeMissing(resourceKey, uids)),
         onError: (error) => this.log(`garbage collector: watching ${resourceKey}: ${String(error)}`),
       });
@@ -212,10 +216,17 @@ export class GarbageCollector {
         if (old.metadata.uid && old.metadata.uid !== object.metadata.uid) this.enqueueAll(this.graph.remove(old.metadata.uid));
         this.enqueueAll(this.graph.upsert(identity(object), object));
       },
-      onDelete: (object) => this.enqueueAll(this.graph.remove(object.metadata.uid ?? '')),
+      onDelete: (object) => this.deleted(object),
     });
     informer.start();
     return informer;
+  }
+
+  /** An object was deleted: it is gone as an owner too, and its dependents are looked at again. */
+  private deleted(object: KubeObject): void {
+    const uid = object.metadata.uid ?? '';
+    if (uid) this.absentOwners.add(uid, object.metadata.namespace ?? '');
+    this.enqueueAll(this.graph.remove(uid));
   }
 
   private enqueueAll(uids: readonly string[]): void {
