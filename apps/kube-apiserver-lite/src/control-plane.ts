@@ -22,6 +22,7 @@ import {
   ensureCertificates,
   ensureClientCertificate,
   loadAuditPolicyFile,
+  serviceAccountIssuerDiscoveryDocuments,
   writeKubeconfig,
   type GenericAPIServer,
   type ResourceDefinition,
@@ -232,6 +233,8 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     // As upstream's aggregator: groups by their APIServices' priority (custom resource groups get 1000).
     discoveryGroupPriority: (group) =>
       Math.max(builtInGroupPriority(group) ?? 0, aggregation.layer.discovery.groupPriority(group) ?? 0) || customResourcePriority[0],
+    // Served by the service account issuer discovery filter; listed in /openapi/v3 as upstream lists them.
+    openAPIV3Documents: serviceAccountIssuerDiscoveryDocuments,
     requestTimeoutMs: options.requestTimeoutSeconds * 1000,
     corsAllowedOrigins: options.corsAllowedOrigins,
     loopbackToken,

@@ -8,6 +8,7 @@ import {
 import { HealthRegistry } from './health/index.js';
 import { ServerMetrics } from './metrics/index.js';
 import type { ProtobufBodyDecoder } from './handlers/request-body.js';
+import type { JSONSchema } from './openapi/index.js';
 import type { SchemeLike } from './scheme-like.js';
 import type { StorageFactory } from './storage-factory.js';
 import { versionInfo, type VersionInfo } from './version.js';
@@ -82,6 +83,12 @@ export interface GenericAPIServerOptions {
    * `groupPriorityMinimum`. Without it, groups are listed in the order they were installed.
    */
   discoveryGroupPriority?: (group: string) => number;
+  /**
+   * OpenAPI 3 documents of root endpoints the server serves outside its resources, keyed by their
+   * `/openapi/v3` index path (e.g. `serviceAccountIssuerDiscoveryDocuments()` for a server serving
+   * `/.well-known/openid-configuration` and `/openid/v1/jwks`): listed in the index and served under it.
+   */
+  openAPIV3Documents?: () => Record<string, JSONSchema>;
 }
 
 /** A config with every default filled in. */

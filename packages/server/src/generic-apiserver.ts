@@ -120,6 +120,7 @@ export class GenericAPIServer {
         version: options.versionInfo.gitVersion,
         extraV3Paths: () => Object.assign({}, ...this.aggregatedSources.map((source) => source.openAPIV3Paths?.() ?? {})),
         extraV2: () => this.aggregatedSources.flatMap((source) => source.openAPIV2?.() ?? []),
+        ...(options.openAPIV3Documents ? { extraV3Documents: options.openAPIV3Documents } : {}),
       }),
     ];
     this.routes = (request, response) => this.route(request, response);

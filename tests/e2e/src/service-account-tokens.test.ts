@@ -150,6 +150,27 @@ describe('ServiceAccount tokens', () => {
     expect((await httpsCall(server.url, 'GET', '/openid/v1/jwks', { ca })).code).toBe(403);
   });
 
+  it('OpenAPI: /openapi/v2 and /openapi/v3/api/v1 describe POST serviceaccounts/{name}/token; the v3 index lists the root and OIDC documents', async () => {
+    const tokenPath = '/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token';
+    const v2 = JSON.parse((await admin.raw({ method: 'GET', path: '/openapi/v2' })).body.toString()) as { paths: Record<string, Record<string, { operationId?: string }>>; definitions: Record<string, unknown> };
+    expect(v2.paths[tokenPath]?.post?.operationId).toBe('createCoreV1NamespacedServiceAccountToken');
+    expect(v2.definitions['io.k8s.api.authentication.v1.TokenRequest']).toBeDefined();
+    const index = JSON.parse((await admin.raw({ method: 'GET', path: '/openapi/v3' })).body.toString()) as { paths: Record<string, { serverRelativeURL: string }> };
+    expect(Object.keys(index.paths)).toEqual(expect.arrayContaining(['api', 'api/v1', 'apis', 'apis/coordination.k8s.io', 'version', '.well-known/openid-configuration', 'openid/v1/jwks']));
+    const v3 = async (key: string) => {
+      const response = await admin.raw({ method: 'GET', path: index.paths[key]?.serverRelativeURL ?? '' });
+      expect(response.statusCode).toBe(200);
+      return JSON.parse(response.body.toString()) as { openapi: string; paths: Record<string, Record<string, { operationId?: string }>> };
+    };
+    expect((await v3('api/v1')).paths[tokenPath]?.post?.operationId).toBe('createCoreV1NamespacedServiceAccountToken');
+    expect((await v3('version')).paths['/version/']?.get?.operationId).toBe('getCodeVersion');
+    expect((await v3('apis')).paths['/apis/']?.get?.operationId).toBe('getAPIVersions');
+    expect((await v3('.well-known/openid-configuration')).paths['/.well-known/openid-configuration/']?.get?.operationId).toBe('getServiceAccountIssuerOpenIDConfiguration');
+    // kubectl explain still reads the index and its documents.
+    const explained = await kubectl(server, ['explain', 'serviceaccounts']);
+    expect(explained).toContain('KIND:       ServiceAccount');
+  });
+
   it('refuses the token with 401 once the service account is deleted', async () => {
     await kubectl(server, ['create', 'serviceaccount', 'short-lived', '-n', 'default']);
     const token = (await kubectl(server, ['create', 'token', 'short-lived', '-n', 'default'])).trim();

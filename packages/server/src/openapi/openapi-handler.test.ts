@@ -1,32 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { GroupVersionKind } from '@kapi/apimachinery';
 import { sampleResources } from '../discovery/test-resources.js';
-import { startTestServer, type TestServer } from '../discovery/test-server.js';
+import { startTestServer } from '../discovery/test-server.js';
 import type { JSONSchema } from './meta-definitions.js';
 import { createOpenAPIHandler, type OpenAPIOptions, type OpenAPIV2Part } from './openapi-handler.js';
 import { defaultDefinitionName, normalizeSchema } from './openapi-schemas.js';
 import { sampleScheme } from './test-scheme.js';
-
-type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test navigation of JSON
+import { serveOpenAPI, type Doc } from './test-openapi-server.js';
 
 describe('OpenAPI over HTTP', () => {
-  let server: TestServer;
   const resources = sampleResources();
   const scheme = sampleScheme();
   const options: OpenAPIOptions = {
     resources: () => resources,
     schemaFor: (gvk: GroupVersionKind) => scheme.openAPISchema(gvk) as JSONSchema,
   };
-  beforeAll(async () => {
-    server = await startTestServer(createOpenAPIHandler(options));
-  });
-  afterAll(() => server.close());
-
-  async function json(path: string): Promise<Doc> {
-    const result = await server.get(path);
-    expect(result.status, path).toBe(200);
-    return JSON.parse(result.text) as Doc;
-  }
+  const served = serveOpenAPI(options);
+  const json = served.json;
 
   it('serves Swagger 2.0 with upstream-named definitions and GVK extensions', async () => {
     const doc = await json('/openapi/v2');
@@ -62,14 +52,15 @@ describe('OpenAPI over HTTP', () => {
 
   it('serves the v3 index with hashed URLs', async () => {
     const index = await json('/openapi/v3');
-    expect(Object.keys(index.paths)).toEqual(['api/v1', 'apis/apps/v1', 'apis/example.com/v1', 'apis/example.com/v1beta1']);
+    // Sorted as upstream's, with its root entries (documents of /api/, /apis/, /apis/<group>/, /version/).
+    expect(Object.keys(index.paths)).toEqual(['api', 'api/v1', 'apis', 'apis/apps', 'apis/apps/v1', 'apis/example.com', 'apis/example.com/v1', 'apis/example.com/v1beta1', 'version']);
     expect(index.paths['apis/apps/v1'].serverRelativeURL).toMatch(/^\/openapi\/v3\/apis\/apps\/v1\?hash=[0-9A-F]{128}$/);
   });
 
   it('serves per group-version OpenAPI 3 documents with meta types referenced', async () => {
     const index = await json('/openapi/v3');
     const url = index.paths['apis/example.com/v1'].serverRelativeURL as string;
-    const result = await server.get(url);
+    const result = await served.server().get(url);
     expect(result.headers.get('cache-control')).toContain('immutable');
     const doc = JSON.parse(result.text) as Doc;
     expect(doc.openapi).toBe('3.0.0');
@@ -104,17 +95,17 @@ describe('OpenAPI over HTTP', () => {
   });
 
   it('redirects outdated hashes, answers 304 for a known ETag, 404 for unknown group-versions', async () => {
-    const stale = await fetch(`${server.url}/openapi/v3/apis/apps/v1?hash=ABC`, { redirect: 'manual' });
+    const stale = await fetch(`${served.server().url}/openapi/v3/apis/apps/v1?hash=ABC`, { redirect: 'manual' });
     expect(stale.status).toBe(301);
     expect(stale.headers.get('location')).toMatch(/^\/openapi\/v3\/apis\/apps\/v1\?hash=[0-9A-F]+$/);
-    const first = await server.get('/openapi/v3/apis/apps/v1');
+    const first = await served.server().get('/openapi/v3/apis/apps/v1');
     expect(first.headers.get('cache-control')).toBe('no-cache, private');
-    const again = await server.get('/openapi/v3/apis/apps/v1', { 'If-None-Match': first.headers.get('etag') ?? '' });
+    const again = await served.server().get('/openapi/v3/apis/apps/v1', { 'If-None-Match': first.headers.get('etag') ?? '' });
     expect(again.status).toBe(304);
-    expect((await server.get('/openapi/v3/apis/nope/v1')).status).toBe(404);
+    expect((await served.server().get('/openapi/v3/apis/nope/v1')).status).toBe(404);
     // The gnostic protobuf form is served for v2 only.
-    expect((await server.get('/openapi/v3/apis/apps/v1', { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' })).status).toBe(406);
-    expect((await server.get('/openapi/v2', { Accept: 'application/xml' })).status).toBe(406);
+    expect((await served.server().get('/openapi/v3/apis/apps/v1', { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' })).status).toBe(406);
+    expect((await served.server().get('/openapi/v2', { Accept: 'application/xml' })).status).toBe(406);
   });
 
   it('reflects newly installed resources in the index and documents', async () => {

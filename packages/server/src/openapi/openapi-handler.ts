@@ -7,6 +7,8 @@ import { metaDefinitions, type JSONSchema } from './meta-definitions.js';
 import { resourcePaths } from './openapi-paths.js';
 import { encodeOpenAPIV2Protobuf, OPENAPI_V2_PROTOBUF_CONTENT_TYPE, OPENAPI_V2_PROTOBUF_MEDIA_TYPES } from './openapi-v2-protobuf.js';
 import { customResourceDefinitionName, defaultDefinitionName, refFor, resourceDefinitions, type DefinitionNamer, type OpenAPIFlavour } from './openapi-schemas.js';
+import { rootV3Document, rootV3Paths } from './root-documents.js';
+import { externalSubresources } from './subresource-definitions.js';
 import type { ResourceDefinition } from '../resource-definition.js';
 
 /**
@@ -40,6 +42,12 @@ export interface OpenAPIOptions {
    * to `serverRelativeURL`.
    */
   extraV3Paths?: () => Record<string, string>;
+  /**
+   * OpenAPI 3 documents of more root endpoints this server serves outside its resources, keyed by index path
+   * (e.g. `serviceAccountIssuerDiscoveryDocuments()`: `.well-known/openid-configuration`, `openid/v1/jwks`);
+   * listed in `/openapi/v3` and served with the same hashes and caching as the others.
+   */
+  extraV3Documents?: () => Record<string, JSONSchema>;
   /** More paths and definitions of `/openapi/v2`, served elsewhere; the server's own win a conflict. */
   extraV2?: () => OpenAPIV2Part[];
 }
@@ -113,9 +121,23 @@ export function buildOpenAPIV2(options: OpenAPIOptions): JSONSchema {
   };
 }
 
-/** `api/v1` or `apis/<group>/<version>`: the keys of the `/openapi/v3` index. */
+/**
+ * The keys of the `/openapi/v3` index, sorted as upstream's: `api/v1` and `apis/<group>/<version>` for every
+ * served group-version, plus the root entries upstream lists (`api`, `apis`, `apis/<group>`, `version`).
+ */
 export function openAPIV3Paths(resources: readonly InstalledResource[]): string[] {
-  return servedGroups(resources).flatMap((group) => group.versions.map((version) => (group.name === '' ? `api/${version}` : `apis/${group.name}/${version}`)));
+  const groups = servedGroups(resources);
+  const groupVersions = groups.flatMap((group) => group.versions.map((version) => (group.name === '' ? `api/${version}` : `apis/${group.name}/${version}`)));
+  return [...groupVersions, ...rootV3Paths(groups.map((group) => group.name))].sort();
+}
+
+/**
+ * The OpenAPI 3.0 document of a root entry of the `/openapi/v3` index: `api` (GET /api/), `apis` (GET /apis/),
+ * `apis/<group>` (GET /apis/<group>/ of a served group), `version` (GET /version/); undefined for any other key.
+ */
+export function buildOpenAPIV3Root(options: OpenAPIOptions, key: string): JSONSchema | undefined {
+  const resolved = resolve(options);
+  return rootV3Document(key, servedGroups(resolved.resources).map((group) => group.name), resolved.info);
 }
 
 /** The OpenAPI 3.0 document of one group-version (`/openapi/v3/api/v1`, `/openapi/v3/apis/<g>/<v>`), or undefined. */
@@ -143,8 +165,10 @@ function contentKey(options: OpenAPIOptions): string {
     ...resolved.resources.map(({ definition }) => [
       definition,
       definition.versions.map((version) => resolved.schemaFor({ group: definition.group, version, kind: definition.kind }) ?? null),
+      externalSubresources(definition).map(({ kind }) => resolved.schemaFor(kind) ?? null),
     ]),
     options.extraV2?.().map((part) => part.key) ?? [],
+    options.extraV3Documents?.() ?? {},
   ]);
 }
 
@@ -206,13 +230,14 @@ function serveDocument(
 /**
  * Serves `/openapi/v2` (Swagger 2.0 JSON, or gnostic's `openapi.v2.Document` protobuf for kubectl's
  * validation when Accept asks for it), `/openapi/v3` (the index with `?hash=` URLs) and
- * `/openapi/v3/api/v1`, `/openapi/v3/apis/<group>/<version>` (OpenAPI 3.0). A request carrying an outdated
- * `hash` is redirected to the current one, as upstream does.
+ * `/openapi/v3/api/v1`, `/openapi/v3/apis/<group>/<version>` (OpenAPI 3.0), and the root entries upstream
+ * lists: `/openapi/v3/api`, `/openapi/v3/apis`, `/openapi/v3/apis/<group>`, `/openapi/v3/version` (and any
+ * `extraV3Documents`). A request carrying an outdated `hash` is redirected to the current one, as upstream does.
  */
 export function createOpenAPIHandler(options: OpenAPIOptions): PathHandler {
   const cache = new Map<string, { key: string; body: string; hash: string; protobuf?: Buffer }>();
-  const memo = (path: string, build: () => JSONSchema | undefined): { body: string; hash: string; protobuf?: Buffer } | undefined => {
-    const key = contentKey(options);
+  type Entry = { body: string; hash: string; protobuf?: Buffer };
+  const memo = (path: string, build: () => JSONSchema | undefined, key = contentKey(options)): Entry | undefined => {
     const cached = cache.get(path);
     if (cached && cached.key === key) return cached;
     const document = build();
@@ -222,12 +247,15 @@ export function createOpenAPIHandler(options: OpenAPIOptions): PathHandler {
     cache.set(path, entry);
     return entry;
   };
-  const v3Document = (path: string) => {
+  /** `key`: the content key, computed once for the many documents of an index. */
+  const v3Document = (path: string, key = contentKey(options)): Entry | undefined => {
+    const extra = options.extraV3Documents?.() ?? {};
+    if (Object.hasOwn(extra, path)) return memo(path, () => extra[path], key);
     const match = /^(?:api\/([^/]+)|apis\/([^/]+)\/([^/]+))$/.exec(path);
-    if (!match) return undefined;
+    if (!match) return memo(path, () => buildOpenAPIV3Root(options, path), key);
     const group = match[1] !== undefined ? '' : (match[2] ?? '');
     const version = match[1] ?? match[3] ?? '';
-    return memo(path, () => buildOpenAPIV3(options, group, version));
+    return memo(path, () => buildOpenAPIV3(options, group, version), key);
   };
 
   return (request, response) => {
@@ -254,12 +282,13 @@ export function createOpenAPIHandler(options: OpenAPIOptions): PathHandler {
     }
     if (path === '/openapi/v3') {
       const index: Record<string, { serverRelativeURL: string }> = {};
-      for (const key of openAPIV3Paths(options.resources())) {
-        const document = v3Document(key);
+      const content = contentKey(options);
+      for (const key of [...openAPIV3Paths(options.resources()), ...Object.keys(options.extraV3Documents?.() ?? {})]) {
+        const document = v3Document(key, content);
         if (document) index[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${document.hash}` };
       }
       for (const [key, serverRelativeURL] of Object.entries(options.extraV3Paths?.() ?? {})) index[key] ??= { serverRelativeURL };
-      sendJson(request, response, 200, { paths: index }, { 'Cache-Control': 'no-cache, private' });
+      sendJson(request, response, 200, { paths: sortKeys(index) }, { 'Cache-Control': 'no-cache, private' });
       return true;
     }
     const key = path.slice('/openapi/v3/'.length);

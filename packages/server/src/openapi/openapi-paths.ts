@@ -4,6 +4,7 @@ import { metaNames, type JSONSchema } from './meta-definitions.js';
 import { definitionAt } from '../resource-definition.js';
 import { refFor, type OpenAPIFlavour } from './openapi-schemas.js';
 import { scaleDefinitionName, scaleGroupVersionKind } from './scale-definitions.js';
+import { externalSubresources } from './subresource-definitions.js';
 
 interface Parameter {
   name: string;
@@ -23,7 +24,7 @@ interface Operation {
   body?: string;
   consumes?: string[];
   responses: Record<string, string | undefined>;
-  /** `x-kubernetes-group-version-kind` when it is not the resource's (autoscaling/v1 Scale). */
+  /** `x-kubernetes-group-version-kind` when it is not the resource's (autoscaling/v1 Scale, a TokenRequest). */
   groupVersionKind?: JSONSchema;
 }
 
@@ -153,6 +154,26 @@ export function resourcePaths(installed: InstalledResource, version: string, opt
   for (const subresource of subresources?.replaceOnly ?? []) {
     const path = `${itemPath}/${subresource}`;
     add(path, [nameParameter, ...scopeParameters], { method: 'put', action: 'put', operationId: `replace${id}${scoped}${kind}${subresource.charAt(0).toUpperCase()}${subresource.slice(1)}`, description: `replace ${subresource} of the specified ${kind}`, parameters: writeParameters, body: kindName, responses: { '200': kindName, '201': kindName } });
+  }
+  for (const external of externalSubresources(definitionAt(definition, version))) {
+    // A subresource taking and answering another kind (serviceaccounts/token: TokenRequest), as upstream's
+    // createCoreV1NamespacedServiceAccountToken.
+    const path = `${itemPath}/${external.name}`;
+    const subresourceKind = external.kind.kind;
+    const bodyName = options.definitionName(external.kind);
+    const suffix = capitalize(external.name);
+    const operation = { groupVersionKind: { group: external.kind.group, kind: subresourceKind, version: external.kind.version } };
+    const pathParameters = [{ ...nameParameter, description: `name of the ${subresourceKind}` }, ...scopeParameters];
+    const served = new Set<string>(external.verbs);
+    if (served.has('get')) {
+      add(path, pathParameters, { ...operation, method: 'get', action: 'get', operationId: `read${id}${scoped}${kind}${suffix}`, description: `read ${external.name} of the specified ${kind}`, parameters: [], responses: { '200': bodyName } });
+    }
+    if (served.has('create')) {
+      add(path, pathParameters, { ...operation, method: 'post', action: 'post', operationId: `create${id}${scoped}${kind}${suffix}`, description: `create ${external.name} of a ${kind}`, parameters: writeParameters, body: bodyName, responses: { '200': bodyName, '201': bodyName, '202': bodyName } });
+    }
+    if (served.has('update')) {
+      add(path, pathParameters, { ...operation, method: 'put', action: 'put', operationId: `replace${id}${scoped}${kind}${suffix}`, description: `replace ${external.name} of the specified ${kind}`, parameters: writeParameters, body: bodyName, responses: { '200': bodyName, '201': bodyName } });
+    }
   }
   if (subresources?.scale) {
     const scalePath = `${itemPath}/scale`;

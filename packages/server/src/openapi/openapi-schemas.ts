@@ -3,6 +3,7 @@ import type { InstalledResource } from '../discovery/discovery-documents.js';
 import { definitionAt } from '../resource-definition.js';
 import { commonDescriptions, metaNames, type JSONSchema } from './meta-definitions.js';
 import { scaleDefinitions } from './scale-definitions.js';
+import { externalSubresourceDefinitions } from './subresource-definitions.js';
 
 /** Names the OpenAPI definition of a kind; undefined falls back to {@link defaultDefinitionName}. */
 export type DefinitionNamer = (gvk: GroupVersionKind) => string | undefined;
@@ -98,8 +99,28 @@ function fallbackSchema(): JSONSchema {
 }
 
 /**
+ * The definition of one kind: `source` (the scheme's schema; undefined gives a permissive object schema)
+ * normalised for the flavour, with apiVersion, kind, metadata (a `$ref` to ObjectMeta) and
+ * `x-kubernetes-group-version-kind`.
+ */
+export function kindDefinition(gvk: GroupVersionKind, source: JSONSchema | undefined, flavour: OpenAPIFlavour): JSONSchema {
+  const schema = normalizeSchema(JSON.parse(JSON.stringify(source ?? fallbackSchema())), flavour) as JSONSchema;
+  const properties = { ...((schema['properties'] as JSONSchema | undefined) ?? {}) };
+  properties['apiVersion'] = { type: 'string', description: commonDescriptions.apiVersion, ...(properties['apiVersion'] as JSONSchema | undefined) };
+  properties['kind'] = { type: 'string', description: commonDescriptions.kind, ...(properties['kind'] as JSONSchema | undefined) };
+  properties['metadata'] = metadataProperty(flavour, metaNames.objectMeta, commonDescriptions.metadata);
+  const required = Array.isArray(schema['required']) ? (schema['required'] as string[]).filter((name) => name !== 'metadata') : [];
+  const kindSchema: JSONSchema = { ...schema, type: 'object', properties };
+  if (required.length > 0) kindSchema['required'] = required;
+  else delete kindSchema['required'];
+  kindSchema['x-kubernetes-group-version-kind'] = [gvk];
+  return kindSchema;
+}
+
+/**
  * The definitions of one resource at one version: the kind (metadata as a `$ref` to ObjectMeta) and its
- * list, each with `x-kubernetes-group-version-kind`.
+ * list, each with `x-kubernetes-group-version-kind`, plus autoscaling/v1 Scale for a `/scale` subresource and
+ * the kinds of subresources served elsewhere (authentication.k8s.io/v1 TokenRequest for `serviceaccounts/token`).
  */
 export function resourceDefinitions(
   installed: InstalledResource,
@@ -110,17 +131,7 @@ export function resourceDefinitions(
   const gvk = { group: definition.group, version, kind: definition.kind };
   const listKind = definition.listKind ?? `${definition.kind}List`;
   const listGvk = { ...gvk, kind: listKind };
-  const source = options.schemaFor(gvk) ?? fallbackSchema();
-  const schema = normalizeSchema(JSON.parse(JSON.stringify(source)), options.flavour) as JSONSchema;
-  const properties = { ...((schema['properties'] as JSONSchema | undefined) ?? {}) };
-  properties['apiVersion'] = { type: 'string', description: commonDescriptions.apiVersion, ...(properties['apiVersion'] as JSONSchema | undefined) };
-  properties['kind'] = { type: 'string', description: commonDescriptions.kind, ...(properties['kind'] as JSONSchema | undefined) };
-  properties['metadata'] = metadataProperty(options.flavour, metaNames.objectMeta, commonDescriptions.metadata);
-  const required = Array.isArray(schema['required']) ? (schema['required'] as string[]).filter((name) => name !== 'metadata') : [];
-  const kindSchema: JSONSchema = { ...schema, type: 'object', properties };
-  if (required.length > 0) kindSchema['required'] = required;
-  else delete kindSchema['required'];
-  kindSchema['x-kubernetes-group-version-kind'] = [gvk];
+  const kindSchema = kindDefinition(gvk, options.schemaFor(gvk), options.flavour);
 
   const kindRef = refFor(options.flavour)(options.definitionName(gvk));
   const listSchema: JSONSchema = {
@@ -135,6 +146,8 @@ export function resourceDefinitions(
     },
     'x-kubernetes-group-version-kind': [listGvk],
   };
-  const scale = definitionAt(definition, version).subresources?.scale ? scaleDefinitions(options.flavour) : {};
-  return { [options.definitionName(gvk)]: kindSchema, [options.definitionName(listGvk)]: listSchema, ...scale };
+  const atVersion = definitionAt(definition, version);
+  const scale = atVersion.subresources?.scale ? scaleDefinitions(options.flavour) : {};
+  const external = externalSubresourceDefinitions(atVersion, options);
+  return { ...external, [options.definitionName(gvk)]: kindSchema, [options.definitionName(listGvk)]: listSchema, ...scale };
 }
