@@ -134,8 +134,7 @@ async function classifyReferences(
     if (!found || found.metadata.uid !== owner.uid) {
       context.absentOwners?.add(owner.uid, namespace);
       dangling.push(owner);
-    }
-    else if (found.metadata.deletionTimestamp && found.metadata.finalizers?.includes(FOREGROUND_FINALIZER)) waiting.push(owner);
+    } else if (found.metadata.deletionTimestamp && found.metadata.finalizers?.includes(FOREGROUND_FINALIZER)) waiting.push(owner);
     else solid.push(owner);
   }
   return { solid, dangling, waiting };
