@@ -206,6 +206,21 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     expect(out).toContain('scaleTargetRef');
   });
 
+  it('explains built-in fields with upstream descriptions', async () => {
+    // kubectl wraps descriptions: compare with runs of whitespace collapsed.
+    const explain = async (field: string) => (await kubectl(server, ['explain', field])).replace(/\s+/g, ' ');
+    const data = await explain('configmap.data');
+    expect(data).toContain('Data contains the configuration data. Each key must consist of alphanumeric characters');
+    expect(data).not.toContain('<no description>');
+    expect(await explain('configmap')).toContain('ConfigMap holds configuration data for pods to consume.');
+    expect(await explain('role.rules.verbs')).toContain(
+      'Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule.',
+    );
+    expect(await explain('lease.spec.holderIdentity')).toContain(
+      'holderIdentity contains the identity of the holder of a current lease.',
+    );
+  });
+
   it('answers auth can-i for the admin', async () => {
     expect((await kubectl(server, ['auth', 'can-i', 'create', 'configmaps'])).trim()).toBe('yes');
   });

@@ -1,22 +1,28 @@
 import { Type, kindSchema, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
+import { leaseDescription, leaseDescriptions } from './coordination-descriptions.js';
+import { withFieldDescriptions } from './field-descriptions.js';
 
 const microTime = () => Type.Optional(Type.String({ format: 'date-time' }));
 
-const leaseSchema = kindSchema({
-  group: 'coordination.k8s.io',
-  version: 'v1',
-  kind: 'Lease',
-  spec: Type.Object({
-    holderIdentity: Type.Optional(Type.String()),
-    leaseDurationSeconds: Type.Optional(Type.Integer({ format: 'int32' })),
-    acquireTime: microTime(),
-    renewTime: microTime(),
-    leaseTransitions: Type.Optional(Type.Integer({ format: 'int32' })),
-    strategy: Type.Optional(Type.String()),
-    preferredHolder: Type.Optional(Type.String()),
+const leaseSchema = withFieldDescriptions(
+  kindSchema({
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    kind: 'Lease',
+    description: leaseDescription,
+    spec: Type.Object({
+      holderIdentity: Type.Optional(Type.String()),
+      leaseDurationSeconds: Type.Optional(Type.Integer({ format: 'int32' })),
+      acquireTime: microTime(),
+      renewTime: microTime(),
+      leaseTransitions: Type.Optional(Type.Integer({ format: 'int32' })),
+      strategy: Type.Optional(Type.String()),
+      preferredHolder: Type.Optional(Type.String()),
+    }),
   }),
-});
+  leaseDescriptions,
+);
 
 /** Upstream's `ValidateLeaseSpec`. */
 export function validateLeaseSpec(object: KubeObject): FieldError[] {

@@ -5,6 +5,19 @@ import { validateConfigMapContents } from './config-map-validation.js';
 import { eventPrinterColumns, objectReferenceFields } from './event-table.js';
 import { validateEvent } from './event-validation.js';
 import { validateSecretContents } from './secret-validation.js';
+import { withFieldDescriptions } from './field-descriptions.js';
+import {
+  configMapDescription,
+  configMapDescriptions,
+  eventDescription,
+  eventDescriptions,
+  namespaceDescription,
+  namespaceDescriptions,
+  secretDescription,
+  secretDescriptions,
+  serviceAccountDescription,
+  serviceAccountDescriptions,
+} from './core-descriptions.js';
 
 /** A built-in printer's `len(...)`: the size of a map or list, 0 when absent. */
 const sizeOf = (value: unknown): number =>
@@ -12,69 +25,89 @@ const sizeOf = (value: unknown): number =>
 
 const core = { group: '', version: 'v1' } as const;
 
-const namespaceSchema = kindSchema({
-  ...core,
-  kind: 'Namespace',
-  spec: Type.Object({ finalizers: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'atomic' })) }),
-  status: Type.Object({
-    phase: Type.Optional(Type.String({ enum: ['Active', 'Terminating'] })),
-    conditions: conditionsSchema(),
+const namespaceSchema = withFieldDescriptions(
+  kindSchema({
+    ...core,
+    kind: 'Namespace',
+    description: namespaceDescription,
+    spec: Type.Object({ finalizers: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'atomic' })) }),
+    status: Type.Object({
+      phase: Type.Optional(Type.String({ enum: ['Active', 'Terminating'] })),
+      conditions: conditionsSchema(),
+    }),
   }),
-});
+  namespaceDescriptions,
+);
 
-const configMapSchema = kindSchema({
-  ...core,
-  kind: 'ConfigMap',
-  properties: {
-    data: stringMapSchema(),
-    binaryData: Type.Optional(Type.Record(Type.String(), Type.String({ format: 'byte' }))),
-    immutable: Type.Optional(Type.Boolean()),
-  },
-});
+const configMapSchema = withFieldDescriptions(
+  kindSchema({
+    ...core,
+    kind: 'ConfigMap',
+    description: configMapDescription,
+    properties: {
+      data: stringMapSchema(),
+      binaryData: Type.Optional(Type.Record(Type.String(), Type.String({ format: 'byte' }))),
+      immutable: Type.Optional(Type.Boolean()),
+    },
+  }),
+  configMapDescriptions,
+);
 
-const secretSchema = kindSchema({
-  ...core,
-  kind: 'Secret',
-  properties: {
-    data: Type.Optional(Type.Record(Type.String(), Type.String({ format: 'byte' }))),
-    stringData: stringMapSchema(),
-    type: Type.Optional(Type.String()),
-    immutable: Type.Optional(Type.Boolean()),
-  },
-});
+const secretSchema = withFieldDescriptions(
+  kindSchema({
+    ...core,
+    kind: 'Secret',
+    description: secretDescription,
+    properties: {
+      data: Type.Optional(Type.Record(Type.String(), Type.String({ format: 'byte' }))),
+      stringData: stringMapSchema(),
+      type: Type.Optional(Type.String()),
+      immutable: Type.Optional(Type.Boolean()),
+    },
+  }),
+  secretDescriptions,
+);
 
-const eventSchema = kindSchema({
-  ...core,
-  kind: 'Event',
-  properties: {
-    involvedObject: objectReferenceSchema,
-    reason: Type.Optional(Type.String()),
-    message: Type.Optional(Type.String()),
-    source: Type.Optional(Type.Object({ component: Type.Optional(Type.String()), host: Type.Optional(Type.String()) })),
-    firstTimestamp: Type.Optional(Type.String({ format: 'date-time', nullable: true })),
-    lastTimestamp: Type.Optional(Type.String({ format: 'date-time', nullable: true })),
-    count: Type.Optional(Type.Integer({ format: 'int32' })),
-    type: Type.Optional(Type.String()),
-    eventTime: Type.Optional(Type.String({ format: 'date-time', nullable: true })),
-    series: Type.Optional(
-      Type.Object({ count: Type.Optional(Type.Integer()), lastObservedTime: Type.Optional(Type.String({ format: 'date-time' })) }),
-    ),
-    action: Type.Optional(Type.String()),
-    related: Type.Optional(objectReferenceSchema),
-    reportingComponent: Type.Optional(Type.String()),
-    reportingInstance: Type.Optional(Type.String()),
-  },
-});
+const eventSchema = withFieldDescriptions(
+  kindSchema({
+    ...core,
+    kind: 'Event',
+    description: eventDescription,
+    properties: {
+      involvedObject: objectReferenceSchema,
+      reason: Type.Optional(Type.String()),
+      message: Type.Optional(Type.String()),
+      source: Type.Optional(Type.Object({ component: Type.Optional(Type.String()), host: Type.Optional(Type.String()) })),
+      firstTimestamp: Type.Optional(Type.String({ format: 'date-time', nullable: true })),
+      lastTimestamp: Type.Optional(Type.String({ format: 'date-time', nullable: true })),
+      count: Type.Optional(Type.Integer({ format: 'int32' })),
+      type: Type.Optional(Type.String()),
+      eventTime: Type.Optional(Type.String({ format: 'date-time', nullable: true })),
+      series: Type.Optional(
+        Type.Object({ count: Type.Optional(Type.Integer()), lastObservedTime: Type.Optional(Type.String({ format: 'date-time' })) }),
+      ),
+      action: Type.Optional(Type.String()),
+      related: Type.Optional(objectReferenceSchema),
+      reportingComponent: Type.Optional(Type.String()),
+      reportingInstance: Type.Optional(Type.String()),
+    },
+  }),
+  eventDescriptions,
+);
 
-const serviceAccountSchema = kindSchema({
-  ...core,
-  kind: 'ServiceAccount',
-  properties: {
-    secrets: Type.Optional(Type.Array(objectReferenceSchema, { 'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-patch-strategy': 'merge' })),
-    imagePullSecrets: Type.Optional(Type.Array(localObjectReferenceSchema)),
-    automountServiceAccountToken: Type.Optional(Type.Boolean()),
-  },
-});
+const serviceAccountSchema = withFieldDescriptions(
+  kindSchema({
+    ...core,
+    kind: 'ServiceAccount',
+    description: serviceAccountDescription,
+    properties: {
+      secrets: Type.Optional(Type.Array(objectReferenceSchema, { 'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-patch-strategy': 'merge' })),
+      imagePullSecrets: Type.Optional(Type.Array(localObjectReferenceSchema)),
+      automountServiceAccountToken: Type.Optional(Type.Boolean()),
+    },
+  }),
+  serviceAccountDescriptions,
+);
 
 /** Secret defaults: `type: Opaque`; `stringData` is write-only and merged into `data`. */
 /** Deletes the named maps when empty: Go's `omitempty` never writes `data: {}`. */

@@ -1,5 +1,16 @@
 import { Type, kindSchema, nameIsPathSegment, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
+import { withFieldDescriptions } from './field-descriptions.js';
+import {
+  clusterRoleBindingDescription,
+  clusterRoleBindingDescriptions,
+  clusterRoleDescription,
+  clusterRoleDescriptions,
+  roleBindingDescription,
+  roleBindingDescriptions,
+  roleDescription,
+  roleDescriptions,
+} from './rbac-descriptions.js';
 
 const group = 'rbac.authorization.k8s.io';
 const version = 'v1';
@@ -39,32 +50,62 @@ const rules = () => Type.Optional(Type.Array(policyRuleSchema, { 'x-kubernetes-l
 const subjects = () => Type.Optional(Type.Array(subjectSchema, { 'x-kubernetes-list-type': 'atomic' }));
 
 export const rbacKinds: KindDefinition[] = [
-  { group, version, kind: 'Role', schema: kindSchema({ group, version, kind: 'Role', properties: { rules: rules() } }) },
+  {
+    group,
+    version,
+    kind: 'Role',
+    schema: withFieldDescriptions(
+      kindSchema({ group, version, kind: 'Role', description: roleDescription, properties: { rules: rules() } }),
+      roleDescriptions,
+    ),
+  },
   {
     group,
     version,
     kind: 'ClusterRole',
-    schema: kindSchema({
-      group,
-      version,
-      kind: 'ClusterRole',
-      properties: {
-        rules: rules(),
-        aggregationRule: Type.Optional(Type.Object({ clusterRoleSelectors: Type.Optional(Type.Array(labelSelectorSchema)) })),
-      },
-    }),
+    schema: withFieldDescriptions(
+      kindSchema({
+        group,
+        version,
+        kind: 'ClusterRole',
+        description: clusterRoleDescription,
+        properties: {
+          rules: rules(),
+          aggregationRule: Type.Optional(Type.Object({ clusterRoleSelectors: Type.Optional(Type.Array(labelSelectorSchema)) })),
+        },
+      }),
+      clusterRoleDescriptions,
+    ),
   },
   {
     group,
     version,
     kind: 'RoleBinding',
-    schema: kindSchema({ group, version, kind: 'RoleBinding', properties: { subjects: subjects(), roleRef: roleRefSchema } }),
+    schema: withFieldDescriptions(
+      kindSchema({
+        group,
+        version,
+        kind: 'RoleBinding',
+        description: roleBindingDescription,
+        properties: { subjects: subjects(), roleRef: roleRefSchema },
+      }),
+      roleBindingDescriptions,
+    ),
   },
   {
     group,
     version,
     kind: 'ClusterRoleBinding',
-    schema: kindSchema({ group, version, kind: 'ClusterRoleBinding', properties: { subjects: subjects(), roleRef: roleRefSchema } }),
+    schema: withFieldDescriptions(
+      kindSchema({
+        group,
+        version,
+        kind: 'ClusterRoleBinding',
+        description: clusterRoleBindingDescription,
+        properties: { subjects: subjects(), roleRef: roleRefSchema },
+      }),
+      clusterRoleBindingDescriptions,
+    ),
   },
 ];
 

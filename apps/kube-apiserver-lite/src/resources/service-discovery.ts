@@ -8,6 +8,8 @@ import {
 } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 import { objectReferenceSchema, stringMapSchema } from './common-schemas.js';
+import { withFieldDescriptions } from './field-descriptions.js';
+import { serviceDescription, serviceDescriptions } from './service-descriptions.js';
 
 // Core v1 Services and discovery.k8s.io/v1 EndpointSlices, storage only: no IP allocation, no proxying,
 // no endpoint controller. The aggregator resolves an APIService's service through them.
@@ -40,41 +42,45 @@ export const serviceDiscoveryKinds: KindDefinition[] = [
     group: '',
     version: 'v1',
     kind: 'Service',
-    schema: kindSchema({
-      group: '',
-      version: 'v1',
-      kind: 'Service',
-      spec: Type.Object({
-        type: Type.Optional(Type.String({ default: 'ClusterIP' })),
-        ports: Type.Optional(
-          Type.Array(servicePort, {
-            'x-kubernetes-list-type': 'map',
-            'x-kubernetes-list-map-keys': ['port', 'protocol'],
-          }),
-        ),
-        selector: stringMapSchema(),
-        clusterIP: Type.Optional(Type.String()),
-        clusterIPs: strings(),
-        externalName: Type.Optional(Type.String()),
-        externalIPs: strings(),
-        sessionAffinity: Type.Optional(Type.String({ default: 'None' })),
-        ipFamilies: strings(),
-        ipFamilyPolicy: Type.Optional(Type.String()),
-        internalTrafficPolicy: Type.Optional(Type.String()),
-        publishNotReadyAddresses: Type.Optional(Type.Boolean()),
-      }),
-      status: Type.Object({
-        loadBalancer: Type.Optional(
-          Type.Object({
-            ingress: Type.Optional(
-              Type.Array(
-                Type.Object({ ip: Type.Optional(Type.String()), hostname: Type.Optional(Type.String()) }),
+    schema: withFieldDescriptions(
+      kindSchema({
+        group: '',
+        version: 'v1',
+        kind: 'Service',
+        description: serviceDescription,
+        spec: Type.Object({
+          type: Type.Optional(Type.String({ default: 'ClusterIP' })),
+          ports: Type.Optional(
+            Type.Array(servicePort, {
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['port', 'protocol'],
+            }),
+          ),
+          selector: stringMapSchema(),
+          clusterIP: Type.Optional(Type.String()),
+          clusterIPs: strings(),
+          externalName: Type.Optional(Type.String()),
+          externalIPs: strings(),
+          sessionAffinity: Type.Optional(Type.String({ default: 'None' })),
+          ipFamilies: strings(),
+          ipFamilyPolicy: Type.Optional(Type.String()),
+          internalTrafficPolicy: Type.Optional(Type.String()),
+          publishNotReadyAddresses: Type.Optional(Type.Boolean()),
+        }),
+        status: Type.Object({
+          loadBalancer: Type.Optional(
+            Type.Object({
+              ingress: Type.Optional(
+                Type.Array(
+                  Type.Object({ ip: Type.Optional(Type.String()), hostname: Type.Optional(Type.String()) }),
+                ),
               ),
-            ),
-          }),
-        ),
+            }),
+          ),
+        }),
       }),
-    }),
+      serviceDescriptions,
+    ),
   },
   {
     group: discovery,
