@@ -208,7 +208,7 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
 
   it('explains built-in fields with upstream descriptions', async () => {
     // kubectl wraps descriptions: compare with runs of whitespace collapsed.
-    const explain = async (field: string) => (await kubectl(server, ['explain', field])).replace(/\s+/g, ' ');
+    const explain = async (...args: string[]) => (await kubectl(server, ['explain', ...args])).replace(/\s+/g, ' ');
     const data = await explain('configmap.data');
     expect(data).toContain('Data contains the configuration data. Each key must consist of alphanumeric characters');
     expect(data).not.toContain('<no description>');
@@ -218,6 +218,13 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     );
     expect(await explain('lease.spec.holderIdentity')).toContain(
       'holderIdentity contains the identity of the holder of a current lease.',
+    );
+    expect(await explain('endpointslices.addressType')).toContain(
+      'addressType specifies the type of address carried by this EndpointSlice.',
+    );
+    expect(await explain('endpointslices.endpoints.targetRef.uid')).toContain('UID of the referent.');
+    expect(await explain('events.note', '--api-version=events.k8s.io/v1')).toContain(
+      'note is a human-readable description of the status of this operation.',
     );
   });
 

@@ -20,6 +20,12 @@ export const objectReferenceDescriptions = (prefix: string): FieldDescriptions =
     'UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids',
 });
 
+/** Upstream's core/v1 EventSource field texts, for an EventSource at `prefix`. */
+export const eventSourceDescriptions = (prefix: string): FieldDescriptions => ({
+  [`${prefix}.component`]: 'Component from which the event is generated.',
+  [`${prefix}.host`]: 'Node name on which the event is generated.',
+});
+
 export const configMapDescription = 'ConfigMap holds configuration data for pods to consume.';
 
 export const configMapDescriptions: FieldDescriptions = {
@@ -95,7 +101,6 @@ export const eventDescriptions: FieldDescriptions = {
   'series.count': 'Number of occurrences in this series up to the last heartbeat time',
   'series.lastObservedTime': 'Time of the last occurrence observed',
   source: 'The component reporting this event. Should be a short machine understandable string.',
-  'source.component': 'Component from which the event is generated.',
-  'source.host': 'Node name on which the event is generated.',
+  ...eventSourceDescriptions('source'),
   type: 'Type of this event (Normal, Warning), new types could be added in the future',
 };

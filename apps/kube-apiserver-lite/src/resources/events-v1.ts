@@ -2,38 +2,44 @@ import { Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/ap
 import type { ResourceDefinition } from '@kapi/server';
 import { objectReferenceSchema } from './common-schemas.js';
 import { eventPrinterColumns, objectReferenceFields } from './event-table.js';
+import { eventsV1Description, eventsV1Descriptions } from './events-v1-descriptions.js';
 import { validateEventsV1Create, validateEventsV1Update } from './events-v1-validation.js';
+import { withFieldDescriptions } from './field-descriptions.js';
 
 const events = { group: 'events.k8s.io', version: 'v1' } as const;
 
 /** The events.k8s.io/v1 Event schema (the same object as core/v1's, under the new field names). */
-const eventsV1Schema = kindSchema({
-  ...events,
-  kind: 'Event',
-  properties: {
-    eventTime: Type.Optional(Type.String({ format: 'date-time', nullable: true })),
-    series: Type.Optional(
-      Type.Object({
-        count: Type.Optional(Type.Integer({ format: 'int32' })),
-        lastObservedTime: Type.Optional(Type.String({ format: 'date-time' })),
-      }),
-    ),
-    reportingController: Type.Optional(Type.String()),
-    reportingInstance: Type.Optional(Type.String()),
-    action: Type.Optional(Type.String()),
-    reason: Type.Optional(Type.String()),
-    regarding: Type.Optional(objectReferenceSchema),
-    related: Type.Optional(objectReferenceSchema),
-    note: Type.Optional(Type.String()),
-    type: Type.Optional(Type.String()),
-    deprecatedSource: Type.Optional(
-      Type.Object({ component: Type.Optional(Type.String()), host: Type.Optional(Type.String()) }),
-    ),
-    deprecatedFirstTimestamp: Type.Optional(Type.String({ format: 'date-time', nullable: true })),
-    deprecatedLastTimestamp: Type.Optional(Type.String({ format: 'date-time', nullable: true })),
-    deprecatedCount: Type.Optional(Type.Integer({ format: 'int32' })),
-  },
-});
+const eventsV1Schema = withFieldDescriptions(
+  kindSchema({
+    ...events,
+    kind: 'Event',
+    description: eventsV1Description,
+    properties: {
+      eventTime: Type.Optional(Type.String({ format: 'date-time', nullable: true })),
+      series: Type.Optional(
+        Type.Object({
+          count: Type.Optional(Type.Integer({ format: 'int32' })),
+          lastObservedTime: Type.Optional(Type.String({ format: 'date-time' })),
+        }),
+      ),
+      reportingController: Type.Optional(Type.String()),
+      reportingInstance: Type.Optional(Type.String()),
+      action: Type.Optional(Type.String()),
+      reason: Type.Optional(Type.String()),
+      regarding: Type.Optional(objectReferenceSchema),
+      related: Type.Optional(objectReferenceSchema),
+      note: Type.Optional(Type.String()),
+      type: Type.Optional(Type.String()),
+      deprecatedSource: Type.Optional(
+        Type.Object({ component: Type.Optional(Type.String()), host: Type.Optional(Type.String()) }),
+      ),
+      deprecatedFirstTimestamp: Type.Optional(Type.String({ format: 'date-time', nullable: true })),
+      deprecatedLastTimestamp: Type.Optional(Type.String({ format: 'date-time', nullable: true })),
+      deprecatedCount: Type.Optional(Type.Integer({ format: 'int32' })),
+    },
+  }),
+  eventsV1Descriptions,
+);
 
 /** events.k8s.io/v1 field -> core/v1 field (upstream's pkg/apis/events/v1 conversion); others keep their name. */
 const renamed: Record<string, string> = {

@@ -8,6 +8,7 @@ import {
 } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 import { objectReferenceSchema, stringMapSchema } from './common-schemas.js';
+import { endpointSliceDescription, endpointSliceDescriptions } from './discovery-descriptions.js';
 import { withFieldDescriptions } from './field-descriptions.js';
 import { serviceDescription, serviceDescriptions } from './service-descriptions.js';
 
@@ -86,32 +87,36 @@ export const serviceDiscoveryKinds: KindDefinition[] = [
     group: discovery,
     version: 'v1',
     kind: 'EndpointSlice',
-    schema: kindSchema({
-      group: discovery,
-      version: 'v1',
-      kind: 'EndpointSlice',
-      properties: {
-        addressType: Type.String(),
-        endpoints: Type.Array(
-          Type.Object({
-            addresses: Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set' }),
-            conditions: Type.Optional(
-              Type.Object({
-                ready: Type.Optional(Type.Boolean()),
-                serving: Type.Optional(Type.Boolean()),
-                terminating: Type.Optional(Type.Boolean()),
-              }),
-            ),
-            hostname: Type.Optional(Type.String()),
-            nodeName: Type.Optional(Type.String()),
-            zone: Type.Optional(Type.String()),
-            targetRef: Type.Optional(objectReferenceSchema),
-          }),
-          { 'x-kubernetes-list-type': 'atomic' },
-        ),
-        ports: Type.Optional(Type.Array(endpointPort, { 'x-kubernetes-list-type': 'atomic' })),
-      },
-    }),
+    schema: withFieldDescriptions(
+      kindSchema({
+        group: discovery,
+        version: 'v1',
+        kind: 'EndpointSlice',
+        description: endpointSliceDescription,
+        properties: {
+          addressType: Type.String(),
+          endpoints: Type.Array(
+            Type.Object({
+              addresses: Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set' }),
+              conditions: Type.Optional(
+                Type.Object({
+                  ready: Type.Optional(Type.Boolean()),
+                  serving: Type.Optional(Type.Boolean()),
+                  terminating: Type.Optional(Type.Boolean()),
+                }),
+              ),
+              hostname: Type.Optional(Type.String()),
+              nodeName: Type.Optional(Type.String()),
+              zone: Type.Optional(Type.String()),
+              targetRef: Type.Optional(objectReferenceSchema),
+            }),
+            { 'x-kubernetes-list-type': 'atomic' },
+          ),
+          ports: Type.Optional(Type.Array(endpointPort, { 'x-kubernetes-list-type': 'atomic' })),
+        },
+      }),
+      endpointSliceDescriptions,
+    ),
   },
 ];
 
