@@ -11,13 +11,24 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * (e.g. 503 from the storage-version write barrier, or 429 while a cache initialises).
  */
 export async function ensureObject(client: ResourceClient, namespace: string | undefined, object: KubeObject, signal?: AbortSignal): Promise<void> {
-  for (;;) {
+  await whileStarting(async () => {
     try {
       await client.create(namespace, object);
-      return;
     } catch (error) {
-      if (StatusError.isInstance(error) && error.code === 409) return;
-      // Only "not ready yet" answers (write barrier 503, initialising cache 429, timeouts) are retried.
+      if (!(StatusError.isInstance(error) && error.code === 409)) throw error;
+    }
+  }, signal);
+}
+
+/**
+ * Runs `write` until it succeeds, again after "not ready yet" answers only (write barrier 503,
+ * initialising cache 429, timeouts), as a post-start hook's writes meet them while the server starts.
+ */
+export async function whileStarting<T>(write: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  for (;;) {
+    try {
+      return await write();
+    } catch (error) {
       const retryable = !StatusError.isInstance(error) || [429, 500, 503, 504].includes(error.code);
       if (!retryable || signal?.aborted) throw error;
       await sleep(200);

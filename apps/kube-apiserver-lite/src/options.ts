@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { knownFeatureGates, parseFeatureGates } from './feature-gates.js';
+import { defaultServiceNodePortRange, parseNodePortRange, type NodePortRange } from './node-port-allocator.js';
+import { defaultServiceClusterIPRange, parseServiceIPRange, type ServiceIPRange } from './service-ip-range.js';
 
 /** kube-apiserver-lite's command-line options. */
 export interface ServerOptions {
@@ -43,6 +45,10 @@ export interface ServerOptions {
   maxMutatingRequestsInFlight: number;
   requestTimeoutSeconds: number;
   corsAllowedOrigins: string[];
+  /** `--service-cluster-ip-range`: Services' cluster IPs come from it (the first is the `kubernetes` Service's). */
+  serviceClusterIPRange: ServiceIPRange;
+  /** `--service-node-port-range`: NodePort and LoadBalancer Services' node ports come from it. */
+  serviceNodePortRange: NodePortRange;
   shutdownDelaySeconds: number;
   /** `--http2-max-streams-per-connection`; 0: Go's default (250). */
   http2MaxStreamsPerConnection: number;
@@ -125,6 +131,8 @@ export const flagSpecs: Record<string, FlagSpec> = {
   'max-mutating-requests-inflight': { type: 'string', default: '200', description: 'Maximum mutating requests in flight.' },
   'request-timeout': { type: 'string', default: '60s', description: 'Timeout of non-long-running requests.' },
   'cors-allowed-origins': { type: 'string', description: 'Comma-separated regular expressions of allowed CORS origins.' },
+  'service-cluster-ip-range': { type: 'string', default: defaultServiceClusterIPRange, description: "A CIDR notation IP range from which to assign service cluster IPs (IPv4 only here). The first address is the 'kubernetes' Service's." },
+  'service-node-port-range': { type: 'string', default: defaultServiceNodePortRange, description: 'A port range to reserve for services with NodePort visibility. Inclusive at both ends of the range.' },
   'shutdown-delay-duration': { type: 'string', default: '0s', description: 'Time readyz reports not-ready before shutdown proceeds.' },
   'http2-max-streams-per-connection': { type: 'string', default: '0', description: "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default." },
   'audit-policy-file': { type: 'string', description: 'Path to the audit policy (audit.k8s.io/v1 Policy, YAML or JSON).' },
@@ -254,6 +262,8 @@ export function parseOptions(argv: string[]): ServerOptions & { help: boolean } 
     maxMutatingRequestsInFlight: number('max-mutating-requests-inflight'),
     requestTimeoutSeconds: parseDuration(get('request-timeout')) / 1000,
     corsAllowedOrigins: get('cors-allowed-origins').split(',').map((s) => s.trim()).filter(Boolean),
+    serviceClusterIPRange: parseServiceIPRange(get('service-cluster-ip-range')),
+    serviceNodePortRange: parseNodePortRange(get('service-node-port-range')),
     shutdownDelaySeconds: parseDuration(get('shutdown-delay-duration')) / 1000,
     http2MaxStreamsPerConnection: number('http2-max-streams-per-connection'),
     encryptionProviderConfigAutomaticReload: truthy(get('encryption-provider-config-automatic-reload')),

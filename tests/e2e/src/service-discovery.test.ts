@@ -26,7 +26,7 @@ spec:
     const out = await kubectl(shared.server, ['get', 'services']);
     const [header, row] = out.trim().split('\n');
     expect(header).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/);
-    expect(row).toMatch(/^api\s+ClusterIP\s+\S*\s*<none>\s+443\/TCP\s+/);
+    expect(row).toMatch(/^api\s+ClusterIP\s+10\.0\.0\.\d+\s+<none>\s+443\/TCP\s+/);
     const stored = await shared.admin.request<{ spec: Record<string, unknown> }>({
       method: 'GET',
       path: '/api/v1/namespaces/default/services/api',
@@ -49,9 +49,9 @@ spec:
     expect(rows[0]).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/);
     expect(rows.slice(1)).toEqual([
       expect.stringMatching(/^my-ext\s+ExternalName\s+bar\.com\s+<none>\s+\d+s$/),
-      expect.stringMatching(/^my-lb\s+LoadBalancer\s+<pending>\s+5678\/TCP\s+\d+s$/),
-      expect.stringMatching(/^my-np\s+NodePort\s+<none>\s+5678:30080\/TCP\s+\d+s$/),
-      expect.stringMatching(/^my-svc\s+ClusterIP\s+<none>\s+80\/TCP\s+\d+s$/),
+      expect.stringMatching(/^my-lb\s+LoadBalancer\s+10\.0\.0\.\d+\s+<pending>\s+5678:3\d{4}\/TCP\s+\d+s$/),
+      expect.stringMatching(/^my-np\s+NodePort\s+10\.0\.0\.\d+\s+<none>\s+5678:30080\/TCP\s+\d+s$/),
+      expect.stringMatching(/^my-svc\s+ClusterIP\s+10\.0\.0\.\d+\s+<none>\s+80\/TCP\s+\d+s$/),
     ]);
     const stored = await shared.admin.request<{ metadata: { labels: Record<string, string> }; spec: Record<string, unknown> }>({
       method: 'GET',

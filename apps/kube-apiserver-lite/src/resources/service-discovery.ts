@@ -12,8 +12,8 @@ import { endpointSliceDescription, endpointSliceDescriptions } from './discovery
 import { withFieldDescriptions } from './field-descriptions.js';
 import { serviceDescription, serviceDescriptions } from './service-descriptions.js';
 
-// Core v1 Services and discovery.k8s.io/v1 EndpointSlices, storage only: no IP allocation, no proxying,
-// no endpoint controller. The aggregator resolves an APIService's service through them.
+// Core v1 Services and discovery.k8s.io/v1 EndpointSlices: no proxying and
+// no endpoint controller (cluster IPs and node ports: service-allocation-strategy.ts). The aggregator resolves an APIService's service through them.
 
 const discovery = 'discovery.k8s.io';
 const strings = () => Type.Optional(Type.Array(Type.String()));
@@ -66,6 +66,9 @@ export const serviceDiscoveryKinds: KindDefinition[] = [
           ipFamilies: strings(),
           ipFamilyPolicy: Type.Optional(Type.String()),
           internalTrafficPolicy: Type.Optional(Type.String()),
+          externalTrafficPolicy: Type.Optional(Type.String()),
+          allocateLoadBalancerNodePorts: Type.Optional(Type.Boolean()),
+          loadBalancerClass: Type.Optional(Type.String()),
           publishNotReadyAddresses: Type.Optional(Type.Boolean()),
         }),
         status: Type.Object({

@@ -1,0 +1,111 @@
+import type { KubeObject } from '@kapi/apimachinery';
+import { ResourceClient, type RestClient } from '@kapi/client';
+import type { GenericAPIServer } from '@kapi/server';
+import type { Interface } from '@kapi/storage';
+import { ensureObject, whileStarting } from './bootstrap.js';
+import { ServiceAllocationRepair } from './service-allocation-repair.js';
+import type { ServiceAllocators } from './service-allocation-strategy.js';
+import { firstServiceIP } from './service-ip-range.js';
+
+const services = { group: '', version: 'v1', resource: 'services', namespaced: true };
+const endpointSlices = {
+  group: 'discovery.k8s.io',
+  version: 'v1',
+  resource: 'endpointslices',
+  namespaced: true,
+};
+
+/** What the service IP hooks need of the control plane. */
+export interface ServiceHooksContext {
+  allocators: ServiceAllocators;
+  /** The services' storage (the watch cache) and its key prefix, once installed. */
+  servicesStorage: () => { storage: Interface; prefix: string } | undefined;
+  rest: () => RestClient;
+  /** The address this server advertises in the `kubernetes` EndpointSlice. */
+  advertiseAddress: string;
+  /** Resolves once the `default` namespace exists. */
+  systemNamespaces: Promise<void>;
+  controllers: Array<() => Promise<void> | void>;
+  log: (message: string) => void;
+}
+
+/**
+ * Upstream's post-start hooks around Services: `start-service-ip-repair-controllers` (the
+ * {@link ServiceAllocationRepair} of cluster IPs and node ports) and `bootstrap-controller` (the `kubernetes` Service in
+ * `default` on the range's first address, with an EndpointSlice naming this server).
+ */
+export function addServiceHooks(server: GenericAPIServer, context: ServiceHooksContext): void {
+  server.addPostStartHook('start-service-ip-repair-controllers', async () => {
+    const installed = context.servicesStorage();
+    if (!installed) throw new Error('services are not installed');
+    const { clusterIPs, nodePorts } = context.allocators;
+    const repair = new ServiceAllocationRepair({
+      kinds: [clusterIPs.repaired(), nodePorts.repaired()],
+      services: installed.storage,
+      servicesPrefix: installed.prefix,
+      log: context.log,
+    });
+    context.controllers.push(() => repair.stop());
+    await repair.start();
+  });
+  server.addPostStartHook('bootstrap-controller', async ({ signal }) => {
+    await context.systemNamespaces;
+    const port = Number(new URL(server.loopbackClient.url).port);
+    await ensureKubernetesService(
+      context.rest(),
+      firstServiceIP(context.allocators.clusterIPs.range),
+      context.advertiseAddress,
+      port,
+      signal,
+    );
+  });
+}
+
+/**
+ * The `default/kubernetes` Service (ClusterIP on `clusterIP`, port 443 to the secure port) and its
+ * EndpointSlice naming this server, as upstream's bootstrap controller keeps them: made when missing,
+ * set again on each start (the port may have changed; with several replicas the last started wins).
+ */
+export async function ensureKubernetesService(
+  rest: RestClient,
+  clusterIP: string,
+  address: string,
+  port: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  const service: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name: 'kubernetes',
+      namespace: 'default',
+      labels: { component: 'apiserver', provider: 'kubernetes' },
+    },
+    spec: {
+      type: 'ClusterIP',
+      clusterIP,
+      sessionAffinity: 'None',
+      ports: [{ name: 'https', protocol: 'TCP', port: 443, targetPort: port }],
+    },
+  };
+  const slice: KubeObject = {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: {
+      name: 'kubernetes',
+      namespace: 'default',
+      labels: { 'kubernetes.io/service-name': 'kubernetes' },
+    },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: [address], conditions: { ready: true } }],
+    ports: [{ name: 'https', protocol: 'TCP', port }],
+  };
+  for (const [client, object] of [
+    [new ResourceClient(rest, services), service],
+    [new ResourceClient(rest, endpointSlices), slice],
+  ] as const) {
+    await ensureObject(client, 'default', object, signal);
+    // Without a resourceVersion: last write wins, and an unchanged object is not written again.
+    await whileStarting(() => client.update('default', object), signal);
+  }
+}
