@@ -63,7 +63,7 @@ export function addServiceHooks(server: GenericAPIServer, context: ServiceHooksC
 
 /**
  * The `default/kubernetes` Service (ClusterIP on `clusterIP`, port 443 to the secure port) and its
- * EndpointSlice naming this server, as upstream's bootstrap controller keeps them: made when missing,
+ * EndpointSlice and (legacy) Endpoints naming this server, as upstream's bootstrap controller keeps them: made when missing,
  * set again on each start (the port may have changed; with several replicas the last started wins).
  */
 export async function ensureKubernetesService(
@@ -100,9 +100,23 @@ export async function ensureKubernetesService(
     endpoints: [{ addresses: [address], conditions: { ready: true } }],
     ports: [{ name: 'https', protocol: 'TCP', port }],
   };
+  const endpoints: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: {
+      name: 'kubernetes',
+      namespace: 'default',
+      labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' },
+    },
+    subsets: [{ addresses: [{ ip: address }], ports: [{ name: 'https', port, protocol: 'TCP' }] }],
+  };
   for (const [client, object] of [
     [new ResourceClient(rest, services), service],
     [new ResourceClient(rest, endpointSlices), slice],
+    [
+      new ResourceClient(rest, { group: '', version: 'v1', resource: 'endpoints', namespaced: true }),
+      endpoints,
+    ],
   ] as const) {
     await ensureObject(client, 'default', object, signal);
     // Without a resourceVersion: last write wins, and an unchanged object is not written again.

@@ -56,6 +56,10 @@ describe('Service cluster IPs and node ports', () => {
       endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
       ports: [{ name: 'https', port, protocol: 'TCP' }],
     });
+    const endpoints = await call('GET', '/api/v1/namespaces/default/endpoints/kubernetes');
+    expect(endpoints.body).toMatchObject({
+      subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port, protocol: 'TCP' }] }],
+    });
     const kubernetes = await call('GET', path('default', 'kubernetes'));
     expect(kubernetes.body.spec.ports).toEqual([
       { name: 'https', port: 443, protocol: 'TCP', targetPort: port },

@@ -40,11 +40,16 @@ spec:
 
   it('kubectl create service (protobuf bodies) makes each type, listed with upstream columns', async () => {
     await kubectl(shared.server, ['create', 'namespace', 'created']);
-    const create = (args: string[]) => kubectl(shared.server, ['create', 'service', ...args, '-n', 'created']);
+    const create = (args: string[]) =>
+      kubectl(shared.server, ['create', 'service', ...args, '-n', 'created']);
     expect(await create(['clusterip', 'my-svc', '--tcp=80:8080'])).toBe('service/my-svc created\n');
-    expect(await create(['nodeport', 'my-np', '--tcp=5678:8080', '--node-port=30080'])).toBe('service/my-np created\n');
+    expect(await create(['nodeport', 'my-np', '--tcp=5678:8080', '--node-port=30080'])).toBe(
+      'service/my-np created\n',
+    );
     expect(await create(['loadbalancer', 'my-lb', '--tcp=5678:8080'])).toBe('service/my-lb created\n');
-    expect(await create(['externalname', 'my-ext', '--external-name=bar.com'])).toBe('service/my-ext created\n');
+    expect(await create(['externalname', 'my-ext', '--external-name=bar.com'])).toBe(
+      'service/my-ext created\n',
+    );
     const rows = (await kubectl(shared.server, ['get', 'svc', '-n', 'created'])).trim().split('\n');
     expect(rows[0]).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/);
     expect(rows.slice(1)).toEqual([
@@ -53,7 +58,10 @@ spec:
       expect.stringMatching(/^my-np\s+NodePort\s+10\.0\.0\.\d+\s+<none>\s+5678:30080\/TCP\s+\d+s$/),
       expect.stringMatching(/^my-svc\s+ClusterIP\s+10\.0\.0\.\d+\s+<none>\s+80\/TCP\s+\d+s$/),
     ]);
-    const stored = await shared.admin.request<{ metadata: { labels: Record<string, string> }; spec: Record<string, unknown> }>({
+    const stored = await shared.admin.request<{
+      metadata: { labels: Record<string, string> };
+      spec: Record<string, unknown>;
+    }>({
       method: 'GET',
       path: '/api/v1/namespaces/created/services/my-np',
     });
@@ -80,7 +88,12 @@ ports:
   port: 8443
 `;
     await kubectl(shared.server, ['apply', '-f', '-'], slice);
-    const out = await kubectl(shared.server, ['get', 'endpointslices', '-l', 'kubernetes.io/service-name=api']);
+    const out = await kubectl(shared.server, [
+      'get',
+      'endpointslices',
+      '-l',
+      'kubernetes.io/service-name=api',
+    ]);
     const [header, row] = out.trim().split('\n');
     expect(header).toMatch(/^NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE$/);
     expect(row).toMatch(/^api-1\s+IPv4\s+8443\s+127\.0\.0\.1\s+/);
@@ -108,7 +121,8 @@ ports:
       'EndpointSlice.discovery.k8s.io "bad" is invalid: addressType: Unsupported value: "IPv5": supported values: "IPv4", "IPv6", "FQDN"',
     );
     expect(
-      (await shared.admin.raw({ method: 'GET', path: '/api/v1/namespaces/default/services/empty' })).statusCode,
+      (await shared.admin.raw({ method: 'GET', path: '/api/v1/namespaces/default/services/empty' }))
+        .statusCode,
     ).toBe(404);
     expect(
       (
@@ -117,6 +131,42 @@ ports:
           path: '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/bad',
         })
       ).statusCode,
+    ).toBe(404);
+  });
+
+  it('serves the deprecated v1 Endpoints: kubectl lists them with upstream columns and Warning, bad input is refused', async () => {
+    const endpoints = `apiVersion: v1
+kind: Endpoints
+metadata: { name: many }
+subsets:
+- addresses: [{ ip: 10.1.0.1 }, { ip: 10.1.0.2 }, { ip: 10.1.0.3 }]
+  ports: [{ name: a, port: 80 }, { name: b, port: 81 }]
+`;
+    await kubectl(shared.server, ['apply', '-f', '-'], endpoints);
+    const rows = (await kubectl(shared.server, ['get', 'endpoints'])).trim().split('\n');
+    expect(rows[0]).toMatch(/^NAME\s+ENDPOINTS\s+AGE$/);
+    expect(rows).toContainEqual(
+      expect.stringMatching(/^many\s+10\.1\.0\.1:80,10\.1\.0\.2:80,10\.1\.0\.3:80 \+ 3 more\.\.\.\s+\d+s$/),
+    );
+    expect(rows).toContainEqual(expect.stringMatching(/^kubernetes\s+127\.0\.0\.1:\d+\s+/));
+    const read = await shared.admin.raw({ method: 'GET', path: '/api/v1/namespaces/default/endpoints/many' });
+    expect(read.headers['warning']).toBe(
+      '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"',
+    );
+
+    const bad = await post('/api/v1/namespaces/default/endpoints', {
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name: 'bad' },
+      subsets: [{ addresses: [{ ip: 'nope' }], ports: [{ port: 0, protocol: 'XYZ' }] }],
+    });
+    expect(bad.code).toBe(422);
+    expect(bad.body['message']).toBe(
+      'Endpoints "bad" is invalid: [subsets[0].addresses[0].ip: Invalid value: "nope": must be a valid IP address, subsets[0].ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive, subsets[0].ports[0].protocol: Unsupported value: "XYZ": supported values: "TCP", "UDP", "SCTP"]',
+    );
+    expect(
+      (await shared.admin.raw({ method: 'GET', path: '/api/v1/namespaces/default/endpoints/bad' }))
+        .statusCode,
     ).toBe(404);
   });
 });

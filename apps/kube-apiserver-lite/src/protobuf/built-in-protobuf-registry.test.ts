@@ -75,6 +75,7 @@ describe('built-in protobuf registry', () => {
       ['events.k8s.io/v1', 'Event'],
       ['v1', 'Service'],
       ['discovery.k8s.io/v1', 'EndpointSlice'],
+      ['v1', 'Endpoints'],
       ['rbac.authorization.k8s.io/v1', 'Role'],
       ['rbac.authorization.k8s.io/v1', 'ClusterRole'],
       ['rbac.authorization.k8s.io/v1', 'RoleBinding'],
@@ -138,6 +139,33 @@ describe('built-in protobuf registry', () => {
       addressType: 'IPv4',
       endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true, terminating: false }, nodeName: 'node-1' }],
       ports: [{ name: 'https', protocol: 'TCP', port: 8443 }],
+    });
+  });
+
+  it('decodes a core/v1 Endpoints (as the endpoints controllers of client-go write it)', () => {
+    const address = (ip: string, node?: string) => [...text(1, ip), ...text(3, ''), ...(node ? text(4, node) : [])];
+    const body = envelope(
+      'v1',
+      'Endpoints',
+      objectMeta('api', 'wardle'),
+      nested(
+        2,
+        nested(1, address('10.1.0.1', 'node-1')),
+        nested(2, address('10.1.0.2')),
+        nested(3, text(1, 'https'), int(2, 8443), text(3, 'TCP'), text(4, 'kubernetes.io/h2c')),
+      ),
+    );
+    expect(builtInProtobufRegistry.decode(body)).toEqual({
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name: 'api', namespace: 'wardle' },
+      subsets: [
+        {
+          addresses: [{ ip: '10.1.0.1', nodeName: 'node-1' }],
+          notReadyAddresses: [{ ip: '10.1.0.2' }],
+          ports: [{ name: 'https', port: 8443, protocol: 'TCP', appProtocol: 'kubernetes.io/h2c' }],
+        },
+      ],
     });
   });
 

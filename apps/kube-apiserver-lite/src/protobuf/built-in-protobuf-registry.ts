@@ -21,7 +21,7 @@ import {
   roleBindingDescriptor,
   roleDescriptor,
 } from './rbac-descriptors.js';
-import { endpointSliceDescriptor, serviceDescriptor } from './service-descriptors.js';
+import { endpointSliceDescriptor, endpointsDescriptor, serviceDescriptor } from './service-descriptors.js';
 
 /**
  * A new registry that decodes the protobuf bodies kubectl and client-go send for the built-in kinds
@@ -39,6 +39,7 @@ export function createBuiltInProtobufRegistry(): ProtobufRegistry {
     .register('events.k8s.io/v1', 'Event', eventsV1EventDescriptor)
     .register('v1', 'Service', serviceDescriptor)
     .register('discovery.k8s.io/v1', 'EndpointSlice', endpointSliceDescriptor)
+    .register('v1', 'Endpoints', endpointsDescriptor)
     .register(rbac, 'Role', roleDescriptor)
     .register(rbac, 'ClusterRole', clusterRoleDescriptor)
     .register(rbac, 'RoleBinding', roleBindingDescriptor)

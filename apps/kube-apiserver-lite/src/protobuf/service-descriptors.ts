@@ -3,7 +3,11 @@
  * `create service` and client-go send them as protobuf). Field numbers from k8s.io/api
  * core/v1 and discovery/v1 generated.proto.
  */
-import { conditionDescriptor, objectMetaDescriptor, type ProtobufMessageDescriptor } from '@kapi/apimachinery';
+import {
+  conditionDescriptor,
+  objectMetaDescriptor,
+  type ProtobufMessageDescriptor,
+} from '@kapi/apimachinery';
 import { objectReferenceDescriptor } from './core-descriptors.js';
 import { field, keep, mapField, message, repeatedField } from './descriptor-helpers.js';
 
@@ -18,7 +22,9 @@ export const servicePortDescriptor: ProtobufMessageDescriptor = message('Service
 });
 
 const clientIPConfigDescriptor = message('ClientIPConfig', { 1: field('timeoutSeconds', 'int32', keep) });
-const sessionAffinityConfigDescriptor = message('SessionAffinityConfig', { 1: field('clientIP', clientIPConfigDescriptor) });
+const sessionAffinityConfigDescriptor = message('SessionAffinityConfig', {
+  1: field('clientIP', clientIPConfigDescriptor),
+});
 
 /** core/v1 ServiceSpec. */
 export const serviceSpecDescriptor: ProtobufMessageDescriptor = message('ServiceSpec', {
@@ -58,7 +64,10 @@ const loadBalancerIngressDescriptor = message('LoadBalancerIngress', {
 
 /** core/v1 ServiceStatus. */
 export const serviceStatusDescriptor: ProtobufMessageDescriptor = message('ServiceStatus', {
-  1: field('loadBalancer', message('LoadBalancerStatus', { 1: repeatedField('ingress', loadBalancerIngressDescriptor) })),
+  1: field(
+    'loadBalancer',
+    message('LoadBalancerStatus', { 1: repeatedField('ingress', loadBalancerIngressDescriptor) }),
+  ),
   2: repeatedField('conditions', conditionDescriptor),
 });
 
@@ -105,4 +114,33 @@ export const endpointSliceDescriptor: ProtobufMessageDescriptor = message('Endpo
   4: field('addressType', 'string', keep),
   2: repeatedField('endpoints', endpointDescriptor),
   3: repeatedField('ports', endpointPortDescriptor),
+});
+
+/** core/v1 EndpointAddress. */
+const endpointAddressDescriptor = message('EndpointAddress', {
+  1: field('ip', 'string'),
+  3: field('hostname', 'string'),
+  4: field('nodeName', 'string', keep),
+  2: field('targetRef', objectReferenceDescriptor),
+});
+
+/** core/v1 Endpoints (deprecated since 1.33, still written by client-go controllers as protobuf). */
+export const endpointsDescriptor: ProtobufMessageDescriptor = message('Endpoints', {
+  1: field('metadata', objectMetaDescriptor),
+  2: repeatedField(
+    'subsets',
+    message('EndpointSubset', {
+      1: repeatedField('addresses', endpointAddressDescriptor),
+      2: repeatedField('notReadyAddresses', endpointAddressDescriptor),
+      3: repeatedField(
+        'ports',
+        message('CoreEndpointPort', {
+          1: field('name', 'string'),
+          2: field('port', 'int32', keep),
+          3: field('protocol', 'string'),
+          4: field('appProtocol', 'string', keep),
+        }),
+      ),
+    }),
+  ),
 });

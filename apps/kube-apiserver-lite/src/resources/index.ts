@@ -4,6 +4,7 @@ import { authorizationKinds } from './authorization.js';
 import { autoscalingConversions, autoscalingKinds, autoscalingResources } from './autoscaling.js';
 import { coordinationKinds, coordinationResources } from './coordination.js';
 import { coreKinds, coreResources } from './core.js';
+import { endpointsKind, endpointsResource } from './endpoints.js';
 import { eventsV1Kinds, eventsV1Resources } from './events-v1.js';
 import { rbacKinds, rbacResources } from './rbac.js';
 import { serviceDiscoveryKinds, serviceDiscoveryResources } from './service-discovery.js';
@@ -18,6 +19,7 @@ export const builtInKinds: KindDefinition[] = [
   ...autoscalingKinds,
   ...authorizationKinds,
   ...serviceDiscoveryKinds,
+  endpointsKind,
   ...migrationKinds,
 ];
 
@@ -32,6 +34,7 @@ export const builtInResources: ResourceDefinition[] = [
   ...rbacResources,
   ...autoscalingResources,
   ...serviceDiscoveryResources,
+  endpointsResource,
   ...migrationResources,
 ];
 
