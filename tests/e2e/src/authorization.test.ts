@@ -333,6 +333,13 @@ describe('ClusterRole aggregation', () => {
       call('POST', cmPath, { user: 'editor', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'by-editor' } } }),
     );
     expect(created.code).toBe(201);
+    // As upstream's edit: Services yes; Endpoints and EndpointSlices only read (CVE-2021-25740).
+    const service = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'by-editor' }, spec: { ports: [{ port: 80 }] } };
+    expect((await call('POST', '/api/v1/namespaces/default/services', { user: 'editor', body: service })).code).toBe(201);
+    const endpoints = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'by-editor' }, subsets: [] };
+    expect((await call('POST', '/api/v1/namespaces/default/endpoints', { user: 'editor', body: endpoints })).code).toBe(403);
+    expect((await call('GET', '/api/v1/namespaces/default/endpoints', { user: 'editor' })).code).toBe(200);
+    expect((await call('GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', { user: 'editor' })).code).toBe(200);
   });
 
   it('an aggregationRule needs every permission there is', async () => {

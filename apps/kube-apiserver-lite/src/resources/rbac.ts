@@ -226,9 +226,11 @@ const clusterRole = (name: string, rules: unknown[], labels: Record<string, stri
  * their bindings, as upstream's bootstrap policy.
  */
 export function bootstrapRbacObjects(): { clusterRoles: KubeObject[]; clusterRoleBindings: KubeObject[] } {
-  const namespacedData = ['configmaps', 'secrets', 'serviceaccounts', 'events'];
+  // As upstream's: edit writes services but not endpoints or endpointslices (CVE-2021-25740), which view reads.
+  const namespacedData = ['configmaps', 'secrets', 'serviceaccounts', 'services', 'events'];
   const viewRules = [
-    rule(read, [''], ['configmaps', 'events', 'serviceaccounts', 'namespaces', 'namespaces/status']),
+    rule(read, [''], ['configmaps', 'events', 'serviceaccounts', 'services', 'services/status', 'endpoints', 'namespaces', 'namespaces/status']),
+    rule(read, ['discovery.k8s.io'], ['endpointslices']),
     rule(read, ['autoscaling'], ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
     rule(read, ['coordination.k8s.io'], ['leases']),
   ];
