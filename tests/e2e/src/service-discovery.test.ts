@@ -53,11 +53,19 @@ spec:
     const rows = (await kubectl(shared.server, ['get', 'svc', '-n', 'created'])).trim().split('\n');
     expect(rows[0]).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/);
     expect(rows.slice(1)).toEqual([
-      expect.stringMatching(/^my-ext\s+ExternalName\s+bar\.com\s+<none>\s+\d+s$/),
+      expect.stringMatching(/^my-ext\s+ExternalName\s+<none>\s+bar\.com\s+<none>\s+\d+s$/),
       expect.stringMatching(/^my-lb\s+LoadBalancer\s+10\.0\.0\.\d+\s+<pending>\s+5678:3\d{4}\/TCP\s+\d+s$/),
       expect.stringMatching(/^my-np\s+NodePort\s+10\.0\.0\.\d+\s+<none>\s+5678:30080\/TCP\s+\d+s$/),
       expect.stringMatching(/^my-svc\s+ClusterIP\s+10\.0\.0\.\d+\s+<none>\s+80\/TCP\s+\d+s$/),
     ]);
+    const wide = (
+      await kubectl(shared.server, ['get', 'svc', 'my-svc', 'my-ext', '-n', 'created', '-o', 'wide'])
+    )
+      .trim()
+      .split('\n');
+    expect(wide[0]).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE\s+SELECTOR$/);
+    expect(wide[1]).toMatch(/^my-svc\s+ClusterIP\s+\S+\s+<none>\s+80\/TCP\s+\d+s\s+app=my-svc$/);
+    expect(wide[2]).toMatch(/^my-ext\s+ExternalName\s+<none>\s+bar\.com\s+<none>\s+\d+s\s+app=my-ext$/);
     const stored = await shared.admin.request<{
       metadata: { labels: Record<string, string> };
       spec: Record<string, unknown>;

@@ -178,6 +178,15 @@ function servicePorts(object: KubeObject): string {
   return ports.map((port) => `${port.port}${port.nodePort ? `:${port.nodePort}` : ''}/${port.protocol ?? 'TCP'}`).join(',');
 }
 
+/** kubectl's SELECTOR of a Service (`-o wide`): `key=value` pairs sorted by key, as upstream's FormatLabels. */
+function serviceSelector(object: KubeObject): string {
+  const selector = (object['spec'] as { selector?: Record<string, string> } | undefined)?.selector ?? {};
+  const pairs = Object.keys(selector)
+    .sort()
+    .map((key) => `${key}=${selector[key]}`);
+  return pairs.join(',') || '<none>';
+}
+
 /** kubectl's EXTERNAL-IP of a Service, as upstream's printer: `<pending>` for a LoadBalancer without ingress. */
 function serviceExternalIP(object: KubeObject): string {
   const { type, externalIPs = [], externalName } = spec(object);
@@ -216,7 +225,7 @@ export const serviceDiscoveryResources: ResourceDefinition[] = [
     // Upstream's service store returns the deleted Service.
     printerColumns: [
       { name: 'Type', type: 'string', jsonPath: '.spec.type' },
-      { name: 'Cluster-IP', type: 'string', jsonPath: '.spec.clusterIP' },
+      { name: 'Cluster-IP', type: 'string', jsonPath: '.spec.clusterIP', cell: (object) => spec(object).clusterIP || '<none>' },
       {
         name: 'External-IP',
         type: 'string',
@@ -225,6 +234,7 @@ export const serviceDiscoveryResources: ResourceDefinition[] = [
       },
       { name: 'Port(s)', type: 'string', jsonPath: '.spec.ports', cell: servicePorts },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      { name: 'Selector', type: 'string', priority: 1, jsonPath: '.spec.selector', cell: serviceSelector },
     ],
     strategy: {
       prepareForCreate: defaultTargetPorts,
