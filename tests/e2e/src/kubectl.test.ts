@@ -38,14 +38,27 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     expect(out).toMatch(/horizontalpodautoscalers\s+hpa\s+autoscaling\/v2\s+true\s+HorizontalPodAutoscaler/);
   });
 
-  it('lists the API groups in upstream\'s order (APIService priority) and an APIService for each', async () => {
-    const groups = (JSON.parse(await kubectl(server, ['get', '--raw', '/apis'])) as { groups: Array<{ name: string }> }).groups.map((group) => group.name);
-    const builtIn = ['apiregistration.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'autoscaling', 'rbac.authorization.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io'];
+  it("lists the API groups in upstream's order (APIService priority) and an APIService for each", async () => {
+    const groups = (
+      JSON.parse(await kubectl(server, ['get', '--raw', '/apis'])) as { groups: Array<{ name: string }> }
+    ).groups.map((group) => group.name);
+    const builtIn = [
+      'apiregistration.k8s.io',
+      'events.k8s.io',
+      'authentication.k8s.io',
+      'authorization.k8s.io',
+      'autoscaling',
+      'rbac.authorization.k8s.io',
+      'apiextensions.k8s.io',
+      'coordination.k8s.io',
+      'discovery.k8s.io',
+    ];
     expect(groups.filter((group) => builtIn.includes(group))).toEqual(builtIn);
     // The built-in groups come before every other (custom resource groups get priority 1000).
     expect(groups.slice(0, builtIn.length)).toEqual(builtIn);
     const apiServices = await kubectl(server, ['get', 'apiservices', '-o', 'name']);
-    for (const name of ['v1.events.k8s.io', 'v1.apiregistration.k8s.io', 'v1beta1.storagemigration.k8s.io']) expect(apiServices).toContain(`apiservice.apiregistration.k8s.io/${name}`);
+    for (const name of ['v1.events.k8s.io', 'v1.apiregistration.k8s.io', 'v1beta1.storagemigration.k8s.io'])
+      expect(apiServices).toContain(`apiservice.apiregistration.k8s.io/${name}`);
   });
 
   it('shows the system namespaces with real table columns', async () => {
@@ -120,11 +133,23 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
 
   it('applies server-side: creates, configures, reports conflicts, forces, prunes, shows managedFields', async () => {
     const manifest = (data: Record<string, string>) =>
-      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default' }, data });
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'ssa', namespace: 'default' },
+        data,
+      });
     const data = async () =>
-      (JSON.parse(await kubectl(server, ['get', 'cm', 'ssa', '-n', 'default', '-o', 'json'])) as { data: Record<string, string> })
-        .data;
-    const created = await kubectl(server, ['apply', '--server-side', '-f', '-'], manifest({ a: '1', b: '2' }));
+      (
+        JSON.parse(await kubectl(server, ['get', 'cm', 'ssa', '-n', 'default', '-o', 'json'])) as {
+          data: Record<string, string>;
+        }
+      ).data;
+    const created = await kubectl(
+      server,
+      ['apply', '--server-side', '-f', '-'],
+      manifest({ a: '1', b: '2' }),
+    );
     expect(created).toContain('configmap/ssa serverside-applied');
     await kubectl(server, ['apply', '--server-side', '-f', '-'], manifest({ a: '1', b: '2', c: '3' }));
     expect(await data()).toEqual({ a: '1', b: '2', c: '3' });
@@ -141,28 +166,63 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     // kubectl no longer applies a (now owned by other) nor b (owned by nobody else): b is pruned.
     await kubectl(server, ['apply', '--server-side', '-f', '-'], manifest({ c: '3' }));
     expect(await data()).toEqual({ a: '9', c: '3' });
-    const yaml = await kubectl(server, ['get', 'cm', 'ssa', '-n', 'default', '-o', 'yaml', '--show-managed-fields']);
-    expect(yaml).toMatch(/- apiVersion: v1\n\s+fieldsType: FieldsV1\n\s+fieldsV1:\n\s+f:data:\n\s+f:c: \{\}\n\s+manager: kubectl\n\s+operation: Apply/);
+    const yaml = await kubectl(server, [
+      'get',
+      'cm',
+      'ssa',
+      '-n',
+      'default',
+      '-o',
+      'yaml',
+      '--show-managed-fields',
+    ]);
+    expect(yaml).toMatch(
+      /- apiVersion: v1\n\s+fieldsType: FieldsV1\n\s+fieldsV1:\n\s+f:data:\n\s+f:c: \{\}\n\s+manager: kubectl\n\s+operation: Apply/,
+    );
     expect(yaml).toMatch(/f:a: \{\}\n\s+manager: other\n\s+operation: Apply/);
-    expect(await kubectl(server, ['get', 'cm', 'ssa', '-n', 'default', '-o', 'yaml'])).not.toContain('managedFields');
+    expect(await kubectl(server, ['get', 'cm', 'ssa', '-n', 'default', '-o', 'yaml'])).not.toContain(
+      'managedFields',
+    );
   });
 
   it('moves a client-side applied object to server-side apply without conflicts', async () => {
     const manifest = (a: string) =>
-      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'migrated', namespace: 'default' }, data: { a } });
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'migrated', namespace: 'default' },
+        data: { a },
+      });
     await kubectl(server, ['apply', '-f', '-'], manifest('1'));
     await kubectl(server, ['apply', '--server-side', '-f', '-'], manifest('2'));
     const out = JSON.parse(
-      await kubectl(server, ['get', 'cm', 'migrated', '-n', 'default', '-o', 'json', '--show-managed-fields']),
+      await kubectl(server, [
+        'get',
+        'cm',
+        'migrated',
+        '-n',
+        'default',
+        '-o',
+        'json',
+        '--show-managed-fields',
+      ]),
     ) as {
       data: Record<string, string>;
-      metadata: { annotations: Record<string, string>; managedFields: Array<{ manager: string; operation: string }> };
+      metadata: {
+        annotations: Record<string, string>;
+        managedFields: Array<{ manager: string; operation: string }>;
+      };
     };
     expect(out.data).toEqual({ a: '2' });
-    expect(JSON.parse(out.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'] ?? '{}')).toMatchObject({
+    expect(
+      JSON.parse(out.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'] ?? '{}'),
+    ).toMatchObject({
       data: { a: '2' },
     });
-    expect(out.metadata.managedFields.map((entry) => [entry.manager, entry.operation])).toContainEqual(['kubectl', 'Apply']);
+    expect(out.metadata.managedFields.map((entry) => [entry.manager, entry.operation])).toContainEqual([
+      'kubectl',
+      'Apply',
+    ]);
   });
 
   it('deletes', async () => {
@@ -208,9 +268,12 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
 
   it('explains built-in fields with upstream descriptions', async () => {
     // kubectl wraps descriptions: compare with runs of whitespace collapsed.
-    const explain = async (...args: string[]) => (await kubectl(server, ['explain', ...args])).replace(/\s+/g, ' ');
+    const explain = async (...args: string[]) =>
+      (await kubectl(server, ['explain', ...args])).replace(/\s+/g, ' ');
     const data = await explain('configmap.data');
-    expect(data).toContain('Data contains the configuration data. Each key must consist of alphanumeric characters');
+    expect(data).toContain(
+      'Data contains the configuration data. Each key must consist of alphanumeric characters',
+    );
     expect(data).not.toContain('<no description>');
     expect(await explain('configmap')).toContain('ConfigMap holds configuration data for pods to consume.');
     expect(await explain('role.rules.verbs')).toContain(
@@ -225,6 +288,19 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     expect(await explain('endpointslices.endpoints.targetRef.uid')).toContain('UID of the referent.');
     expect(await explain('events.note', '--api-version=events.k8s.io/v1')).toContain(
       'note is a human-readable description of the status of this operation.',
+    );
+    expect(await explain('apiservices')).toContain(
+      'APIService represents a server for a particular GroupVersion. Name must be "version.group".',
+    );
+    expect(await explain('apiservices.spec.groupPriorityMinimum')).toContain(
+      'GroupPriorityMinimum is the priority this group should have at least.',
+    );
+    expect(await explain('apiservices.status.conditions.reason')).toContain(
+      "Unique, one-word, CamelCase reason for the condition's last transition.",
+    );
+    expect(await explain('endpoints.subsets.ports.port')).toContain('The port number of the endpoint.');
+    expect(await explain('services.spec.externalTrafficPolicy')).toContain(
+      'externalTrafficPolicy describes how nodes distribute service traffic',
     );
   });
 
@@ -306,17 +382,52 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
 
   it('defaults an HPA as upstream: CPU at 80% without metrics, behavior filled in', async () => {
     const hpa = (apiVersion: string, name: string, spec: Record<string, unknown>) =>
-      JSON.stringify({ apiVersion, kind: 'HorizontalPodAutoscaler', metadata: { name, namespace: 'default' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 3, ...spec } });
-    await kubectl(server, ['create', '-f', '-'], hpa('autoscaling/v2', 'defaulted-v2', { behavior: { scaleUp: { stabilizationWindowSeconds: 10 } } }));
+      JSON.stringify({
+        apiVersion,
+        kind: 'HorizontalPodAutoscaler',
+        metadata: { name, namespace: 'default' },
+        spec: {
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+          maxReplicas: 3,
+          ...spec,
+        },
+      });
+    await kubectl(
+      server,
+      ['create', '-f', '-'],
+      hpa('autoscaling/v2', 'defaulted-v2', { behavior: { scaleUp: { stabilizationWindowSeconds: 10 } } }),
+    );
     await kubectl(server, ['create', '-f', '-'], hpa('autoscaling/v1', 'defaulted-v1', {}));
     const read = async (version: string, name: string) =>
-      (JSON.parse(await kubectl(server, ['get', `horizontalpodautoscalers.${version}.autoscaling`, name, '-o', 'json'])) as { spec: Record<string, unknown> }).spec;
-    const cpu80 = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
+      (
+        JSON.parse(
+          await kubectl(server, [
+            'get',
+            `horizontalpodautoscalers.${version}.autoscaling`,
+            name,
+            '-o',
+            'json',
+          ]),
+        ) as { spec: Record<string, unknown> }
+      ).spec;
+    const cpu80 = [
+      {
+        type: 'Resource',
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } },
+      },
+    ];
     const v2 = await read('v2', 'defaulted-v2');
     expect(v2['minReplicas']).toBe(1);
     expect(v2['metrics']).toEqual(cpu80);
     expect(v2['behavior']).toEqual({
-      scaleUp: { stabilizationWindowSeconds: 10, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] },
+      scaleUp: {
+        stabilizationWindowSeconds: 10,
+        selectPolicy: 'Max',
+        policies: [
+          { type: 'Pods', value: 4, periodSeconds: 15 },
+          { type: 'Percent', value: 100, periodSeconds: 15 },
+        ],
+      },
       scaleDown: { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] },
     });
     expect((await read('v1', 'defaulted-v2'))['targetCPUUtilizationPercentage']).toBe(80);
@@ -324,7 +435,17 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     expect((await read('v2', 'defaulted-v1'))['metrics']).toEqual(cpu80);
     // A new HPA's status as upstream serializes it (v1's currentReplicas has no omitempty).
     const status = async (version: string) =>
-      (JSON.parse(await kubectl(server, ['get', `horizontalpodautoscalers.${version}.autoscaling`, 'defaulted-v2', '-o', 'json'])) as { status?: unknown }).status;
+      (
+        JSON.parse(
+          await kubectl(server, [
+            'get',
+            `horizontalpodautoscalers.${version}.autoscaling`,
+            'defaulted-v2',
+            '-o',
+            'json',
+          ]),
+        ) as { status?: unknown }
+      ).status;
     expect(await status('v2')).toEqual({ desiredReplicas: 0 });
     expect(await status('v1')).toEqual({ currentReplicas: 0, desiredReplicas: 0 });
   });
@@ -336,26 +457,48 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     await kubectl(server, ['label', 'configmap', 'emptied', 'tier-']);
     await kubectl(server, ['annotate', 'configmap', 'emptied', 'note-']);
     await kubectl(server, ['patch', 'configmap', 'emptied', '--type=merge', '-p', '{"data":{"x":null}}']);
-    const emptied = JSON.parse(await kubectl(server, ['get', 'configmap', 'emptied', '-o', 'json'])) as { metadata: Record<string, unknown>; data?: unknown };
+    const emptied = JSON.parse(await kubectl(server, ['get', 'configmap', 'emptied', '-o', 'json'])) as {
+      metadata: Record<string, unknown>;
+      data?: unknown;
+    };
     expect(emptied.metadata['labels']).toBeUndefined();
     expect(emptied.metadata['annotations']).toBeUndefined();
     expect(emptied.data).toBeUndefined();
     const created = JSON.parse(
-      await kubectl(server, ['create', '-o', 'json', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'born-empty', namespace: 'default', labels: {}, annotations: {}, finalizers: [] }, data: {} })),
+      await kubectl(
+        server,
+        ['create', '-o', 'json', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'born-empty', namespace: 'default', labels: {}, annotations: {}, finalizers: [] },
+          data: {},
+        }),
+      ),
     ) as { metadata: Record<string, unknown>; data?: unknown };
-    expect(Object.keys(created.metadata).filter((key) => ['labels', 'annotations', 'finalizers'].includes(key))).toEqual([]);
+    expect(
+      Object.keys(created.metadata).filter((key) => ['labels', 'annotations', 'finalizers'].includes(key)),
+    ).toEqual([]);
     expect(created.data).toBeUndefined();
   });
 
   it('selects events by their object (describe shows them) and secrets by type', async () => {
     await kubectl(server, ['create', 'configmap', 'described', '--from-literal=a=1']);
     // describe asks for the events of the object's uid, kind, name and namespace.
-    const uid = (await kubectl(server, ['get', 'configmap', 'described', '-o', 'jsonpath={.metadata.uid}'])).trim();
+    const uid = (
+      await kubectl(server, ['get', 'configmap', 'described', '-o', 'jsonpath={.metadata.uid}'])
+    ).trim();
     const event = (name: string, kind: string, object: string, reason: string, type: string) => ({
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name, namespace: 'default' },
-      involvedObject: { apiVersion: 'v1', kind, name: object, namespace: 'default', ...(object === 'described' ? { uid } : {}) },
+      involvedObject: {
+        apiVersion: 'v1',
+        kind,
+        name: object,
+        namespace: 'default',
+        ...(object === 'described' ? { uid } : {}),
+      },
       reason,
       type,
       message: `${reason} happened`,
@@ -364,21 +507,48 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
       lastTimestamp: new Date().toISOString(),
       count: 1,
     });
-    await kubectl(server, ['create', '-f', '-'], JSON.stringify(event('described.1', 'ConfigMap', 'described', 'Touched', 'Warning')));
-    await kubectl(server, ['create', '-f', '-'], JSON.stringify(event('other.1', 'ConfigMap', 'other', 'Elsewhere', 'Normal')));
-    const selected = await kubectl(server, ['get', 'events', '--field-selector', 'involvedObject.name=described,type=Warning', '-o', 'name']);
+    await kubectl(
+      server,
+      ['create', '-f', '-'],
+      JSON.stringify(event('described.1', 'ConfigMap', 'described', 'Touched', 'Warning')),
+    );
+    await kubectl(
+      server,
+      ['create', '-f', '-'],
+      JSON.stringify(event('other.1', 'ConfigMap', 'other', 'Elsewhere', 'Normal')),
+    );
+    const selected = await kubectl(server, [
+      'get',
+      'events',
+      '--field-selector',
+      'involvedObject.name=described,type=Warning',
+      '-o',
+      'name',
+    ]);
     expect(selected.trim()).toBe('event/described.1');
     expect(await kubectl(server, ['events', '--for', 'configmap/described'])).toContain('Touched happened');
     // The table's OBJECT is kind/name, as upstream's event printer.
-    expect(await kubectl(server, ['get', 'events', '--field-selector', 'involvedObject.name=described'])).toMatch(/\sconfigmap\/described\s/);
+    expect(
+      await kubectl(server, ['get', 'events', '--field-selector', 'involvedObject.name=described']),
+    ).toMatch(/\sconfigmap\/described\s/);
     const described = await kubectl(server, ['describe', 'configmap', 'described']);
     expect(described).toMatch(/Events:[\s\S]*Touched/);
     expect(described).not.toContain('Elsewhere');
 
     await kubectl(server, ['create', 'secret', 'generic', 'opaque-one', '--from-literal=k=v']);
-    const tls = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tls-one', namespace: 'default' }, type: 'kubernetes.io/tls', data: { 'tls.crt': 'eA==', 'tls.key': 'eA==' } };
+    const tls = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'tls-one', namespace: 'default' },
+      type: 'kubernetes.io/tls',
+      data: { 'tls.crt': 'eA==', 'tls.key': 'eA==' },
+    };
     await kubectl(server, ['create', '-f', '-'], JSON.stringify(tls));
-    expect((await kubectl(server, ['get', 'secrets', '--field-selector', 'type=kubernetes.io/tls', '-o', 'name'])).trim()).toBe('secret/tls-one');
+    expect(
+      (
+        await kubectl(server, ['get', 'secrets', '--field-selector', 'type=kubernetes.io/tls', '-o', 'name'])
+      ).trim(),
+    ).toBe('secret/tls-one');
   });
 
   it('terminates a namespace: refuses new content, waits for finalizers, then removes it', async () => {
