@@ -299,6 +299,15 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
       "Unique, one-word, CamelCase reason for the condition's last transition.",
     );
     expect(await explain('endpoints.subsets.ports.port')).toContain('The port number of the endpoint.');
+    expect(await explain('hpa.spec.metrics.resource.target.averageUtilization')).toContain(
+      'averageUtilization is the target value of the average of the resource metric across all relevant pods',
+    );
+    expect(await explain('hpa.status.currentMetrics.pods.current.averageUtilization')).toContain(
+      'currentAverageUtilization is the current value',
+    );
+    expect(await explain('hpa.spec.behavior.scaleUp.policies.periodSeconds')).toContain(
+      'PeriodSeconds specifies the window of time',
+    );
     expect(await explain('services.spec.externalTrafficPolicy')).toContain(
       'externalTrafficPolicy describes how nodes distribute service traffic',
     );

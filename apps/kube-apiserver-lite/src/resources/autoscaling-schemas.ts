@@ -1,5 +1,7 @@
 import { Type, kindSchema } from '@kapi/apimachinery';
+import { hpaDescription, hpaDescriptions } from './autoscaling-descriptions.js';
 import { conditionsSchema } from './common-schemas.js';
+import { withFieldDescriptions } from './field-descriptions.js';
 
 const group = 'autoscaling';
 
@@ -8,7 +10,8 @@ const crossVersionObjectReference = Type.Object(
   { 'x-kubernetes-map-type': 'atomic' },
 );
 
-const quantity = () => Type.Optional(Type.Union([Type.String(), Type.Number()], { 'x-kubernetes-int-or-string': true }));
+const quantity = () =>
+  Type.Optional(Type.Union([Type.String(), Type.Number()], { 'x-kubernetes-int-or-string': true }));
 
 const metricTarget = Type.Object({
   type: Type.String({ enum: ['Utilization', 'Value', 'AverageValue'] }),
@@ -30,19 +33,35 @@ const metricIdentifier = Type.Object({
 
 const metricSpec = Type.Object({
   type: Type.String({ enum: ['Object', 'Pods', 'Resource', 'ContainerResource', 'External'] }),
-  object: Type.Optional(Type.Object({ describedObject: crossVersionObjectReference, target: metricTarget, metric: metricIdentifier })),
+  object: Type.Optional(
+    Type.Object({
+      describedObject: crossVersionObjectReference,
+      target: metricTarget,
+      metric: metricIdentifier,
+    }),
+  ),
   pods: Type.Optional(Type.Object({ metric: metricIdentifier, target: metricTarget })),
   resource: Type.Optional(Type.Object({ name: Type.String(), target: metricTarget })),
-  containerResource: Type.Optional(Type.Object({ name: Type.String(), target: metricTarget, container: Type.String() })),
+  containerResource: Type.Optional(
+    Type.Object({ name: Type.String(), target: metricTarget, container: Type.String() }),
+  ),
   external: Type.Optional(Type.Object({ metric: metricIdentifier, target: metricTarget })),
 });
 
 const metricStatus = Type.Object({
   type: Type.String(),
-  object: Type.Optional(Type.Object({ describedObject: crossVersionObjectReference, current: metricValueStatus, metric: metricIdentifier })),
+  object: Type.Optional(
+    Type.Object({
+      describedObject: crossVersionObjectReference,
+      current: metricValueStatus,
+      metric: metricIdentifier,
+    }),
+  ),
   pods: Type.Optional(Type.Object({ metric: metricIdentifier, current: metricValueStatus })),
   resource: Type.Optional(Type.Object({ name: Type.String(), current: metricValueStatus })),
-  containerResource: Type.Optional(Type.Object({ name: Type.String(), current: metricValueStatus, container: Type.String() })),
+  containerResource: Type.Optional(
+    Type.Object({ name: Type.String(), current: metricValueStatus, container: Type.String() }),
+  ),
   external: Type.Optional(Type.Object({ metric: metricIdentifier, current: metricValueStatus })),
 });
 
@@ -51,7 +70,11 @@ const scalingRules = Type.Object({
   selectPolicy: Type.Optional(Type.String({ enum: ['Max', 'Min', 'Disabled'] })),
   policies: Type.Optional(
     Type.Array(
-      Type.Object({ type: Type.String({ enum: ['Pods', 'Percent'] }), value: Type.Integer(), periodSeconds: Type.Integer() }),
+      Type.Object({
+        type: Type.String({ enum: ['Pods', 'Percent'] }),
+        value: Type.Integer(),
+        periodSeconds: Type.Integer(),
+      }),
       { 'x-kubernetes-list-type': 'atomic' },
     ),
   ),
@@ -78,24 +101,30 @@ export const hpaV1Schema = kindSchema({
   }),
 });
 
-/** autoscaling/v2 HorizontalPodAutoscaler (also the hub version). */
-export const hpaV2Schema = kindSchema({
-  group,
-  version: 'v2',
-  kind: 'HorizontalPodAutoscaler',
-  spec: Type.Object({
-    scaleTargetRef: crossVersionObjectReference,
-    minReplicas: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, default: 1 })),
-    maxReplicas: Type.Integer({ format: 'int32' }),
-    metrics: Type.Optional(Type.Array(metricSpec, { 'x-kubernetes-list-type': 'atomic' })),
-    behavior: Type.Optional(Type.Object({ scaleUp: Type.Optional(scalingRules), scaleDown: Type.Optional(scalingRules) })),
+/** autoscaling/v2 HorizontalPodAutoscaler (also the hub version), with upstream's field descriptions. */
+export const hpaV2Schema = withFieldDescriptions(
+  kindSchema({
+    group,
+    version: 'v2',
+    kind: 'HorizontalPodAutoscaler',
+    description: hpaDescription,
+    spec: Type.Object({
+      scaleTargetRef: crossVersionObjectReference,
+      minReplicas: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, default: 1 })),
+      maxReplicas: Type.Integer({ format: 'int32' }),
+      metrics: Type.Optional(Type.Array(metricSpec, { 'x-kubernetes-list-type': 'atomic' })),
+      behavior: Type.Optional(
+        Type.Object({ scaleUp: Type.Optional(scalingRules), scaleDown: Type.Optional(scalingRules) }),
+      ),
+    }),
+    status: Type.Object({
+      observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
+      lastScaleTime: Type.Optional(Type.String({ format: 'date-time' })),
+      currentReplicas: Type.Optional(Type.Integer({ format: 'int32' })),
+      desiredReplicas: Type.Integer({ format: 'int32' }),
+      currentMetrics: Type.Optional(Type.Array(metricStatus, { 'x-kubernetes-list-type': 'atomic' })),
+      conditions: conditionsSchema(),
+    }),
   }),
-  status: Type.Object({
-    observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
-    lastScaleTime: Type.Optional(Type.String({ format: 'date-time' })),
-    currentReplicas: Type.Optional(Type.Integer({ format: 'int32' })),
-    desiredReplicas: Type.Integer({ format: 'int32' }),
-    currentMetrics: Type.Optional(Type.Array(metricStatus, { 'x-kubernetes-list-type': 'atomic' })),
-    conditions: conditionsSchema(),
-  }),
-});
+  hpaDescriptions,
+);
