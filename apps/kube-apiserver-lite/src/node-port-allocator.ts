@@ -103,16 +103,15 @@ export class NodePortAllocator {
   }
 }
 
-/** The node ports a Service holds (its ports', whatever its type: validation keeps them to the types that have them). */
+/**
+ * The node ports a Service holds: its ports' and its health check's, whatever its type (validation
+ * keeps them to the types that have them).
+ */
 export function nodePortsOf(service: KubeObject): number[] {
-  const ports = (service['spec'] as { ports?: Array<{ nodePort?: number }> } | undefined)?.ports ?? [];
-  return [
-    ...new Set(
-      ports.flatMap((port) =>
-        typeof port.nodePort === 'number' && port.nodePort > 0 ? [port.nodePort] : [],
-      ),
-    ),
-  ];
+  const spec = service['spec'] as
+    { ports?: Array<{ nodePort?: number }>; healthCheckNodePort?: number } | undefined;
+  const ports = [...(spec?.ports ?? []).map((port) => port.nodePort), spec?.healthCheckNodePort];
+  return [...new Set(ports.filter((port): port is number => typeof port === 'number' && port > 0))];
 }
 
 function nodePortObject(port: string, service: ServiceRef, created: string): KubeObject {

@@ -1,6 +1,7 @@
 import type { FieldError, KubeObject } from '@kapi/apimachinery';
 import type { RequestScope, ResourceStrategy } from '@kapi/server';
-import type { NodePortAllocator } from './node-port-allocator.js';
+import { nodePortsOf, type NodePortAllocator } from './node-port-allocator.js';
+import type { ServiceRef } from './service-claims.js';
 import type { ServiceIPAllocator } from './service-ip-allocator.js';
 import { parseIPv4 } from './service-ip-range.js';
 
@@ -21,6 +22,9 @@ interface AllocatedSpec {
   externalTrafficPolicy?: string;
   allocateLoadBalancerNodePorts?: boolean;
   loadBalancerClass?: string;
+  healthCheckNodePort?: number;
+  sessionAffinity?: string;
+  sessionAffinityConfig?: { clientIP?: { timeoutSeconds?: number } };
   ports?: ServicePort[];
 }
 
@@ -47,6 +51,9 @@ const hasClusterIP = (spec: AllocatedSpec) => typeOf(spec) !== 'ExternalName';
 const hasNodePorts = (spec: AllocatedSpec) =>
   typeOf(spec) === 'NodePort' ||
   (typeOf(spec) === 'LoadBalancer' && spec.allocateLoadBalancerNodePorts !== false);
+/** A LoadBalancer Service with `externalTrafficPolicy: Local` has a health check node port. */
+const hasHealthCheck = (spec: AllocatedSpec) =>
+  typeOf(spec) === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local';
 const samePort = (a: ServicePort, b: ServicePort) =>
   a.port === b.port && (a.protocol ?? 'TCP') === (b.protocol ?? 'TCP');
 
@@ -97,20 +104,80 @@ export function serviceAllocationStrategy(
           detail: 'may not change once set',
         });
       }
+      if (
+        previous.healthCheckNodePort &&
+        spec.healthCheckNodePort &&
+        spec.healthCheckNodePort !== previous.healthCheckNodePort
+      )
+        errors.push({
+          field: 'spec.healthCheckNodePort',
+          type: 'FieldValueInvalid',
+          value: spec.healthCheckNodePort,
+          detail: 'field is immutable',
+        });
       return errors;
     },
     async admit(operation, object, old, scope) {
-      const taken = operation === 'create' && (await allocators.exists?.(scope.namespace, scope.name));
-      if (!taken && (operation === 'create' || operation === 'update')) {
-        const spec = specOf(object);
-        const service = { namespace: scope.namespace, name: scope.name };
-        if (operation === 'create' || (old && !hasClusterIP(specOf(old))))
-          await allocateClusterIP(allocators.clusterIPs, spec, scope);
-        if (hasNodePorts(spec)) await allocateNodePorts(allocators.nodePorts, spec, service, scope.dryRun);
-      }
+      // Admission of the request first (e.g. the namespace's lifecycle): a refusal holds nothing.
       await inner?.admit?.(operation, object, old, scope);
+      if (operation !== 'create' && operation !== 'update') return;
+      if (operation === 'create' && (await allocators.exists?.(scope.namespace, scope.name))) return;
+      const spec = specOf(object);
+      try {
+        await allocate(allocators, spec, old && specOf(old), scope);
+      } catch (error) {
+        // As upstream's transaction: what this request allocated before failing is released.
+        if (!scope.dryRun)
+          await releaseNew(allocators, spec, old && specOf(old), {
+            namespace: scope.namespace,
+            name: scope.name,
+          });
+        throw error;
+      }
     },
   };
+}
+
+/** Allocates what `spec` holds and `previous` (the stored Service, on update) did not: cluster IP, node ports, health check port. */
+async function allocate(
+  allocators: ServiceAllocators,
+  spec: AllocatedSpec,
+  previous: AllocatedSpec | undefined,
+  scope: RequestScope,
+): Promise<void> {
+  const service = { namespace: scope.namespace, name: scope.name };
+  if (!previous || !hasClusterIP(previous)) await allocateClusterIP(allocators.clusterIPs, spec, scope);
+  if (hasNodePorts(spec)) await allocateNodePorts(allocators.nodePorts, spec, service, scope.dryRun);
+  if (hasHealthCheck(spec)) {
+    if (spec.healthCheckNodePort)
+      await allocators.nodePorts.allocate(
+        spec.healthCheckNodePort,
+        service,
+        'spec.healthCheckNodePort',
+        scope.dryRun,
+      );
+    else spec.healthCheckNodePort = await allocators.nodePorts.allocateNext(service, scope.dryRun);
+  }
+}
+
+/** Releases the values `spec` names that `previous` did not hold (each only if `service` holds it). */
+async function releaseNew(
+  allocators: ServiceAllocators,
+  spec: AllocatedSpec,
+  previous: AllocatedSpec | undefined,
+  service: ServiceRef,
+): Promise<void> {
+  const ignore = () => undefined;
+  const heldBefore = new Set(previous ? nodePortsOf({ metadata: {}, spec: previous }) : []);
+  if (
+    spec.clusterIP &&
+    spec.clusterIP !== 'None' &&
+    !(previous && hasClusterIP(previous) && previous.clusterIP === spec.clusterIP)
+  )
+    await allocators.clusterIPs.release(spec.clusterIP, service).catch(ignore);
+  for (const port of nodePortsOf({ metadata: {}, spec })) {
+    if (!heldBefore.has(port)) await allocators.nodePorts.release(port, service).catch(ignore);
+  }
 }
 
 /** Allocates `spec`'s cluster IP (the one it names, or the next free one) unless it has none or is headless. */
@@ -177,6 +244,9 @@ function keepAllocated(spec: AllocatedSpec, previous: AllocatedSpec): void {
   const externallyFacing = (type: string) => type === 'NodePort' || type === 'LoadBalancer';
   if (!externallyFacing(typeOf(spec)) && unchanged('externalTrafficPolicy'))
     delete spec.externalTrafficPolicy;
+  if (hasHealthCheck(spec) && !spec.healthCheckNodePort && previous.healthCheckNodePort)
+    spec.healthCheckNodePort = previous.healthCheckNodePort;
+  if (!hasHealthCheck(spec) && unchanged('healthCheckNodePort')) delete spec.healthCheckNodePort;
   if (typeOf(spec) !== 'LoadBalancer') {
     if (unchanged('allocateLoadBalancerNodePorts')) delete spec.allocateLoadBalancerNodePorts;
     if (unchanged('loadBalancerClass')) delete spec.loadBalancerClass;
@@ -199,7 +269,14 @@ function applyDefaults(spec: AllocatedSpec): void {
   if (typeOf(spec) === 'NodePort' || typeOf(spec) === 'LoadBalancer')
     spec.externalTrafficPolicy ??= 'Cluster';
   if (typeOf(spec) === 'LoadBalancer') spec.allocateLoadBalancerNodePorts ??= true;
+  if (spec.sessionAffinity === 'ClientIP') {
+    const clientIP = ((spec.sessionAffinityConfig ??= {}).clientIP ??= {});
+    clientIP.timeoutSeconds ??= defaultClientIPAffinitySeconds;
+  }
 }
+
+/** Upstream's DefaultClientIPServiceAffinitySeconds (3 hours). */
+const defaultClientIPAffinitySeconds = 10800;
 
 /** What upstream's validation says of the cluster IPs and node ports a single-stack IPv4 server holds. */
 function validateAllocated(spec: AllocatedSpec): FieldError[] {
@@ -264,6 +341,23 @@ function validateAllocated(spec: AllocatedSpec): FieldError[] {
           detail: "may only be used when `type` is 'LoadBalancer'",
         });
   }
+  for (const field of ['externalTrafficPolicy', 'internalTrafficPolicy'] as const) {
+    const value = spec[field];
+    if (value !== undefined && value !== 'Cluster' && value !== 'Local')
+      errors.push({
+        field: `spec.${field}`,
+        type: 'FieldValueNotSupported',
+        value,
+        detail: 'supported values: "Cluster", "Local"',
+      });
+  }
+  if (spec.healthCheckNodePort && !hasHealthCheck(spec))
+    errors.push({
+      field: 'spec.healthCheckNodePort',
+      type: 'FieldValueInvalid',
+      value: spec.healthCheckNodePort,
+      detail: "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'",
+    });
   if (typeOf(spec) === 'ClusterIP' || typeOf(spec) === 'ExternalName') {
     (spec.ports ?? []).forEach((port, index) => {
       if (port.nodePort)

@@ -74,6 +74,18 @@ describe('Service cluster IPs and node ports', () => {
     // 13 addresses are left beside the kubernetes Service's.
     const ips: string[] = [];
     for (let i = 0; i < 13; i++) {
+      if (i === 12) {
+        // A create refused after its cluster IP was allocated (its node port is outside the range) releases
+        // the address again (the last one left here).
+        for (let again = 0; again < 3; again++) {
+          const refused = await call(
+            'POST',
+            path('fill'),
+            service(`np-${again}`, { type: 'NodePort', ports: [{ port: 80, nodePort: 30000 }] }),
+          );
+          expect(refused.code).toBe(422);
+        }
+      }
       if (i === 1) {
         // Creates of an existing name fail without holding an address (the range would not fill otherwise).
         for (let again = 0; again < 3; again++)
@@ -361,5 +373,78 @@ describe('Service cluster IPs and node ports', () => {
     expect(misplaced.body.message).toBe(
       "Service \"misplaced\" is invalid: [spec.externalTrafficPolicy: Invalid value: \"Local\": may only be set when `type` is 'NodePort' or 'LoadBalancer', spec.loadBalancerClass: Forbidden: may only be used when `type` is 'LoadBalancer']",
     );
+  });
+
+  it('gives a LoadBalancer with externalTrafficPolicy Local a health check node port, kept and immutable, dropped with Cluster', async () => {
+    const created = await call(
+      'POST',
+      path('ports'),
+      service('local', {
+        type: 'LoadBalancer',
+        externalTrafficPolicy: 'Local',
+        loadBalancerSourceRanges: ['10.0.0.0/8'],
+        sessionAffinity: 'ClientIP',
+      }),
+    );
+    expect(created.code).toBe(201);
+    const spec = created.body.spec as Service['spec'] & Record<string, unknown>;
+    const healthCheck = spec['healthCheckNodePort'] as number;
+    expect(healthCheck).toBeGreaterThanOrEqual(31000);
+    expect(healthCheck).not.toBe(spec.ports?.[0]?.nodePort);
+    expect(spec['loadBalancerSourceRanges']).toEqual(['10.0.0.0/8']);
+    expect(spec['sessionAffinityConfig']).toEqual({ clientIP: { timeoutSeconds: 10800 } });
+
+    const taken = await call(
+      'POST',
+      path('ports'),
+      service('local2', {
+        type: 'LoadBalancer',
+        externalTrafficPolicy: 'Local',
+        healthCheckNodePort: healthCheck,
+      }),
+    );
+    expect(taken.body.message).toBe(
+      `Service "local2" is invalid: spec.healthCheckNodePort: Invalid value: ${healthCheck}: provided port is already allocated`,
+    );
+    const misplaced = await call(
+      'POST',
+      path('ports'),
+      service('local3', { type: 'NodePort', healthCheckNodePort: 31090, internalTrafficPolicy: 'Nearby' }),
+    );
+    expect(misplaced.body.message).toBe(
+      'Service "local3" is invalid: [spec.internalTrafficPolicy: Unsupported value: "Nearby": supported values: "Cluster", "Local", spec.healthCheckNodePort: Invalid value: 31090: may only be set when `type` is \'LoadBalancer\' and `externalTrafficPolicy` is \'Local\']',
+    );
+
+    const patch = (body: unknown) =>
+      shared.admin.raw({
+        method: 'PATCH',
+        path: path('ports', 'local'),
+        contentType: 'application/merge-patch+json',
+        body,
+      });
+    const changed = await patch({ spec: { healthCheckNodePort: healthCheck + 1 } });
+    expect(JSON.parse(changed.body.toString()).message).toBe(
+      `Service "local" is invalid: spec.healthCheckNodePort: Invalid value: ${healthCheck + 1}: field is immutable`,
+    );
+    const toCluster = await patch({ spec: { externalTrafficPolicy: 'Cluster' } });
+    expect(toCluster.statusCode).toBe(200);
+    expect(JSON.parse(toCluster.body.toString()).spec.healthCheckNodePort).toBeUndefined();
+    // Released once the repair controller sees the change.
+    await expect
+      .poll(
+        async () =>
+          (
+            await call(
+              'POST',
+              path('ports'),
+              service('takes-health-check', {
+                type: 'NodePort',
+                ports: [{ port: 80, nodePort: healthCheck }],
+              }),
+            )
+          ).code,
+        { timeout: 10_000 },
+      )
+      .toBe(201);
   });
 });

@@ -7,7 +7,7 @@ import {
   type KubeObject,
 } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
-import { objectReferenceSchema, stringMapSchema } from './common-schemas.js';
+import { conditionsSchema, objectReferenceSchema, stringMapSchema } from './common-schemas.js';
 import { endpointSliceDescription, endpointSliceDescriptions } from './discovery-descriptions.js';
 import { withFieldDescriptions } from './field-descriptions.js';
 import { serviceDescription, serviceDescriptions } from './service-descriptions.js';
@@ -69,6 +69,17 @@ export const serviceDiscoveryKinds: KindDefinition[] = [
           externalTrafficPolicy: Type.Optional(Type.String()),
           allocateLoadBalancerNodePorts: Type.Optional(Type.Boolean()),
           loadBalancerClass: Type.Optional(Type.String()),
+          loadBalancerIP: Type.Optional(Type.String()),
+          loadBalancerSourceRanges: strings(),
+          healthCheckNodePort: Type.Optional(Type.Integer({ format: 'int32' })),
+          sessionAffinityConfig: Type.Optional(
+            Type.Object({
+              clientIP: Type.Optional(
+                Type.Object({ timeoutSeconds: Type.Optional(Type.Integer({ format: 'int32' })) }),
+              ),
+            }),
+          ),
+          trafficDistribution: Type.Optional(Type.String()),
           publishNotReadyAddresses: Type.Optional(Type.Boolean()),
         }),
         status: Type.Object({
@@ -76,11 +87,27 @@ export const serviceDiscoveryKinds: KindDefinition[] = [
             Type.Object({
               ingress: Type.Optional(
                 Type.Array(
-                  Type.Object({ ip: Type.Optional(Type.String()), hostname: Type.Optional(Type.String()) }),
+                  Type.Object({
+                    ip: Type.Optional(Type.String()),
+                    hostname: Type.Optional(Type.String()),
+                    ipMode: Type.Optional(Type.String()),
+                    ports: Type.Optional(
+                      Type.Array(
+                        Type.Object({
+                          port: Type.Integer(),
+                          protocol: Type.String(),
+                          error: Type.Optional(Type.String()),
+                        }),
+                        { 'x-kubernetes-list-type': 'atomic' },
+                      ),
+                    ),
+                  }),
+                  { 'x-kubernetes-list-type': 'atomic' },
                 ),
               ),
             }),
           ),
+          conditions: conditionsSchema(),
         }),
       }),
       serviceDescriptions,
@@ -125,7 +152,13 @@ export const serviceDiscoveryKinds: KindDefinition[] = [
 
 interface ServiceSpec {
   type?: string;
-  ports?: Array<{ name?: string; protocol?: string; port: number; targetPort?: number | string; nodePort?: number }>;
+  ports?: Array<{
+    name?: string;
+    protocol?: string;
+    port: number;
+    targetPort?: number | string;
+    nodePort?: number;
+  }>;
   clusterIP?: string;
   externalName?: string;
   externalIPs?: string[];
@@ -175,7 +208,9 @@ function defaultTargetPorts(object: KubeObject): void {
 function servicePorts(object: KubeObject): string {
   const ports = spec(object).ports ?? [];
   if (!ports.length) return '<none>';
-  return ports.map((port) => `${port.port}${port.nodePort ? `:${port.nodePort}` : ''}/${port.protocol ?? 'TCP'}`).join(',');
+  return ports
+    .map((port) => `${port.port}${port.nodePort ? `:${port.nodePort}` : ''}/${port.protocol ?? 'TCP'}`)
+    .join(',');
 }
 
 /** kubectl's SELECTOR of a Service (`-o wide`): `key=value` pairs sorted by key, as upstream's FormatLabels. */
@@ -190,8 +225,11 @@ function serviceSelector(object: KubeObject): string {
 /** kubectl's EXTERNAL-IP of a Service, as upstream's printer: `<pending>` for a LoadBalancer without ingress. */
 function serviceExternalIP(object: KubeObject): string {
   const { type, externalIPs = [], externalName } = spec(object);
-  const ingress = (object['status'] as { loadBalancer?: { ingress?: Array<{ ip?: string; hostname?: string }> } } | undefined)
-    ?.loadBalancer?.ingress ?? [];
+  const ingress =
+    (
+      object['status'] as
+        { loadBalancer?: { ingress?: Array<{ ip?: string; hostname?: string }> } } | undefined
+    )?.loadBalancer?.ingress ?? [];
   switch (type ?? 'ClusterIP') {
     case 'ClusterIP':
     case 'NodePort':
@@ -225,7 +263,12 @@ export const serviceDiscoveryResources: ResourceDefinition[] = [
     // Upstream's service store returns the deleted Service.
     printerColumns: [
       { name: 'Type', type: 'string', jsonPath: '.spec.type' },
-      { name: 'Cluster-IP', type: 'string', jsonPath: '.spec.clusterIP', cell: (object) => spec(object).clusterIP || '<none>' },
+      {
+        name: 'Cluster-IP',
+        type: 'string',
+        jsonPath: '.spec.clusterIP',
+        cell: (object) => spec(object).clusterIP || '<none>',
+      },
       {
         name: 'External-IP',
         type: 'string',
