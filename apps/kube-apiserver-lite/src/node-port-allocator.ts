@@ -55,10 +55,8 @@ export class NodePortAllocator {
   async allocateNext(service: ServiceRef, dryRun = false): Promise<number> {
     const { base, size } = this.range;
     const band = Math.min(Math.max(16, Math.floor(size / 32)), 128);
-    const offset = await pickInBands(size, band, async (candidate) =>
-      dryRun
-        ? !(await this.claims.holder(String(base + candidate)))
-        : this.claims.claim(String(base + candidate), service),
+    const offset = await pickInBands(size, band, (candidate) =>
+      this.claims.claimFree(String(base + candidate), service, dryRun),
     );
     if (offset === undefined) throw StatusError.internal('failed to allocate a nodePort: range is full');
     return base + offset;
@@ -77,9 +75,7 @@ export class NodePortAllocator {
       throw fail(
         `provided port is not in the valid range. The range of valid ports is ${formatNodePortRange(this.range)}`,
       );
-    const holder = await this.claims.holder(String(port));
-    if (sameService(holder, service)) return;
-    if (holder || (!dryRun && !(await this.claims.claim(String(port), service))))
+    if (!(await this.claims.take(String(port), service, dryRun)))
       throw fail('provided port is already allocated');
   }
 

@@ -27,8 +27,13 @@ export class ClaimStore {
     private readonly parentOf: (object: KubeObject) => ServiceRef | undefined,
   ) {}
 
+  /** Claims `id` for `service` if it is free (on a dry run: only tells whether it is); false when it is not. */
+  async claimFree(id: string, service: ServiceRef, dryRun = false): Promise<boolean> {
+    return dryRun ? !(await this.holder(id)) : this.claim(id, service);
+  }
+
   /** Creates the claim of `id` for `service`; false when another claim holds it. */
-  async claim(id: string, service: ServiceRef): Promise<boolean> {
+  private async claim(id: string, service: ServiceRef): Promise<boolean> {
     try {
       await this.storage.create(this.keyOf(id), this.describe(id, service, formatTime(new Date())));
       return true;
@@ -36,6 +41,16 @@ export class ClaimStore {
       if (StorageError.isInstance(error) && error.code === 'KeyExists') return false;
       throw error;
     }
+  }
+
+  /**
+   * Holds `id` for `service`: true when it already does or the claim succeeds (on a dry run, when `id`
+   * is free or its own, claiming nothing), false when another Service holds it.
+   */
+  async take(id: string, service: ServiceRef, dryRun = false): Promise<boolean> {
+    const holder = await this.holder(id);
+    if (holder) return sameService(holder, service);
+    return dryRun || this.claim(id, service);
   }
 
   /** The Service holding `id`, if any. */

@@ -45,10 +45,8 @@ export class ServiceIPAllocator {
     const { base, size } = this.range;
     // Usable addresses are base+1 .. base+size-2; the lower band starts at the network address.
     const address = (offset: number) => formatIPv4(base + 1 + offset);
-    const offset = await pickInBands(size - 2, lowerBandSize(size) - 1, async (candidate) =>
-      dryRun
-        ? !(await this.claims.holder(address(candidate)))
-        : this.claims.claim(address(candidate), service),
+    const offset = await pickInBands(size - 2, lowerBandSize(size) - 1, (candidate) =>
+      this.claims.claimFree(address(candidate), service, dryRun),
     );
     if (offset === undefined) throw StatusError.internal('failed to allocate a serviceIP: range is full');
     return address(offset);
@@ -66,9 +64,7 @@ export class ServiceIPAllocator {
         ip,
         `the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${this.range.cidr}`,
       );
-    const holder = await this.claims.holder(ip);
-    if (sameService(holder, service)) return;
-    if (holder || (!dryRun && !(await this.claims.claim(ip, service))))
+    if (!(await this.claims.take(ip, service, dryRun)))
       throw allocationFailure(service, ip, 'provided IP is already allocated');
   }
 
