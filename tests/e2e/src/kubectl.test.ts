@@ -308,6 +308,12 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     expect(await explain('hpa.spec.behavior.scaleUp.policies.periodSeconds')).toContain(
       'PeriodSeconds specifies the window of time',
     );
+    expect(await explain('crd.spec.names.plural')).toContain(
+      'plural is the plural name of the resource to serve.',
+    );
+    expect(await explain('crd.status.storedVersions')).toContain(
+      'storedVersions lists all versions of CustomResources that were ever persisted.',
+    );
     expect(await explain('services.spec.externalTrafficPolicy')).toContain(
       'externalTrafficPolicy describes how nodes distribute service traffic',
     );

@@ -1,4 +1,11 @@
-import { Type, kindSchema, setCondition, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import {
+  Type,
+  kindSchema,
+  setCondition,
+  type FieldError,
+  type KindDefinition,
+  type KubeObject,
+} from '@kapi/apimachinery';
 import type { ResourceDefinition, ResourceStrategy } from '@kapi/server';
 import { validateCustomResourceSchema } from '../schema/validate-custom-resource-schema.js';
 import type { JSONSchemaProps } from '../schema/json-schema-props.js';
@@ -10,36 +17,121 @@ import {
   storageVersionOf,
   type CustomResourceDefinition,
 } from './types.js';
-import { validateCustomResourceDefinition, validateCustomResourceDefinitionUpdate, validateStoredVersions } from './validation.js';
+import {
+  validateCustomResourceDefinition,
+  validateCustomResourceDefinitionUpdate,
+  validateStoredVersions,
+} from './validation.js';
 
-const free = () => Type.Object({}, { additionalProperties: true, 'x-kubernetes-preserve-unknown-fields': true });
-const strings = () => Type.Optional(Type.Array(Type.String()));
-const namesSchema = Type.Object({
-  plural: Type.String(),
-  singular: Type.Optional(Type.String()),
-  shortNames: strings(),
-  kind: Type.String(),
-  listKind: Type.Optional(Type.String()),
-  categories: strings(),
+// Descriptions are upstream's (kubernetes/kubernetes api/openapi-spec/v3/
+// apis__apiextensions.k8s.io__v1_openapi.json), verbatim, for `kubectl explain`; versions, conversion and
+// conditions are schemaless here, so only the fields themselves are described.
+const free = (description?: string) =>
+  Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      'x-kubernetes-preserve-unknown-fields': true,
+      ...(description ? { description } : {}),
+    },
+  );
+const strings = (description: string) => Type.Optional(Type.Array(Type.String(), { description }));
+const namesProperties = {
+  plural: Type.String({
+    description:
+      'plural is the plural name of the resource to serve. The custom resources are served under `/apis/<group>/<version>/.../<plural>`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`). Must be all lowercase.',
+  }),
+  singular: Type.Optional(
+    Type.String({
+      description:
+        'singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.',
+    }),
+  ),
+  shortNames: strings(
+    'shortNames are short names for the resource, exposed in API discovery documents, and used by clients to support invocations like `kubectl get <shortname>`. It must be all lowercase.',
+  ),
+  kind: Type.String({
+    description:
+      'kind is the serialized kind of the resource. It is normally CamelCase and singular. Custom resource instances will use this value as the `kind` attribute in API calls.',
+  }),
+  listKind: Type.Optional(
+    Type.String({
+      description: 'listKind is the serialized kind of the list for this resource. Defaults to "`kind`List".',
+    }),
+  ),
+  categories: strings(
+    "categories is a list of grouped resources this custom resource belongs to (e.g. 'all'). This is published in API discovery documents, and used by clients to support invocations like `kubectl get all`.",
+  ),
+};
+const namesSchema = Type.Object(namesProperties, {
+  description: 'names specify the resource and kind names for the custom resource.',
 });
 
 const crdSchema = kindSchema({
   group: APIEXTENSIONS_GROUP,
   version: 'v1',
   kind: 'CustomResourceDefinition',
-  spec: Type.Object({
-    group: Type.String(),
-    names: namesSchema,
-    scope: Type.String(),
-    versions: Type.Array(free()),
-    conversion: Type.Optional(free()),
-    preserveUnknownFields: Type.Optional(Type.Boolean()),
-  }),
-  status: Type.Object({
-    conditions: Type.Optional(Type.Array(free(), { nullable: true })),
-    acceptedNames: Type.Optional(Type.Object({ ...namesSchema.properties, plural: Type.Optional(Type.String()), kind: Type.Optional(Type.String()) })),
-    storedVersions: Type.Optional(Type.Array(Type.String(), { nullable: true })),
-  }),
+  description:
+    'CustomResourceDefinition represents a resource that should be exposed on the API server.  Its name MUST be in the format <.spec.name>.<.spec.group>.',
+  spec: Type.Object(
+    {
+      group: Type.String({
+        description:
+          'group is the API group of the defined custom resource. The custom resources are served under `/apis/<group>/...`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).',
+      }),
+      names: namesSchema,
+      scope: Type.String({
+        description:
+          'scope indicates whether the defined custom resource is cluster- or namespace-scoped. Allowed values are `Cluster` and `Namespaced`.',
+      }),
+      versions: Type.Array(free('CustomResourceDefinitionVersion describes a version for CRD.'), {
+        description:
+          'versions is the list of all API versions of the defined custom resource. Version names are used to compute the order in which served versions are listed in API discovery. If the version string is "kube-like", it will sort above non "kube-like" version strings, which are ordered lexicographically. "Kube-like" versions start with a "v", then are followed by a number (the major version), then optionally the string "alpha" or "beta" and another number (the minor version). These are sorted first by GA > beta > alpha (where GA is a version with no suffix such as beta or alpha), and then by comparing major version, then minor version. An example sorted list of versions: v10, v2, v1, v11beta2, v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10.',
+      }),
+      conversion: Type.Optional(free('conversion defines conversion settings for the CRD.')),
+      preserveUnknownFields: Type.Optional(
+        Type.Boolean({
+          description:
+            'preserveUnknownFields indicates that object fields which are not specified in the OpenAPI schema should be preserved when persisting to storage. apiVersion, kind, metadata and known fields inside metadata are always preserved. This field is deprecated in favor of setting `x-preserve-unknown-fields` to true in `spec.versions[*].schema.openAPIV3Schema`. See https://kubernetes.io/docs/tasks/access-kubernetes-api/custom-resources/custom-resource-definitions/#pruning-versus-preserving-unknown-fields for details.',
+        }),
+      ),
+    },
+    { description: 'spec describes how the user wants the resources to appear' },
+  ),
+  status: Type.Object(
+    {
+      conditions: Type.Optional(
+        Type.Array(
+          free('CustomResourceDefinitionCondition contains details for the current condition of this pod.'),
+          {
+            nullable: true,
+            description: 'conditions indicate state for particular aspects of a CustomResourceDefinition',
+          },
+        ),
+      ),
+      acceptedNames: Type.Optional(
+        Type.Object(
+          {
+            ...namesProperties,
+            plural: Type.Optional(namesProperties.plural),
+            kind: Type.Optional(namesProperties.kind),
+          },
+          {
+            description:
+              'acceptedNames are the names that are actually being used to serve discovery. They may be different than the names in spec.',
+          },
+        ),
+      ),
+      storedVersions: Type.Optional(
+        Type.Array(Type.String(), {
+          nullable: true,
+          description:
+            'storedVersions lists all versions of CustomResources that were ever persisted. Tracking these versions allows a migration path for stored versions in etcd. The field is mutable so a migration controller can finish a migration to another version (ensuring no old objects are left in storage), and then remove the rest of the versions from this list. Versions may not be removed from `spec.versions` while they exist in this list.',
+        }),
+      ),
+    },
+    { description: 'status indicates the actual state of the CustomResourceDefinition' },
+  ),
 });
 
 /**
@@ -73,7 +165,13 @@ function validateSchemas(crd: CustomResourceDefinition): FieldError[] {
   const errors: FieldError[] = [];
   (crd.spec.versions ?? []).forEach((version, i) => {
     const schema = version.schema?.openAPIV3Schema;
-    if (schema) errors.push(...validateCustomResourceSchema(schema as JSONSchemaProps, `spec.versions[${i}].schema.openAPIV3Schema`).errors);
+    if (schema)
+      errors.push(
+        ...validateCustomResourceSchema(
+          schema as JSONSchemaProps,
+          `spec.versions[${i}].schema.openAPIV3Schema`,
+        ).errors,
+      );
   });
   return errors;
 }
@@ -98,7 +196,11 @@ const strategy: ResourceStrategy = {
   },
   validate(object) {
     const crd = object as CustomResourceDefinition;
-    return [...validateCustomResourceDefinition(crd), ...validateSchemas(crd), ...validateStoredVersions(crd)];
+    return [
+      ...validateCustomResourceDefinition(crd),
+      ...validateSchemas(crd),
+      ...validateStoredVersions(crd),
+    ];
   },
   validateUpdate(object, old, scope) {
     if (scope.subresource === 'status') return [];
@@ -113,7 +215,8 @@ const strategy: ResourceStrategy = {
   prepareForDelete(object) {
     const crd = object as CustomResourceDefinition;
     const finalizers = object.metadata.finalizers ?? [];
-    if (!finalizers.includes(CLEANUP_FINALIZER)) object.metadata.finalizers = [...finalizers, CLEANUP_FINALIZER];
+    if (!finalizers.includes(CLEANUP_FINALIZER))
+      object.metadata.finalizers = [...finalizers, CLEANUP_FINALIZER];
     const status = (crd.status ??= { acceptedNames: { plural: '', kind: '' }, storedVersions: [] });
     status.conditions = setCondition(status.conditions ?? undefined, {
       type: 'Terminating',
@@ -137,7 +240,12 @@ export const customResourceDefinitionResource: ResourceDefinition = {
   subresources: { status: true },
   // Upstream's default table convertor: the creation time itself (RFC 3339), not an age.
   printerColumns: [
-    { name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp', cell: (object) => object.metadata.creationTimestamp ?? null },
+    {
+      name: 'Created At',
+      type: 'date',
+      jsonPath: '.metadata.creationTimestamp',
+      cell: (object) => object.metadata.creationTimestamp ?? null,
+    },
   ],
   strategy,
 };
