@@ -117,6 +117,40 @@ ports:
     expect(noPorts.code).toBe(422);
     expect(noPorts.body['message']).toBe('Service "empty" is invalid: spec.ports: Required value');
 
+    const badPorts = await post('/api/v1/namespaces/default/services', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'bad-ports' },
+      spec: {
+        ports: [
+          { name: 'web', port: 80 },
+          { name: 'web', port: 81, protocol: 'ICMP' },
+          { name: 'Bad_Name', port: 82 },
+        ],
+      },
+    });
+    expect(badPorts.code).toBe(422);
+    expect(badPorts.body['message']).toBe(
+      'Service "bad-ports" is invalid: [spec.ports[1].name: Duplicate value: "web", spec.ports[1].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP", spec.ports[2].name: Invalid value: "Bad_Name": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character (e.g. \'my-name\',  or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\')]',
+    );
+    const badName = await post('/api/v1/namespaces/default/services', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'bad-external' },
+      spec: { type: 'ExternalName', externalName: 'Not_A.Host' },
+    });
+    expect(badName.code).toBe(422);
+    expect(badName.body['message']).toContain(
+      'spec.externalName: Invalid value: "Not_A.Host": a lowercase RFC 1123 subdomain must consist of',
+    );
+    const fqdn = await post('/api/v1/namespaces/default/services', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'fqdn' },
+      spec: { type: 'ExternalName', externalName: 'example.com.' },
+    });
+    expect(fqdn.code).toBe(201);
+
     const badType = await post('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
       apiVersion: 'discovery.k8s.io/v1',
       kind: 'EndpointSlice',

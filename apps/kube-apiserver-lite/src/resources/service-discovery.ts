@@ -1,5 +1,7 @@
 import {
   Type,
+  isDNS1123Label,
+  isDNS1123Subdomain,
   kindSchema,
   nameIsDNSLabel,
   type FieldError,
@@ -183,9 +185,40 @@ function validateService(object: KubeObject): FieldError[] {
   const headless = service.clusterIP === 'None';
   if (type !== 'ExternalName' && !headless && !service.ports?.length)
     errors.push({ field: 'spec.ports', type: 'FieldValueRequired', detail: '' });
-  if (type === 'ExternalName' && !service.externalName)
-    errors.push({ field: 'spec.externalName', type: 'FieldValueRequired', detail: '' });
+  if (type === 'ExternalName') {
+    // As upstream: a trailing dot (a fully qualified name) is allowed.
+    const cname = (service.externalName ?? '').replace(/\.$/, '');
+    if (!cname) errors.push({ field: 'spec.externalName', type: 'FieldValueRequired', detail: '' });
+    for (const detail of cname ? isDNS1123Subdomain(cname) : [])
+      errors.push({ field: 'spec.externalName', type: 'FieldValueInvalid', value: cname, detail });
+  }
+  const protocols = ['SCTP', 'TCP', 'UDP'];
+  const names = new Set<string>();
   (service.ports ?? []).forEach((port, index) => {
+    if (port.name) {
+      for (const detail of isDNS1123Label(port.name))
+        errors.push({
+          field: `spec.ports[${index}].name`,
+          type: 'FieldValueInvalid',
+          value: port.name,
+          detail,
+        });
+      if (names.has(port.name))
+        errors.push({
+          field: `spec.ports[${index}].name`,
+          type: 'FieldValueDuplicate',
+          value: port.name,
+          detail: '',
+        });
+      names.add(port.name);
+    }
+    if (port.protocol !== undefined && !protocols.includes(port.protocol))
+      errors.push({
+        field: `spec.ports[${index}].protocol`,
+        type: 'FieldValueNotSupported',
+        value: port.protocol,
+        detail: `supported values: ${protocols.map((p) => JSON.stringify(p)).join(', ')}`,
+      });
     if (!Number.isInteger(port.port) || port.port < 1 || port.port > 65535) {
       errors.push({
         field: `spec.ports[${index}].port`,
