@@ -58,10 +58,7 @@ import { installAPIServices } from './apiservices.js';
 import { createAggregation, startAggregation } from './aggregation.js';
 import { CustomResourceAPIServices } from './crd-apiservices.js';
 import { webhookServiceResolver } from './webhook-service-resolver.js';
-import { addServiceHooks } from './kubernetes-service.js';
-import { NodePortAllocator } from './node-port-allocator.js';
-import { serviceAllocationStrategy, type ServiceAllocators } from './service-allocation-strategy.js';
-import { ServiceIPAllocator } from './service-ip-allocator.js';
+import { addServiceHooks, createServiceAllocators, withServiceAllocations } from './service-allocations.js';
 import { delegationReviewKinds, delegationReviewResources } from './resources/delegation-reviews.js';
 import { selfSubjectReviewKind, selfSubjectReviewResource } from './resources/self-subject-review.js';
 import { createObservability } from './observability.js';
@@ -258,14 +255,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   const namespaceStore = server.installResource({ ...namespacesDefinition, strategy: namespaceStrategy(namespacesDefinition.strategy) });
   const lookup = new NamespaceLookup(namespaceStore.storage, namespaceStore.prefix);
   const installed: ResourceDefinition[] = [namespacesDefinition];
-  const serviceAllocators = {
-    clusterIPs: new ServiceIPAllocator(new Store({ kv: backend.kv }), `${options.etcdPrefix}/ipaddresses`, options.serviceClusterIPRange),
-    nodePorts: new NodePortAllocator(new Store({ kv: backend.kv }), `${options.etcdPrefix}/servicenodeports`, options.serviceNodePortRange),
-    exists: async (namespace: string, name: string) => {
-      const services = storages.get('/services');
-      return Boolean(services && (await services.storage.get(`${services.prefix}/${namespace}/${name}`, { resourceVersion: '0', ignoreNotFound: true })));
-    },
-  };
+  const serviceAllocators = createServiceAllocators(backend.kv, options.etcdPrefix, options, () => storages.get('/services'));
   for (const definition of withRBACEscalationChecks(withServiceAllocations(definitions, serviceAllocators), rbac)) {
     if (definition === namespacesDefinition) continue;
     const admit = definition.namespaced ? namespaceLifecycleAdmission(definition, lookup) : definition.strategy?.admit;
@@ -360,15 +350,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     return Promise.resolve();
   });
 
-  addServiceHooks(server, {
-    allocators: serviceAllocators,
-    servicesStorage: () => storages.get('/services'),
-    rest,
-    advertiseAddress: options.bindAddress === '0.0.0.0' ? '127.0.0.1' : options.bindAddress,
-    systemNamespaces,
-    controllers,
-    log,
-  });
+  addServiceHooks(server, { allocators: serviceAllocators, servicesStorage: () => storages.get('/services'), rest, bindAddress: options.bindAddress, systemNamespaces, controllers, log });
   startAggregation(aggregation, { server, rest, clientCA, allowedNames: options.requestheaderAllowedNames, controllers });
   if (options.apiServerIdentity) addIdentityLeaseHooks(server, { leases, identity, options, controllers });
   let storageVersionGC: StorageVersionGarbageCollector | undefined;
@@ -516,10 +498,3 @@ function startVoting(
 
 const leaseRef = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true };
 const storageVersionRef = { group: 'internal.apiserver.k8s.io', version: 'v1alpha1', resource: 'storageversions', namespaced: false };
-
-/** `definitions` with core v1 Services' cluster IPs and node ports allocated from `allocators`. */
-function withServiceAllocations(definitions: ResourceDefinition[], allocators: ServiceAllocators): ResourceDefinition[] {
-  return definitions.map((definition) =>
-    definition.group === '' && definition.resource === 'services' ? { ...definition, strategy: serviceAllocationStrategy(definition.strategy, allocators) } : definition,
-  );
-}

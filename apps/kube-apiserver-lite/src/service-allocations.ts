@@ -1,11 +1,59 @@
 import type { KubeObject } from '@kapi/apimachinery';
 import { ResourceClient, type RestClient } from '@kapi/client';
-import type { GenericAPIServer } from '@kapi/server';
-import type { Interface } from '@kapi/storage';
+import type { GenericAPIServer, ResourceDefinition } from '@kapi/server';
+import { Store, type Interface, type KVBackend } from '@kapi/storage';
 import { ensureObject, whileStarting } from './bootstrap.js';
+import { NodePortAllocator, type NodePortRange } from './node-port-allocator.js';
 import { ServiceAllocationRepair } from './service-allocation-repair.js';
-import type { ServiceAllocators } from './service-allocation-strategy.js';
-import { firstServiceIP } from './service-ip-range.js';
+import { serviceAllocationStrategy, type ServiceAllocators } from './service-allocation-strategy.js';
+import { ServiceIPAllocator } from './service-ip-allocator.js';
+import { firstServiceIP, type ServiceIPRange } from './service-ip-range.js';
+
+/**
+ * The allocators of Services' cluster IPs (`<keyPrefix>/ipaddresses/`) and node ports
+ * (`<keyPrefix>/servicenodeports/`) on `kv`; `services` gives the Services' storage once installed.
+ */
+export function createServiceAllocators(
+  kv: KVBackend,
+  keyPrefix: string,
+  ranges: { serviceClusterIPRange: ServiceIPRange; serviceNodePortRange: NodePortRange },
+  services: () => { storage: Interface; prefix: string } | undefined,
+): ServiceAllocators {
+  return {
+    clusterIPs: new ServiceIPAllocator(
+      new Store({ kv }),
+      `${keyPrefix}/ipaddresses`,
+      ranges.serviceClusterIPRange,
+    ),
+    nodePorts: new NodePortAllocator(
+      new Store({ kv }),
+      `${keyPrefix}/servicenodeports`,
+      ranges.serviceNodePortRange,
+    ),
+    exists: async (namespace, name) => {
+      const installed = services();
+      return Boolean(
+        installed &&
+        (await installed.storage.get(`${installed.prefix}/${namespace}/${name}`, {
+          resourceVersion: '0',
+          ignoreNotFound: true,
+        })),
+      );
+    },
+  };
+}
+
+/** `definitions` with core v1 Services' cluster IPs and node ports allocated from `allocators`. */
+export function withServiceAllocations(
+  definitions: ResourceDefinition[],
+  allocators: ServiceAllocators,
+): ResourceDefinition[] {
+  return definitions.map((definition) =>
+    definition.group === '' && definition.resource === 'services'
+      ? { ...definition, strategy: serviceAllocationStrategy(definition.strategy, allocators) }
+      : definition,
+  );
+}
 
 const services = { group: '', version: 'v1', resource: 'services', namespaced: true };
 const endpointSlices = {
@@ -21,8 +69,8 @@ export interface ServiceHooksContext {
   /** The services' storage (the watch cache) and its key prefix, once installed. */
   servicesStorage: () => { storage: Interface; prefix: string } | undefined;
   rest: () => RestClient;
-  /** The address this server advertises in the `kubernetes` EndpointSlice. */
-  advertiseAddress: string;
+  /** The address this server serves on; a wildcard one is advertised as 127.0.0.1 in the `kubernetes` endpoints. */
+  bindAddress: string;
   /** Resolves once the `default` namespace exists. */
   systemNamespaces: Promise<void>;
   controllers: Array<() => Promise<void> | void>;
@@ -51,10 +99,11 @@ export function addServiceHooks(server: GenericAPIServer, context: ServiceHooksC
   server.addPostStartHook('bootstrap-controller', async ({ signal }) => {
     await context.systemNamespaces;
     const port = Number(new URL(server.loopbackClient.url).port);
+    const address = context.bindAddress === '0.0.0.0' ? '127.0.0.1' : context.bindAddress;
     await ensureKubernetesService(
       context.rest(),
       firstServiceIP(context.allocators.clusterIPs.range),
-      context.advertiseAddress,
+      address,
       port,
       signal,
     );
