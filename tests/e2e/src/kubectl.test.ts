@@ -308,6 +308,13 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     expect(await explain('hpa.spec.behavior.scaleUp.policies.periodSeconds')).toContain(
       'PeriodSeconds specifies the window of time',
     );
+    expect(await explain('selfsubjectaccessreviews.spec.resourceAttributes.verb')).toContain(
+      'Verb is a kubernetes resource API verb',
+    );
+    expect(await explain('subjectaccessreviews.spec.user')).toContain("User is the user you're testing for.");
+    expect(await explain('selfsubjectrulesreviews.status.incomplete')).toContain(
+      'Incomplete is true when the rules returned by this call are incomplete.',
+    );
     expect(await explain('crd.spec.names.plural')).toContain(
       'plural is the plural name of the resource to serve.',
     );

@@ -1,7 +1,19 @@
 import { StatusError, Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import type { PolicyRule, UserInfo } from '@kapi/filters';
 import type { ResourceDefinition } from '@kapi/server';
-import { answerReview, subjectAccessReviewKinds, subjectAccessReviewResources, validateReviewAttributes, type AccessReviewSpec } from './subject-access-reviews.js';
+import {
+  accessReviewDescriptions,
+  reviewKindDescription,
+  rulesReviewDescriptions,
+} from './authorization-descriptions.js';
+import { withFieldDescriptions } from './field-descriptions.js';
+import {
+  answerReview,
+  subjectAccessReviewKinds,
+  subjectAccessReviewResources,
+  validateReviewAttributes,
+  type AccessReviewSpec,
+} from './subject-access-reviews.js';
 
 const group = 'authorization.k8s.io';
 const version = 'v1';
@@ -18,7 +30,10 @@ const resourceAttributes = Type.Object({
   fieldSelector: Type.Optional(Type.Object({}, { 'x-kubernetes-preserve-unknown-fields': true })),
   labelSelector: Type.Optional(Type.Object({}, { 'x-kubernetes-preserve-unknown-fields': true })),
 });
-const nonResourceAttributes = Type.Object({ path: Type.Optional(Type.String()), verb: Type.Optional(Type.String()) });
+const nonResourceAttributes = Type.Object({
+  path: Type.Optional(Type.String()),
+  verb: Type.Optional(Type.String()),
+});
 const accessStatus = Type.Object({
   allowed: Type.Boolean(),
   denied: Type.Optional(Type.Boolean()),
@@ -31,32 +46,56 @@ export const authorizationKinds: KindDefinition[] = [
     group,
     version,
     kind: 'SelfSubjectAccessReview',
-    schema: kindSchema({
-      group,
-      version,
-      kind: 'SelfSubjectAccessReview',
-      spec: Type.Object({ resourceAttributes: Type.Optional(resourceAttributes), nonResourceAttributes: Type.Optional(nonResourceAttributes) }),
-      status: accessStatus,
-    }),
+    schema: withFieldDescriptions(
+      kindSchema({
+        group,
+        version,
+        kind: 'SelfSubjectAccessReview',
+        description: reviewKindDescription('SelfSubjectAccessReview'),
+        spec: Type.Object({
+          resourceAttributes: Type.Optional(resourceAttributes),
+          nonResourceAttributes: Type.Optional(nonResourceAttributes),
+        }),
+        status: accessStatus,
+      }),
+      accessReviewDescriptions('SelfSubjectAccessReview'),
+    ),
   },
   {
     group,
     version,
     kind: 'SelfSubjectRulesReview',
-    schema: kindSchema({
-      group,
-      version,
-      kind: 'SelfSubjectRulesReview',
-      spec: Type.Object({ namespace: Type.Optional(Type.String()) }),
-      status: Type.Object({
-        resourceRules: Type.Array(Type.Object({ verbs: Type.Array(Type.String()), apiGroups: strings(), resources: strings(), resourceNames: strings() })),
-        nonResourceRules: Type.Array(Type.Object({ verbs: Type.Array(Type.String()), nonResourceURLs: strings() })),
-        incomplete: Type.Boolean(),
-        evaluationError: Type.Optional(Type.String()),
+    schema: withFieldDescriptions(
+      kindSchema({
+        group,
+        version,
+        kind: 'SelfSubjectRulesReview',
+        description: reviewKindDescription('SelfSubjectRulesReview'),
+        spec: Type.Object({ namespace: Type.Optional(Type.String()) }),
+        status: Type.Object({
+          resourceRules: Type.Array(
+            Type.Object({
+              verbs: Type.Array(Type.String()),
+              apiGroups: strings(),
+              resources: strings(),
+              resourceNames: strings(),
+            }),
+          ),
+          nonResourceRules: Type.Array(
+            Type.Object({ verbs: Type.Array(Type.String()), nonResourceURLs: strings() }),
+          ),
+          incomplete: Type.Boolean(),
+          evaluationError: Type.Optional(Type.String()),
+        }),
       }),
-    }),
+      rulesReviewDescriptions,
+    ),
   },
-  ...subjectAccessReviewKinds({ resource: resourceAttributes, nonResource: nonResourceAttributes, status: accessStatus }),
+  ...subjectAccessReviewKinds({
+    resource: resourceAttributes,
+    nonResource: nonResourceAttributes,
+    status: accessStatus,
+  }),
 ];
 
 /**
@@ -77,7 +116,8 @@ export function authorizationResources(options: {
         create(object: KubeObject, scope) {
           const spec = (object.spec ?? {}) as AccessReviewSpec;
           const errors = validateReviewAttributes(spec);
-          if (errors.length > 0) throw StatusError.invalid({ group, kind: 'SelfSubjectAccessReview' }, '', errors);
+          if (errors.length > 0)
+            throw StatusError.invalid({ group, kind: 'SelfSubjectAccessReview' }, '', errors);
           return answerReview(object, spec, scope.user, scope);
         },
       },
@@ -96,7 +136,15 @@ export function authorizationResources(options: {
           const privileged = scope.user?.groups.includes('system:masters') ?? false;
           const found =
             privileged || !scope.user || !options.rulesFor
-              ? { rules: privileged ? [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }] : [], errors: [] }
+              ? {
+                  rules: privileged
+                    ? [
+                        { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+                        { verbs: ['*'], nonResourceURLs: ['*'] },
+                      ]
+                    : [],
+                  errors: [],
+                }
               : await options.rulesFor(scope.user, namespace);
           const resourceRules = found.rules.filter((rule) => !rule.nonResourceURLs?.length);
           const nonResourceRules = found.rules

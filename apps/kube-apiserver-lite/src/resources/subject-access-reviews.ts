@@ -1,5 +1,20 @@
-import { StatusError, Type, kindSchema, type FieldError, type KindDefinition, type KubeObject, type TSchema } from '@kapi/apimachinery';
-import { alwaysAllowAuthorizer, authorizeAttributes, type AuthorizationAttributes, type UserInfo } from '@kapi/filters';
+import {
+  StatusError,
+  Type,
+  kindSchema,
+  type FieldError,
+  type KindDefinition,
+  type KubeObject,
+  type TSchema,
+} from '@kapi/apimachinery';
+import { accessReviewDescriptions, reviewKindDescription } from './authorization-descriptions.js';
+import { withFieldDescriptions } from './field-descriptions.js';
+import {
+  alwaysAllowAuthorizer,
+  authorizeAttributes,
+  type AuthorizationAttributes,
+  type UserInfo,
+} from '@kapi/filters';
 import type { RequestScope, ResourceDefinition } from '@kapi/server';
 
 const group = 'authorization.k8s.io';
@@ -7,7 +22,15 @@ const version = 'v1';
 
 /** spec.resourceAttributes / spec.nonResourceAttributes of the access reviews. */
 export interface AccessReviewSpec {
-  resourceAttributes?: { namespace?: string; verb?: string; group?: string; version?: string; resource?: string; subresource?: string; name?: string };
+  resourceAttributes?: {
+    namespace?: string;
+    verb?: string;
+    group?: string;
+    version?: string;
+    resource?: string;
+    subresource?: string;
+    name?: string;
+  };
   nonResourceAttributes?: { path?: string; verb?: string };
 }
 
@@ -19,7 +42,10 @@ interface SubjectAccessReviewSpec extends AccessReviewSpec {
 }
 
 /** The authorization question an access review's spec asks about `user`. */
-export function reviewAttributes(spec: AccessReviewSpec, user: UserInfo | undefined): AuthorizationAttributes {
+export function reviewAttributes(
+  spec: AccessReviewSpec,
+  user: UserInfo | undefined,
+): AuthorizationAttributes {
   const resource = spec.resourceAttributes;
   const nonResource = spec.nonResourceAttributes;
   return {
@@ -37,18 +63,40 @@ export function reviewAttributes(spec: AccessReviewSpec, user: UserInfo | undefi
 }
 
 /** Answers an access review with the server's one authorizer (none: authorization is off, all allowed). */
-export async function answerReview(object: KubeObject, spec: AccessReviewSpec, user: UserInfo | undefined, scope: RequestScope): Promise<KubeObject> {
-  const status = await authorizeAttributes(scope.authorizer ?? alwaysAllowAuthorizer, reviewAttributes(spec, user));
+export async function answerReview(
+  object: KubeObject,
+  spec: AccessReviewSpec,
+  user: UserInfo | undefined,
+  scope: RequestScope,
+): Promise<KubeObject> {
+  const status = await authorizeAttributes(
+    scope.authorizer ?? alwaysAllowAuthorizer,
+    reviewAttributes(spec, user),
+  );
   return { ...object, status };
 }
 
 /** The check every access review's spec gets (ValidateSelfSubjectAccessReviewSpec): one kind of attributes. */
 export function validateReviewAttributes(spec: AccessReviewSpec): FieldError[] {
   if (spec.resourceAttributes && spec.nonResourceAttributes) {
-    return [{ field: 'spec.nonResourceAttributes', type: 'FieldValueInvalid', value: spec.nonResourceAttributes, detail: 'cannot be specified in combination with resourceAttributes' }];
+    return [
+      {
+        field: 'spec.nonResourceAttributes',
+        type: 'FieldValueInvalid',
+        value: spec.nonResourceAttributes,
+        detail: 'cannot be specified in combination with resourceAttributes',
+      },
+    ];
   }
   if (!spec.resourceAttributes && !spec.nonResourceAttributes) {
-    return [{ field: 'spec.resourceAttributes', type: 'FieldValueInvalid', value: null, detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' }];
+    return [
+      {
+        field: 'spec.resourceAttributes',
+        type: 'FieldValueInvalid',
+        value: null,
+        detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      },
+    ];
   }
   return [];
 }
@@ -57,25 +105,49 @@ export function validateReviewAttributes(spec: AccessReviewSpec): FieldError[] {
 function validate(spec: SubjectAccessReviewSpec, namespace?: string): FieldError[] {
   const errors = validateReviewAttributes(spec);
   if (!spec.user && !spec.groups?.length) {
-    errors.push({ field: 'spec.user', type: 'FieldValueInvalid', value: spec.user ?? '', detail: 'at least one of user or group must be specified' });
+    errors.push({
+      field: 'spec.user',
+      type: 'FieldValueInvalid',
+      value: spec.user ?? '',
+      detail: 'at least one of user or group must be specified',
+    });
   }
   if (namespace !== undefined) {
     if (spec.resourceAttributes && (spec.resourceAttributes.namespace ?? '') !== namespace) {
-      errors.push({ field: 'spec.resourceAttributes.namespace', type: 'FieldValueInvalid', value: spec.resourceAttributes.namespace ?? '', detail: 'must match metadata.namespace' });
+      errors.push({
+        field: 'spec.resourceAttributes.namespace',
+        type: 'FieldValueInvalid',
+        value: spec.resourceAttributes.namespace ?? '',
+        detail: 'must match metadata.namespace',
+      });
     }
     if (spec.nonResourceAttributes) {
-      errors.push({ field: 'spec.nonResourceAttributes', type: 'FieldValueInvalid', value: spec.nonResourceAttributes, detail: 'disallowed on this kind of request' });
+      errors.push({
+        field: 'spec.nonResourceAttributes',
+        type: 'FieldValueInvalid',
+        value: spec.nonResourceAttributes,
+        detail: 'disallowed on this kind of request',
+      });
     }
   }
   return errors;
 }
 
 function reviewedUser(spec: SubjectAccessReviewSpec): UserInfo {
-  return { name: spec.user ?? '', groups: spec.groups ?? [], ...(spec.uid ? { uid: spec.uid } : {}), ...(spec.extra ? { extra: spec.extra } : {}) };
+  return {
+    name: spec.user ?? '',
+    groups: spec.groups ?? [],
+    ...(spec.uid ? { uid: spec.uid } : {}),
+    ...(spec.extra ? { extra: spec.extra } : {}),
+  };
 }
 
 /** The kinds, given the shared attribute schemas of authorization.ts. */
-export function subjectAccessReviewKinds(attributes: { resource: TSchema; nonResource: TSchema; status: TSchema }): KindDefinition[] {
+export function subjectAccessReviewKinds(attributes: {
+  resource: TSchema;
+  nonResource: TSchema;
+  status: TSchema;
+}): KindDefinition[] {
   const spec = Type.Object({
     resourceAttributes: Type.Optional(attributes.resource),
     nonResourceAttributes: Type.Optional(attributes.nonResource),
@@ -88,7 +160,17 @@ export function subjectAccessReviewKinds(attributes: { resource: TSchema; nonRes
     group,
     version,
     kind,
-    schema: kindSchema({ group, version, kind, spec, status: attributes.status }),
+    schema: withFieldDescriptions(
+      kindSchema({
+        group,
+        version,
+        kind,
+        description: reviewKindDescription(kind),
+        spec,
+        status: attributes.status,
+      }),
+      accessReviewDescriptions(kind),
+    ),
   }));
 }
 
@@ -109,7 +191,8 @@ export function subjectAccessReviewResources(): ResourceDefinition[] {
         create(object: KubeObject, scope) {
           const spec = (object.spec ?? {}) as SubjectAccessReviewSpec;
           const errors = validate(spec);
-          if (errors.length > 0) throw StatusError.invalid({ group, kind: 'SubjectAccessReview' }, '', errors);
+          if (errors.length > 0)
+            throw StatusError.invalid({ group, kind: 'SubjectAccessReview' }, '', errors);
           return answerReview(object, spec, reviewedUser(spec), scope);
         },
       },
@@ -124,12 +207,20 @@ export function subjectAccessReviewResources(): ResourceDefinition[] {
         create(object: KubeObject, scope) {
           const objectNamespace = object.metadata.namespace || scope.namespace;
           if (objectNamespace !== scope.namespace) {
-            throw StatusError.badRequest(`spec.resourceAttributes.namespace must match namespace: ${scope.namespace}`);
+            throw StatusError.badRequest(
+              `spec.resourceAttributes.namespace must match namespace: ${scope.namespace}`,
+            );
           }
           const spec = (object.spec ?? {}) as SubjectAccessReviewSpec;
           const errors = validate(spec, scope.namespace);
-          if (errors.length > 0) throw StatusError.invalid({ group, kind: 'LocalSubjectAccessReview' }, '', errors);
-          return answerReview({ ...object, metadata: { ...object.metadata, namespace: scope.namespace } }, spec, reviewedUser(spec), scope);
+          if (errors.length > 0)
+            throw StatusError.invalid({ group, kind: 'LocalSubjectAccessReview' }, '', errors);
+          return answerReview(
+            { ...object, metadata: { ...object.metadata, namespace: scope.namespace } },
+            spec,
+            reviewedUser(spec),
+            scope,
+          );
         },
       },
     },
