@@ -6,7 +6,6 @@ import {
   parentRefOf,
   parentRefTo,
   pickInBands,
-  sameService,
   type Claim,
   type ServiceRef,
 } from './service-claims.js';
