@@ -1,4 +1,4 @@
-import type { KubeObject } from '@kapi/apimachinery';
+import { StatusError, type KubeObject } from '@kapi/apimachinery';
 import { ResourceClient, type RestClient } from '@kapi/client';
 import type { GenericAPIServer, ResourceDefinition } from '@kapi/server';
 import { Store, type Interface, type KVBackend } from '@kapi/storage';
@@ -74,13 +74,15 @@ export interface ServiceHooksContext {
   /** Resolves once the `default` namespace exists. */
   systemNamespaces: Promise<void>;
   controllers: Array<() => Promise<void> | void>;
+  /** How often a deleted `kubernetes` Service, EndpointSlice or Endpoints is made again (default {@link KUBERNETES_SERVICE_INTERVAL_MS}). */
+  kubernetesServiceIntervalMs?: number;
   log: (message: string) => void;
 }
 
 /**
  * Upstream's post-start hooks around Services: `start-service-ip-repair-controllers` (the
  * {@link ServiceAllocationRepair} of cluster IPs and node ports) and `bootstrap-controller` (the `kubernetes` Service in
- * `default` on the range's first address, with an EndpointSlice naming this server).
+ * `default` on the range's first address, with an EndpointSlice naming this server; made again when deleted).
  */
 export function addServiceHooks(server: GenericAPIServer, context: ServiceHooksContext): void {
   server.addPostStartHook('start-service-ip-repair-controllers', async () => {
@@ -100,28 +102,52 @@ export function addServiceHooks(server: GenericAPIServer, context: ServiceHooksC
     await context.systemNamespaces;
     const port = Number(new URL(server.loopbackClient.url).port);
     const address = context.bindAddress === '0.0.0.0' ? '127.0.0.1' : context.bindAddress;
-    await ensureKubernetesService(
+    const objects = kubernetesServiceObjects(
       context.rest(),
       firstServiceIP(context.allocators.clusterIPs.range),
       address,
       port,
-      signal,
     );
+    for (const [client, object] of objects) {
+      await ensureObject(client, 'default', object, signal);
+      // Without a resourceVersion: last write wins, and an unchanged object is not written again.
+      await whileStarting(() => client.update('default', object), signal);
+    }
+    // As upstream's bootstrap controller after the first pass: what was deleted is made again; what
+    // exists is left as it is (another replica may have set the endpoints since).
+    const timer = setInterval(() => {
+      void (async () => {
+        for (const [client, object] of objects) {
+          await client.create('default', object).then(
+            () => context.log(`bootstrap-controller: re-created ${object.kind} default/kubernetes`),
+            (error: unknown) => {
+              if (!(StatusError.isInstance(error) && error.code === 409))
+                context.log(`bootstrap-controller: ${object.kind} default/kubernetes: ${String(error)}`);
+            },
+          );
+        }
+      })();
+    }, context.kubernetesServiceIntervalMs ?? KUBERNETES_SERVICE_INTERVAL_MS);
+    timer.unref();
+    context.controllers.push(() => clearInterval(timer));
   });
 }
 
+/** How often the bootstrap controller makes the `kubernetes` Service and its endpoints again when deleted (upstream's EndpointInterval). */
+export const KUBERNETES_SERVICE_INTERVAL_MS = 10_000;
+
 /**
  * The `default/kubernetes` Service (ClusterIP on `clusterIP`, port 443 to the secure port) and its
- * EndpointSlice and (legacy) Endpoints naming this server, as upstream's bootstrap controller keeps them: made when missing,
- * set again on each start (the port may have changed; with several replicas the last started wins).
+ * EndpointSlice and (legacy) Endpoints naming this server, each with the client that writes it, as
+ * upstream's bootstrap controller keeps them: made when missing, set again on each start (the port may
+ * have changed; with several replicas the last started wins).
  */
-export async function ensureKubernetesService(
+export function kubernetesServiceObjects(
   rest: RestClient,
   clusterIP: string,
   address: string,
   port: number,
-  signal?: AbortSignal,
-): Promise<void> {
+): Array<readonly [ResourceClient, KubeObject]> {
   const service: KubeObject = {
     apiVersion: 'v1',
     kind: 'Service',
@@ -159,16 +185,12 @@ export async function ensureKubernetesService(
     },
     subsets: [{ addresses: [{ ip: address }], ports: [{ name: 'https', port, protocol: 'TCP' }] }],
   };
-  for (const [client, object] of [
+  return [
     [new ResourceClient(rest, services), service],
     [new ResourceClient(rest, endpointSlices), slice],
     [
       new ResourceClient(rest, { group: '', version: 'v1', resource: 'endpoints', namespaced: true }),
       endpoints,
     ],
-  ] as const) {
-    await ensureObject(client, 'default', object, signal);
-    // Without a resourceVersion: last write wins, and an unchanged object is not written again.
-    await whileStarting(() => client.update('default', object), signal);
-  }
+  ];
 }

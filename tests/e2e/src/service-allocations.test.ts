@@ -69,6 +69,23 @@ describe('Service cluster IPs and node ports', () => {
     expect(readyz.body.toString()).toContain('[+]poststarthook/start-service-ip-repair-controllers ok');
   });
 
+  it('makes the kubernetes Service and its EndpointSlice again when deleted, on the same address', async () => {
+    await kubectl(shared.server, ['delete', 'service', 'kubernetes', '-n', 'default']);
+    await kubectl(shared.server, ['delete', 'endpointslice', 'kubernetes', '-n', 'default']);
+    expect((await call('GET', path('default', 'kubernetes'))).code).toBe(404);
+    // The bootstrap controller looks every 10 seconds (upstream's EndpointInterval).
+    const deadline = Date.now() + 25_000;
+    let service = await call('GET', path('default', 'kubernetes'));
+    while (service.code === 404 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      service = await call('GET', path('default', 'kubernetes'));
+    }
+    expect(service.code).toBe(200);
+    expect(service.body.spec.clusterIP).toBe('10.96.0.1');
+    const slice = await call('GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes');
+    expect(slice.code).toBe(200);
+  }, 40_000);
+
   it('gives each Service its own address with single-stack defaults, until the range is full; a deleted Service frees its address', async () => {
     await kubectl(shared.server, ['create', 'namespace', 'fill']);
     // 13 addresses are left beside the kubernetes Service's.
