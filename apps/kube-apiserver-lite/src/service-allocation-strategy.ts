@@ -313,13 +313,30 @@ function validateAllocated(spec: AllocatedSpec): FieldError[] {
           detail: "must be empty, 'None', or a valid IPv4 address",
         });
     });
-    if (spec.ipFamilies && spec.ipFamilies.some((family) => family !== 'IPv4'))
+    const policies = ['PreferDualStack', 'RequireDualStack', 'SingleStack'];
+    if (spec.ipFamilyPolicy !== undefined && !policies.includes(spec.ipFamilyPolicy))
       errors.push({
-        field: 'spec.ipFamilies',
-        type: 'FieldValueInvalid',
-        value: spec.ipFamilies,
-        detail: 'this server serves single-stack IPv4 services',
+        field: 'spec.ipFamilyPolicy',
+        type: 'FieldValueNotSupported',
+        value: spec.ipFamilyPolicy,
+        detail: `supported values: ${policies.map((policy) => JSON.stringify(policy)).join(', ')}`,
       });
+    // As upstream's allocator on a single-stack IPv4 cluster.
+    if (spec.ipFamilyPolicy === 'RequireDualStack')
+      errors.push({
+        field: 'spec.ipFamilyPolicy',
+        type: 'FieldValueInvalid',
+        value: spec.ipFamilyPolicy,
+        detail: 'this cluster is not configured for dual-stack services',
+      });
+    (spec.ipFamilies ?? []).forEach((family, index) => {
+      if (family === 'IPv4') return;
+      const field = `spec.ipFamilies[${index}]`;
+      if (family === 'IPv6')
+        errors.push({ field, type: 'FieldValueInvalid', value: family, detail: 'not configured on this cluster' });
+      else
+        errors.push({ field, type: 'FieldValueNotSupported', value: family, detail: 'supported values: "IPv4", "IPv6"' });
+    });
   }
   if (
     spec.externalTrafficPolicy !== undefined &&

@@ -151,6 +151,46 @@ ports:
     });
     expect(fqdn.code).toBe(201);
 
+    // The rest of upstream's ValidateService: each refused with its own text, and nothing stored.
+    const refused: Array<[string, Record<string, unknown>, string]> = [
+      ['target-name', { ports: [{ port: 80, targetPort: 'bad name!' }] }, 'spec.ports[0].targetPort: Invalid value: "bad name!": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)'],
+      ['target-long', { ports: [{ port: 80, targetPort: 'a-very-long-port-name' }] }, 'spec.ports[0].targetPort: Invalid value: "a-very-long-port-name": must be no more than 15 characters'],
+      ['target-range', { ports: [{ port: 80, targetPort: 70000 }] }, 'spec.ports[0].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive'],
+      ['app-protocol', { ports: [{ port: 80, appProtocol: 'bad proto!' }] }, 'spec.ports[0].appProtocol: Invalid value: "bad proto!": name part must consist of alphanumeric characters'],
+      ['dup-port', { ports: [{ name: 'a', port: 80 }, { name: 'b', port: 80 }] }, 'spec.ports[1]: Duplicate value: '],
+      ['selector', { selector: { app: 'b c' }, ports: [{ port: 80 }] }, 'spec.selector: Invalid value: "b c": a valid label must be an empty string or consist of alphanumeric characters'],
+      ['affinity', { sessionAffinity: 'Sticky', ports: [{ port: 80 }] }, 'spec.sessionAffinity: Unsupported value: "Sticky": supported values: "ClientIP", "None"'],
+      ['affinity-config', { sessionAffinityConfig: { clientIP: { timeoutSeconds: 5 } }, ports: [{ port: 80 }] }, 'spec.sessionAffinityConfig: Forbidden: must not be set when session affinity is None'],
+      ['affinity-timeout', { sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 999999 } }, ports: [{ port: 80 }] }, 'spec.sessionAffinityConfig.clientIP.timeoutSeconds: Invalid value: 999999: must be greater than 0 and less than 86400'],
+      ['external-ip', { externalIPs: ['x'], ports: [{ port: 80 }] }, 'spec.externalIPs[0]: Invalid value: "x": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'],
+      ['loopback-ip', { externalIPs: ['127.0.0.1'], ports: [{ port: 80 }] }, 'spec.externalIPs[0]: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)'],
+      ['source-range', { type: 'LoadBalancer', loadBalancerSourceRanges: ['10.0.0.0/33'], ports: [{ port: 80 }] }, 'spec.LoadBalancerSourceRanges[0]: Invalid value: "10.0.0.0/33": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)'],
+      ['source-type', { loadBalancerSourceRanges: ['10.0.0.0/8'], ports: [{ port: 80 }] }, "spec.LoadBalancerSourceRanges: Forbidden: may only be used when `type` is 'LoadBalancer'"],
+      ['headless-np', { type: 'NodePort', clusterIP: 'None', ports: [{ port: 80 }] }, `spec.clusterIPs[0]: Invalid value: "None": may not be set to 'None' for NodePort services`],
+      ['dual-stack', { ipFamilyPolicy: 'RequireDualStack', ports: [{ port: 80 }] }, 'spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services'],
+      ['family-policy', { ipFamilyPolicy: 'Both', ports: [{ port: 80 }] }, 'spec.ipFamilyPolicy: Unsupported value: "Both": supported values: "PreferDualStack", "RequireDualStack", "SingleStack"'],
+      ['ipv6', { ipFamilies: ['IPv6'], ports: [{ port: 80 }] }, 'spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster'],
+    ];
+    for (const [name, spec, message] of refused) {
+      const answer = await post('/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec });
+      expect(answer.code, name).toBe(422);
+      expect(answer.body['message'], name).toContain(message);
+      const stored = await shared.admin.raw({ method: 'GET', path: `/api/v1/namespaces/default/services/${name}` });
+      expect(stored.statusCode, name).toBe(404);
+    }
+    // A zero targetPort is the port (upstream's defaulting); a named one is kept.
+    const named = await post('/api/v1/namespaces/default/services', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'named-target' },
+      spec: { sessionAffinity: 'ClientIP', ports: [{ name: 'a', port: 80, targetPort: 0 }, { name: 'b', port: 81, targetPort: 'http-alt' }] },
+    });
+    expect(named.code).toBe(201);
+    expect(named.body['spec']).toMatchObject({
+      ports: [{ port: 80, targetPort: 80 }, { port: 81, targetPort: 'http-alt' }],
+      sessionAffinityConfig: { clientIP: { timeoutSeconds: 10800 } },
+    });
+
     const badType = await post('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
       apiVersion: 'discovery.k8s.io/v1',
       kind: 'EndpointSlice',

@@ -1,7 +1,5 @@
 import {
   Type,
-  isDNS1123Label,
-  isDNS1123Subdomain,
   kindSchema,
   nameIsDNSLabel,
   type FieldError,
@@ -13,6 +11,7 @@ import { conditionsSchema, objectReferenceSchema, stringMapSchema } from './comm
 import { endpointSliceDescription, endpointSliceDescriptions } from './discovery-descriptions.js';
 import { withFieldDescriptions } from './field-descriptions.js';
 import { serviceDescription, serviceDescriptions } from './service-descriptions.js';
+import { defaultServicePorts, validateService } from './service-validation.js';
 
 // Core v1 Services and discovery.k8s.io/v1 EndpointSlices: no proxying and
 // no endpoint controller (cluster IPs and node ports: service-allocation-strategy.ts). The aggregator resolves an APIService's service through them.
@@ -154,89 +153,13 @@ export const serviceDiscoveryKinds: KindDefinition[] = [
 
 interface ServiceSpec {
   type?: string;
-  ports?: Array<{
-    name?: string;
-    protocol?: string;
-    port: number;
-    targetPort?: number | string;
-    nodePort?: number;
-  }>;
+  ports?: Array<{ port: number; nodePort?: number; protocol?: string }>;
   clusterIP?: string;
   externalName?: string;
   externalIPs?: string[];
 }
 
 const spec = (object: KubeObject) => (object['spec'] ?? {}) as ServiceSpec;
-
-/** The part of upstream's Service validation a storage-only Service needs. */
-function validateService(object: KubeObject): FieldError[] {
-  const service = spec(object);
-  const errors: FieldError[] = [];
-  const types = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
-  const type = service.type ?? 'ClusterIP';
-  if (!types.includes(type)) {
-    errors.push({
-      field: 'spec.type',
-      type: 'FieldValueNotSupported',
-      value: type,
-      detail: `supported values: ${types.map((t) => JSON.stringify(t)).join(', ')}`,
-    });
-  }
-  const headless = service.clusterIP === 'None';
-  if (type !== 'ExternalName' && !headless && !service.ports?.length)
-    errors.push({ field: 'spec.ports', type: 'FieldValueRequired', detail: '' });
-  if (type === 'ExternalName') {
-    // As upstream: a trailing dot (a fully qualified name) is allowed.
-    const cname = (service.externalName ?? '').replace(/\.$/, '');
-    if (!cname) errors.push({ field: 'spec.externalName', type: 'FieldValueRequired', detail: '' });
-    for (const detail of cname ? isDNS1123Subdomain(cname) : [])
-      errors.push({ field: 'spec.externalName', type: 'FieldValueInvalid', value: cname, detail });
-  }
-  const protocols = ['SCTP', 'TCP', 'UDP'];
-  const names = new Set<string>();
-  (service.ports ?? []).forEach((port, index) => {
-    if (port.name) {
-      for (const detail of isDNS1123Label(port.name))
-        errors.push({
-          field: `spec.ports[${index}].name`,
-          type: 'FieldValueInvalid',
-          value: port.name,
-          detail,
-        });
-      if (names.has(port.name))
-        errors.push({
-          field: `spec.ports[${index}].name`,
-          type: 'FieldValueDuplicate',
-          value: port.name,
-          detail: '',
-        });
-      names.add(port.name);
-    }
-    if (port.protocol !== undefined && !protocols.includes(port.protocol))
-      errors.push({
-        field: `spec.ports[${index}].protocol`,
-        type: 'FieldValueNotSupported',
-        value: port.protocol,
-        detail: `supported values: ${protocols.map((p) => JSON.stringify(p)).join(', ')}`,
-      });
-    if (!Number.isInteger(port.port) || port.port < 1 || port.port > 65535) {
-      errors.push({
-        field: `spec.ports[${index}].port`,
-        type: 'FieldValueInvalid',
-        value: port.port,
-        detail: 'must be between 1 and 65535, inclusive',
-      });
-    }
-    if ((service.ports?.length ?? 0) > 1 && !port.name)
-      errors.push({ field: `spec.ports[${index}].name`, type: 'FieldValueRequired', detail: '' });
-  });
-  return errors;
-}
-
-/** Upstream's default: a port's targetPort is its port. */
-function defaultTargetPorts(object: KubeObject): void {
-  for (const port of spec(object).ports ?? []) port.targetPort ??= port.port;
-}
 
 function servicePorts(object: KubeObject): string {
   const ports = spec(object).ports ?? [];
@@ -313,8 +236,8 @@ export const serviceDiscoveryResources: ResourceDefinition[] = [
       { name: 'Selector', type: 'string', priority: 1, jsonPath: '.spec.selector', cell: serviceSelector },
     ],
     strategy: {
-      prepareForCreate: defaultTargetPorts,
-      prepareForUpdate: defaultTargetPorts,
+      prepareForCreate: defaultServicePorts,
+      prepareForUpdate: defaultServicePorts,
       validate: validateService,
       validateUpdate: validateService,
     },
