@@ -202,6 +202,36 @@ ports:
     expect(badType.body['message']).toBe(
       'EndpointSlice.discovery.k8s.io "bad" is invalid: addressType: Unsupported value: "IPv5": supported values: "IPv4", "IPv6", "FQDN"',
     );
+    const slices: Array<[string, Record<string, unknown>, string]> = [
+      ['not-ip', { addressType: 'IPv4', endpoints: [{ addresses: ['not-an-ip'] }] }, 'endpoints[0].addresses[0]: Invalid value: "not-an-ip": must be a valid IPv4 address'],
+      ['v6-in-v4', { addressType: 'IPv4', endpoints: [{ addresses: ['fd00::1'] }] }, 'endpoints[0].addresses[0]: Invalid value: "fd00::1": must be a valid IPv4 address'],
+      ['no-address', { addressType: 'IPv4', endpoints: [{ addresses: [] }] }, 'endpoints[0].addresses: Required value: must contain at least 1 address'],
+      ['fqdn', { addressType: 'FQDN', endpoints: [{ addresses: ['localhost'] }] }, 'endpoints[0].addresses[0]: Invalid value: "localhost": should be a domain with at least two segments separated by dots'],
+      ['hostname', { addressType: 'IPv4', endpoints: [{ addresses: ['10.1.2.3'], hostname: 'Not_A_Label' }] }, 'endpoints[0].hostname: Invalid value: "Not_A_Label": a lowercase RFC 1123 label must consist of'],
+      ['port-names', { addressType: 'IPv4', endpoints: [], ports: [{ name: 'a', port: 1 }, { name: 'a', port: 2, protocol: 'ICMP' }] }, 'ports[1].name: Duplicate value: "a", ports[1].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"'],
+    ];
+    for (const [name, body, message] of slices) {
+      const answer = await post('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name },
+        ...body,
+      });
+      expect(answer.code, name).toBe(422);
+      expect(answer.body['message'], name).toContain(message);
+    }
+    // The address type may not change.
+    const slicePath = '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices';
+    const v4 = await post(slicePath, { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'v4' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.1.2.3'] }] });
+    expect(v4.code).toBe(201);
+    const changed = await shared.admin.raw({
+      method: 'PUT',
+      path: `${slicePath}/v4`,
+      body: { ...v4.body, addressType: 'IPv6', endpoints: [{ addresses: ['fd00::1'] }] },
+    });
+    expect(changed.statusCode).toBe(422);
+    expect(changed.body.toString()).toContain('addressType: Invalid value: \\"IPv6\\": field is immutable');
+
     expect(
       (await shared.admin.raw({ method: 'GET', path: '/api/v1/namespaces/default/services/empty' }))
         .statusCode,

@@ -2,7 +2,6 @@ import {
   Type,
   kindSchema,
   nameIsDNSLabel,
-  type FieldError,
   type KindDefinition,
   type KubeObject,
 } from '@kapi/apimachinery';
@@ -12,6 +11,7 @@ import { endpointSliceDescription, endpointSliceDescriptions } from './discovery
 import { withFieldDescriptions } from './field-descriptions.js';
 import { serviceDescription, serviceDescriptions } from './service-descriptions.js';
 import { defaultServicePorts, validateService } from './service-validation.js';
+import { validateEndpointSlice, validateEndpointSliceUpdate } from './endpoint-slice-validation.js';
 
 // Core v1 Services and discovery.k8s.io/v1 EndpointSlices: no proxying and
 // no endpoint controller (cluster IPs and node ports: service-allocation-strategy.ts). The aggregator resolves an APIService's service through them.
@@ -273,23 +273,7 @@ export const serviceDiscoveryResources: ResourceDefinition[] = [
     ],
     strategy: {
       validate: validateEndpointSlice,
-      validateUpdate: validateEndpointSlice,
+      validateUpdate: validateEndpointSliceUpdate,
     },
   },
 ];
-
-/** addressType is one of IPv4, IPv6, FQDN (upstream's supported values). */
-function validateEndpointSlice(object: KubeObject): FieldError[] {
-  const supported = ['IPv4', 'IPv6', 'FQDN'];
-  const addressType = object['addressType'];
-  return typeof addressType === 'string' && supported.includes(addressType)
-    ? []
-    : [
-        {
-          field: 'addressType',
-          type: 'FieldValueNotSupported',
-          value: addressType,
-          detail: `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
-        },
-      ];
-}

@@ -66,7 +66,7 @@ export function portNameErrors(name: string): string[] {
   return errors;
 }
 
-/** Upstream's ValidateNonSpecialIP: an address a Service may not name as external. */
+/** Upstream's ValidateNonSpecialIP: why `ip` (a valid address) may not be an external IP, if it may not. */
 function specialIPError(ip: string): string | undefined {
   if (ip === '0.0.0.0' || ip === '::') return `may not be unspecified (${ip})`;
   if (ip.startsWith('127.') || ip === '::1') return 'may not be in the loopback range (127.0.0.0/8, ::1/128)';
