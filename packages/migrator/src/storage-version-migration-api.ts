@@ -36,38 +36,89 @@ export interface StorageVersionMigration extends KubeObject {
   };
 }
 
+// Field descriptions are upstream's (kubernetes/kubernetes api/openapi-spec/v3/
+// apis__storagemigration.k8s.io__v1beta1_openapi.json), verbatim, for `kubectl explain`. Upstream's
+// GroupResource has none for group and resource; status.progress is kapi's own.
+
+const conditionSchema = Type.Object(
+  {
+    type: Type.String({ description: 'type of condition in CamelCase or in foo.example.com/CamelCase.' }),
+    status: Type.String({
+      enum: ['True', 'False', 'Unknown'],
+      description: 'status of the condition, one of True, False, Unknown.',
+    }),
+    observedGeneration: Type.Optional(
+      Type.Integer({
+        format: 'int64',
+        description:
+          'observedGeneration represents the .metadata.generation that the condition was set based upon. For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date with respect to the current state of the instance.',
+      }),
+    ),
+    lastTransitionTime: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'lastTransitionTime is the last time the condition transitioned from one status to another. This should be when the underlying condition changed.  If that is not known, then using the time when the API field changed is acceptable.',
+      }),
+    ),
+    reason: Type.String({
+      description:
+        "reason contains a programmatic identifier indicating the reason for the condition's last transition. Producers of specific condition types may define expected values and meanings for this field, and whether the values are considered a guaranteed API. The value should be a CamelCase string. This field may not be empty.",
+    }),
+    message: Type.String({
+      description:
+        'message is a human readable message indicating details about the transition. This may be an empty string.',
+    }),
+  },
+  { description: 'Condition contains details for one aspect of the current state of this API Resource.' },
+);
+
 const migrationSchema = kindSchema({
   group: STORAGE_MIGRATION_GROUP,
   version: STORAGE_MIGRATION_VERSION,
   kind: 'StorageVersionMigration',
-  spec: Type.Object({
-    resource: Type.Object({ group: Type.Optional(Type.String()), resource: Type.String() }),
-  }),
-  status: Type.Object({
-    conditions: Type.Optional(
-      Type.Array(
-        Type.Object({
-          type: Type.String(),
-          status: Type.String({ enum: ['True', 'False', 'Unknown'] }),
-          observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
-          lastTransitionTime: Type.Optional(Type.String({ format: 'date-time' })),
-          reason: Type.String(),
-          message: Type.String(),
-        }),
-        { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'], 'x-kubernetes-patch-merge-key': 'type', 'x-kubernetes-patch-strategy': 'merge' },
+  description: 'StorageVersionMigration represents a migration of stored data to the latest storage version.',
+  spec: Type.Object(
+    {
+      resource: Type.Object(
+        { group: Type.Optional(Type.String()), resource: Type.String() },
+        {
+          description:
+            'The resource that is being migrated. The migrator sends requests to the endpoint serving the resource. Immutable.',
+        },
       ),
-    ),
-    resourceVersion: Type.Optional(Type.String()),
-    progress: Type.Optional(
-      Type.Object({
-        migratedObjects: Type.Integer({ format: 'int64' }),
-        skippedObjects: Type.Integer({ format: 'int64' }),
-        remainingObjects: Type.Optional(Type.Integer({ format: 'int64' })),
-        percent: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
-        continueToken: Type.Optional(Type.String()),
-      }),
-    ),
-  }),
+    },
+    { description: 'Specification of the migration.' },
+  ),
+  status: Type.Object(
+    {
+      conditions: Type.Optional(
+        Type.Array(conditionSchema, {
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['type'],
+          'x-kubernetes-patch-merge-key': 'type',
+          'x-kubernetes-patch-strategy': 'merge',
+          description: "The latest available observations of the migration's current state.",
+        }),
+      ),
+      resourceVersion: Type.Optional(
+        Type.String({
+          description:
+            'ResourceVersion to compare with the GC cache for performing the migration. This is the current resource version of given group, version and resource when kube-controller-manager first observes this StorageVersionMigration resource.',
+        }),
+      ),
+      progress: Type.Optional(
+        Type.Object({
+          migratedObjects: Type.Integer({ format: 'int64' }),
+          skippedObjects: Type.Integer({ format: 'int64' }),
+          remainingObjects: Type.Optional(Type.Integer({ format: 'int64' })),
+          percent: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+          continueToken: Type.Optional(Type.String()),
+        }),
+      ),
+    },
+    { description: 'Status of the migration.' },
+  ),
 });
 
 const isTrue = (conditions: Condition[] | undefined, type: string) => findCondition(conditions, type)?.status === 'True';

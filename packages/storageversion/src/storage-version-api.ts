@@ -23,42 +23,102 @@ export interface StorageVersion extends KubeObject {
   };
 }
 
-const serverStorageVersionSchema = Type.Object({
-  apiServerID: Type.String(),
-  encodingVersion: Type.String(),
-  decodableVersions: Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set' }),
-  servedVersions: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set' })),
-});
+// Field descriptions are upstream's (kubernetes/kubernetes api/openapi-spec/v3/
+// apis__internal.apiserver.k8s.io__v1alpha1_openapi.json), verbatim, for `kubectl explain`.
+
+const serverStorageVersionSchema = Type.Object(
+  {
+    apiServerID: Type.String({ description: 'apiServerID is the ID of the reporting API server.' }),
+    encodingVersion: Type.String({
+      description:
+        'encodingVersion the API server encodes the object to when persisting it in the backend (e.g., etcd).',
+    }),
+    decodableVersions: Type.Array(Type.String(), {
+      'x-kubernetes-list-type': 'set',
+      description:
+        'decodableVersions are the encoding versions the API server can handle to decode. The API server can decode objects encoded in these versions. The encodingVersion must be included in the decodableVersions.',
+    }),
+    servedVersions: Type.Optional(
+      Type.Array(Type.String(), {
+        'x-kubernetes-list-type': 'set',
+        description:
+          'servedVersions lists all versions the API server can serve. DecodableVersions must include all ServedVersions.',
+      }),
+    ),
+  },
+  {
+    description:
+      'An API server instance reports the version it can decode and the version it encodes objects to when persisting objects in the backend.',
+  },
+);
+
+const storageVersionConditionSchema = Type.Object(
+  {
+    type: Type.String({ description: 'type of the condition.' }),
+    status: Type.String({ description: 'status of the condition, one of True, False, Unknown.' }),
+    observedGeneration: Type.Optional(
+      Type.Integer({
+        format: 'int64',
+        description:
+          'observedGeneration represents the .metadata.generation that the condition was set based upon, if field is set.',
+      }),
+    ),
+    lastTransitionTime: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'lastTransitionTime is the last time the condition transitioned from one status to another.',
+      }),
+    ),
+    reason: Type.String({ description: "reason for the condition's last transition." }),
+    message: Type.String({
+      description: 'message is a human readable string indicating details about the transition.',
+    }),
+  },
+  { description: 'Describes the state of the storageVersion at a certain point.' },
+);
 
 const storageVersionSchema = kindSchema({
   group: STORAGE_VERSION_GROUP,
   version: STORAGE_VERSION_VERSION,
   kind: 'StorageVersion',
-  spec: Type.Object({}),
-  status: Type.Object({
-    storageVersions: Type.Optional(
-      Type.Array(serverStorageVersionSchema, {
-        'x-kubernetes-list-type': 'map',
-        'x-kubernetes-list-map-keys': ['apiServerID'],
-        'x-kubernetes-patch-merge-key': 'apiServerID',
-        'x-kubernetes-patch-strategy': 'merge',
-      }),
-    ),
-    commonEncodingVersion: Type.Optional(Type.String()),
-    conditions: Type.Optional(
-      Type.Array(
-        Type.Object({
-          type: Type.String(),
-          status: Type.String(),
-          observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
-          lastTransitionTime: Type.Optional(Type.String({ format: 'date-time' })),
-          reason: Type.String(),
-          message: Type.String(),
+  description: 'Storage version of a specific resource.',
+  spec: Type.Object(
+    {},
+    { description: 'spec is an empty spec. It is here to comply with Kubernetes API style.' },
+  ),
+  status: Type.Object(
+    {
+      storageVersions: Type.Optional(
+        Type.Array(serverStorageVersionSchema, {
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['apiServerID'],
+          'x-kubernetes-patch-merge-key': 'apiServerID',
+          'x-kubernetes-patch-strategy': 'merge',
+          description: 'storageVersions lists the reported versions per API server instance.',
         }),
-        { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'], 'x-kubernetes-patch-merge-key': 'type', 'x-kubernetes-patch-strategy': 'merge' },
       ),
-    ),
-  }),
+      commonEncodingVersion: Type.Optional(
+        Type.String({
+          description:
+            "commonEncodingVersion is set to an encoding storage version if all API server instances share that same version. If they don't share one storage version, this field is left empty. API servers should finish updating its storageVersionStatus entry before serving write operations, so that this field will be in sync with the reality.",
+        }),
+      ),
+      conditions: Type.Optional(
+        Type.Array(storageVersionConditionSchema, {
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['type'],
+          'x-kubernetes-patch-merge-key': 'type',
+          'x-kubernetes-patch-strategy': 'merge',
+          description: "conditions lists the latest available observations of the storageVersion's state.",
+        }),
+      ),
+    },
+    {
+      description:
+        'status on the version the API server instance can decode from and encode objects to when persisting objects in the backend.',
+    },
+  ),
 });
 
 /** `<group>.<resource>`, with `core` for the empty group. */

@@ -324,6 +324,44 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     expect(await explain('services.spec.externalTrafficPolicy')).toContain(
       'externalTrafficPolicy describes how nodes distribute service traffic',
     );
+    expect(await explain('tokenreviews')).toContain(
+      'TokenReview attempts to authenticate a token to a known user.',
+    );
+    expect(await explain('tokenreviews.spec.token')).toContain('token is the opaque bearer token.');
+    expect(await explain('tokenreviews.status.user.uid')).toContain(
+      'uid is a unique value that identifies this user across time.',
+    );
+    expect(await explain('selfsubjectreviews.status.userInfo.username')).toContain(
+      'username is the name that uniquely identifies this user among all active users.',
+    );
+    expect(
+      await explain(
+        'storageversions.status.commonEncodingVersion',
+        '--api-version=internal.apiserver.k8s.io/v1alpha1',
+      ),
+    ).toContain(
+      'commonEncodingVersion is set to an encoding storage version if all API server instances share',
+    );
+    expect(
+      await explain(
+        'storageversions.status.storageVersions.apiServerID',
+        '--api-version=internal.apiserver.k8s.io/v1alpha1',
+      ),
+    ).toContain('apiServerID is the ID of the reporting API server.');
+    expect(
+      await explain(
+        'storageversionmigrations.spec.resource',
+        '--api-version=storagemigration.k8s.io/v1beta1',
+      ),
+    ).toContain(
+      'The resource that is being migrated. The migrator sends requests to the endpoint serving the resource.',
+    );
+    expect(
+      await explain(
+        'storageversionmigrations.status.conditions.reason',
+        '--api-version=storagemigration.k8s.io/v1beta1',
+      ),
+    ).toContain('reason contains a programmatic identifier indicating the reason');
   });
 
   it('answers auth can-i for the admin', async () => {

@@ -4,6 +4,8 @@ import { StatusError, Type, kindSchema, type KindDefinition, type KubeObject } f
 import { allAuthenticatedGroup, type Authenticator, type UserInfo } from '@kapi/filters';
 import type { ResourceDefinition } from '@kapi/server';
 import { setRequestedAudiences } from '../service-accounts/service-account-authenticator.js';
+import { tokenReviewDescription, tokenReviewDescriptions } from './authentication-descriptions.js';
+import { withFieldDescriptions } from './field-descriptions.js';
 
 const authentication = 'authentication.k8s.io';
 const version = 'v1';
@@ -19,25 +21,29 @@ export const delegationReviewKinds: KindDefinition[] = [
     group: authentication,
     version,
     kind: 'TokenReview',
-    schema: kindSchema({
-      group: authentication,
-      version,
-      kind: 'TokenReview',
-      spec: Type.Object({ token: Type.Optional(Type.String()), audiences: strings() }),
-      status: Type.Object({
-        authenticated: Type.Optional(Type.Boolean()),
-        user: Type.Optional(
-          Type.Object({
-            username: Type.Optional(Type.String()),
-            uid: Type.Optional(Type.String()),
-            groups: strings(),
-            extra: extra(),
-          }),
-        ),
-        audiences: strings(),
-        error: Type.Optional(Type.String()),
+    schema: withFieldDescriptions(
+      kindSchema({
+        group: authentication,
+        version,
+        kind: 'TokenReview',
+        description: tokenReviewDescription,
+        spec: Type.Object({ token: Type.Optional(Type.String()), audiences: strings() }),
+        status: Type.Object({
+          authenticated: Type.Optional(Type.Boolean()),
+          user: Type.Optional(
+            Type.Object({
+              username: Type.Optional(Type.String()),
+              uid: Type.Optional(Type.String()),
+              groups: strings(),
+              extra: extra(),
+            }),
+          ),
+          audiences: strings(),
+          error: Type.Optional(Type.String()),
+        }),
       }),
-    }),
+      tokenReviewDescriptions,
+    ),
   },
 ];
 

@@ -1,5 +1,10 @@
 import { StatusError, Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
+import {
+  selfSubjectReviewDescription,
+  selfSubjectReviewDescriptions,
+} from './authentication-descriptions.js';
+import { withFieldDescriptions } from './field-descriptions.js';
 
 const group = 'authentication.k8s.io';
 const version = 'v1';
@@ -9,21 +14,25 @@ export const selfSubjectReviewKind: KindDefinition = {
   group,
   version,
   kind: 'SelfSubjectReview',
-  schema: kindSchema({
-    group,
-    version,
-    kind: 'SelfSubjectReview',
-    status: Type.Object({
-      userInfo: Type.Optional(
-        Type.Object({
-          username: Type.Optional(Type.String()),
-          uid: Type.Optional(Type.String()),
-          groups: Type.Optional(Type.Array(Type.String())),
-          extra: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
-        }),
-      ),
+  schema: withFieldDescriptions(
+    kindSchema({
+      group,
+      version,
+      kind: 'SelfSubjectReview',
+      description: selfSubjectReviewDescription,
+      status: Type.Object({
+        userInfo: Type.Optional(
+          Type.Object({
+            username: Type.Optional(Type.String()),
+            uid: Type.Optional(Type.String()),
+            groups: Type.Optional(Type.Array(Type.String())),
+            extra: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
+          }),
+        ),
+      }),
     }),
-  }),
+    selfSubjectReviewDescriptions,
+  ),
 };
 
 /**
