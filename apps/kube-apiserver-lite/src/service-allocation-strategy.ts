@@ -37,6 +37,8 @@ export interface ServiceAllocators {
    * allocating first would hold values until the repair releases them.
    */
   exists?: (namespace: string, name: string) => Promise<boolean>;
+  /** The stored Service of that name, read from storage (not the cache), if any. */
+  stored?: (namespace: string, name: string) => Promise<KubeObject | undefined>;
 }
 
 const specOf = (object: KubeObject): AllocatedSpec => {
@@ -70,6 +72,8 @@ export function serviceAllocationStrategy(
   inner: ResourceStrategy | undefined,
   allocators: ServiceAllocators,
 ): ResourceStrategy {
+  // The objects whose admission allocated values, with the Service's spec before it (none on create).
+  const allocatedFor = new WeakMap<KubeObject, AllocatedSpec | undefined>();
   return {
     ...inner,
     prepareForCreate(object, scope) {
@@ -125,6 +129,7 @@ export function serviceAllocationStrategy(
       const spec = specOf(object);
       try {
         await allocate(allocators, spec, old && specOf(old), scope);
+        if (!scope.dryRun) allocatedFor.set(object, old && specOf(old));
       } catch (error) {
         // As upstream's transaction: what this request allocated before failing is released.
         if (!scope.dryRun)
@@ -134,6 +139,16 @@ export function serviceAllocationStrategy(
           });
         throw error;
       }
+    },
+    async abandon(operation, object, old, scope) {
+      await inner?.abandon?.(operation, object, old, scope);
+      if (!allocatedFor.has(object)) return;
+      const previous = allocatedFor.get(object);
+      allocatedFor.delete(object);
+      // What a Service of that name holds now stays (another request of the same name may have won the
+      // race and hold the same values): the rest of what this request allocated is released.
+      const stored = await allocators.stored?.(scope.namespace, scope.name);
+      await releaseNew(allocators, specOf(object), previous, { namespace: scope.namespace, name: scope.name }, stored && specOf(stored));
     },
   };
 }
@@ -160,23 +175,28 @@ async function allocate(
   }
 }
 
-/** Releases the values `spec` names that `previous` did not hold (each only if `service` holds it). */
+/**
+ * Releases the values `spec` names that neither `previous` nor `kept` holds (each only if `service`
+ * holds it).
+ */
 async function releaseNew(
   allocators: ServiceAllocators,
   spec: AllocatedSpec,
   previous: AllocatedSpec | undefined,
   service: ServiceRef,
+  kept?: AllocatedSpec,
 ): Promise<void> {
   const ignore = () => undefined;
-  const heldBefore = new Set(previous ? nodePortsOf({ metadata: {}, spec: previous }) : []);
+  const held = [previous, kept].filter((other): other is AllocatedSpec => other !== undefined);
+  const heldPorts = new Set(held.flatMap((other) => nodePortsOf({ metadata: {}, spec: other })));
   if (
     spec.clusterIP &&
     spec.clusterIP !== 'None' &&
-    !(previous && hasClusterIP(previous) && previous.clusterIP === spec.clusterIP)
+    !held.some((other) => hasClusterIP(other) && other.clusterIP === spec.clusterIP)
   )
     await allocators.clusterIPs.release(spec.clusterIP, service).catch(ignore);
   for (const port of nodePortsOf({ metadata: {}, spec })) {
-    if (!heldBefore.has(port)) await allocators.nodePorts.release(port, service).catch(ignore);
+    if (!heldPorts.has(port)) await allocators.nodePorts.release(port, service).catch(ignore);
   }
 }
 

@@ -30,6 +30,10 @@ export function createServiceAllocators(
       `${keyPrefix}/servicenodeports`,
       ranges.serviceNodePortRange,
     ),
+    stored: async (namespace, name) => {
+      const installed = services();
+      return installed?.storage.get(`${installed.prefix}/${namespace}/${name}`, { ignoreNotFound: true });
+    },
     exists: async (namespace, name) => {
       const installed = services();
       return Boolean(

@@ -86,6 +86,18 @@ export interface ResourceStrategy {
     scope: RequestScope,
   ): Promise<void> | void;
   /**
+   * Called when a create or update whose `admit` passed was not stored after all (the name was taken,
+   * the update conflicted and is tried again, storage failed), with the same arguments: gives back what
+   * `admit` set aside for it (e.g. a Service's cluster IP and node ports), as upstream's REST transactions
+   * revert. Errors it throws are ignored.
+   */
+  abandon?(
+    operation: 'create' | 'update',
+    object: KubeObject,
+    old: KubeObject | undefined,
+    scope: RequestScope,
+  ): Promise<void> | void;
+  /**
    * Called on the first DELETE of an object (no deletionTimestamp yet) with a copy it may change: finalizers
    * it adds make the DELETE mark the object instead of removing it (e.g. a CRD's instance-cleanup finalizer
    * and its Terminating condition). The marked copy is what is stored.

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kubectl } from './harness.js';
 import { serverForFile } from './server-for-file.js';
@@ -282,3 +285,55 @@ subsets:
     ).toBe(404);
   });
 });
+
+const servicesPath = '/api/v1/namespaces/default/services';
+const service = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec });
+
+describe('Service node ports and failed creates', () => {
+  it('gives back the node ports of creates that lost a race for the same name at once', async () => {
+    // Ten creates of one name, each naming its own node port, each on a connection of its own (as ten
+    // clients would send them): one is stored; the others fail with 409 after admission may have
+    // allocated their ports, which must be free again when they answer.
+    // From the range's static band (its first 43 ports), which dynamic allocation leaves alone.
+    const ports = Array.from({ length: 10 }, (_, i) => 30010 + i);
+    const answers = await Promise.all(
+      ports.map((nodePort) => postOnOwnConnection(service('same', { type: 'NodePort', ports: [{ port: 80, nodePort }] }))),
+    );
+    expect(answers.filter((answer) => answer.code === 201)).toHaveLength(1);
+    expect(answers.filter((answer) => answer.code === 409)).toHaveLength(9);
+    const kept = answers.find((answer) => answer.code === 201)?.body.spec?.ports?.[0]?.nodePort;
+    for (const nodePort of ports.filter((port) => port !== kept)) {
+      const again = await post(servicesPath, service(`p${nodePort}`, { type: 'NodePort', ports: [{ port: 80, nodePort }] }));
+      expect(again.code, `${nodePort}: ${JSON.stringify(again.body)}`).toBe(201);
+    }
+    const taken = await post(servicesPath, service('taken', { type: 'NodePort', ports: [{ port: 80, nodePort: kept }] }));
+    expect(taken.code).toBe(422);
+  });
+});
+
+/** A POST of a Service to `default` over a new HTTP/1.1 connection with the admin's certificate. */
+function postOnOwnConnection(body: unknown): Promise<{ code: number; body: { spec?: { ports?: Array<{ nodePort?: number }> } } }> {
+  const file = (name: string) => readFileSync(join(shared.server.dataDir, name));
+  return new Promise((resolve, reject) => {
+    const request = https.request(
+      new URL(servicesPath, shared.server.url),
+      {
+        method: 'POST',
+        agent: false,
+        ca: file('ca.crt'),
+        cert: file('admin.crt'),
+        key: file('admin.key'),
+        headers: { 'content-type': 'application/json' },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ code: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) as { spec?: { ports?: Array<{ nodePort?: number }> } } }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(JSON.stringify(body));
+  });
+}

@@ -65,3 +65,60 @@ describe('GenericStore.create and the object it is given', () => {
     expect(sent).toEqual(before);
   });
 });
+
+describe("GenericStore and the strategy's abandon", () => {
+  /** A widget store whose strategy records what it admitted and abandoned (by the size each object asked for). */
+  function recordingStore(options: { onAdmit?: (store: GenericStore, size: number) => Promise<void> } = {}) {
+    const admitted: number[] = [];
+    const abandoned: Array<[string, number]> = [];
+    const size = (object: KubeObject) => (object['spec'] as { size: number }).size;
+    const store: GenericStore = new GenericStore({
+      definition: widgetDefinition({
+        strategy: {
+          async admit(operation, object) {
+            if (operation === 'delete') return;
+            admitted.push(size(object));
+            await options.onAdmit?.(store, size(object));
+          },
+          abandon: (operation, object) => void abandoned.push([operation, size(object)]),
+        },
+      }),
+      scheme: widgetScheme(),
+      storage: new Store({ kv: new MemoryBackend() }),
+      prefix: '/registry/widgets',
+    });
+    return { store, admitted, abandoned };
+  }
+
+  it('abandons a create whose name was taken after admission, and nothing of a stored one', async () => {
+    const { store, admitted, abandoned } = recordingStore();
+    await store.create('default', widget('one', { size: 1 }) as KubeObject, 'v1', write);
+    await expect(store.create('default', widget('one', { size: 2 }) as KubeObject, 'v1', write)).rejects.toMatchObject({ code: 409 });
+    expect(admitted).toEqual([1, 2]);
+    expect(abandoned).toEqual([['create', 2]]);
+  });
+
+  it('abandons each attempt of an update that conflicted but the one stored', async () => {
+    let raced = false;
+    const { store, abandoned } = recordingStore({
+      // The first attempt's admission meets a concurrent write of the same object: storage refuses the
+      // attempt and the update is tried again on the new object.
+      onAdmit: async (own, size) => {
+        if (size !== 3 || raced) return;
+        raced = true;
+        await own.update('default', 'two', async (current) => ({ ...current, spec: { size: 9 } }), 'v1', write);
+      },
+    });
+    await store.create('default', widget('two', { size: 1 }) as KubeObject, 'v1', write);
+    const updated = await store.update('default', 'two', async (current) => ({ ...current, spec: { size: 3 } }), 'v1', write);
+    expect((updated.object['spec'] as { size: number }).size).toBe(3);
+    expect(abandoned).toEqual([['update', 3]]);
+  });
+
+  it('abandons nothing on a dry run', async () => {
+    const { store, abandoned } = recordingStore();
+    await store.create('default', widget('three', { size: 1 }) as KubeObject, 'v1', write);
+    await expect(store.create('default', widget('three', { size: 2 }) as KubeObject, 'v1', { ...write, dryRun: true })).rejects.toMatchObject({ code: 409 });
+    expect(abandoned).toEqual([]);
+  });
+});

@@ -225,6 +225,7 @@ export class GenericStore {
         }
         return this.versioned(await this.storage.create(key, hub), version);
       } catch (error) {
+        if (!context.dryRun) await this.abandon('create', hub, undefined, namespace, name, context);
         if (
           generate &&
           StorageError.isInstance(error) &&
@@ -258,7 +259,19 @@ export class GenericStore {
     let created = false;
     const preconditions: Preconditions = {};
     if (typeof input !== 'function' && input.metadata.uid) preconditions.uid = input.metadata.uid;
+    // What each attempt's admission passed (an update that conflicts is tried again on the new object):
+    // all but the stored one are abandoned.
+    const admitted: Array<{ operation: 'create' | 'update'; object: KubeObject; old: KubeObject | undefined }> = [];
     const tryUpdate = async (current: KubeObject, exists: boolean): Promise<KubeObject> => {
+      const prepared = await prepare(current, exists);
+      admitted.push({ operation: exists ? 'update' : 'create', object: prepared, old: exists ? current : undefined });
+      return prepared;
+    };
+    const abandon = async (attempts: typeof admitted) => {
+      for (const attempt of attempts)
+        await this.abandon(attempt.operation, attempt.object, attempt.old, namespace, name, context);
+    };
+    const prepare = async (current: KubeObject, exists: boolean): Promise<KubeObject> => {
       if (!exists) {
         if (!allowCreate) throw StatusError.notFound(this.groupResource, name);
         created = true;
@@ -291,11 +304,19 @@ export class GenericStore {
           result.metadata.resourceVersion = current.metadata.resourceVersion;
         return { object: await this.versioned(result, version), created };
       }
-      const stored = await this.storage.guaranteedUpdate(key, {
-        ignoreNotFound: allowCreate,
-        ...(Object.keys(preconditions).length > 0 ? { preconditions } : {}),
-        tryUpdate: (current, meta) => tryUpdate(current, meta.resourceVersion !== 0),
-      });
+      let stored: KubeObject;
+      try {
+        stored = await this.storage.guaranteedUpdate(key, {
+          ignoreNotFound: allowCreate,
+          ...(Object.keys(preconditions).length > 0 ? { preconditions } : {}),
+          tryUpdate: (current, meta) => tryUpdate(current, meta.resourceVersion !== 0),
+        });
+      } catch (error) {
+        await abandon(admitted);
+        throw error;
+      }
+      // The last attempt is the one stored.
+      await abandon(admitted.slice(0, -1));
       if (stored.metadata.deletionTimestamp && !this.hasPendingFinalizers(stored)) {
         const deleted = await this.storage.delete(key, {
           preconditions: { resourceVersion: stored.metadata.resourceVersion ?? '' },
@@ -305,6 +326,24 @@ export class GenericStore {
       return { object: await this.versioned(stored, version), created };
     } catch (error) {
       throw this.toStatusError(error, name);
+    }
+  }
+
+  /** The strategy's `abandon` of a write its admission passed but storage did not take; its errors are ignored. */
+  private async abandon(
+    operation: 'create' | 'update',
+    object: KubeObject,
+    old: KubeObject | undefined,
+    namespace: string,
+    name: string,
+    context: WriteContext,
+  ): Promise<void> {
+    const abandon = this.definition.strategy?.abandon;
+    if (!abandon) return;
+    try {
+      await abandon(operation, object, old, this.preparation.scope(namespace, name, context));
+    } catch {
+      // Best effort, as upstream's transaction revert: what is not given back is the repair's.
     }
   }
 
