@@ -3,7 +3,6 @@ import type { ResourceClient } from '@kapi/client';
 import type { GenericAPIServer, ResourceDefinition } from '@kapi/server';
 import { storageVersionName, type StorageVersion, type StorageVersionManager } from '@kapi/storageversion';
 import type { CustomResourceAPIServices } from './crd-apiservices.js';
-import { namespaceLifecycleAdmission, type NamespaceLookup } from './namespace-lifecycle.js';
 
 /** Where custom resources' StorageVersions are published (with `--storage-version-api`). */
 export interface CustomResourceStorageVersions {
@@ -59,12 +58,12 @@ function publishStorageVersion(target: CustomResourceStorageVersions, definition
  * upstream's chain): CRDs and their custom resources (their StorageVersions published before writes and
  * deleted with the CRD) on the same port, storage, scheme and health as
  * the built-ins. Filters (authentication, authorization, the storage-version barrier) run once, in the
- * outer server; `namespaces` gives the namespace lookup for namespace-lifecycle admission of CRs, and
+ * outer server; `admitted` adds the admission of built-ins (namespace lifecycle, webhooks) to each CR, and
  * `apiServices` registers an APIService for each group/version the custom resources serve.
  */
 export function apiExtensionsDelegate(
   options: APIExtensionsServerOptions,
-  namespaces: () => NamespaceLookup,
+  admitted: (definition: ResourceDefinition) => ResourceDefinition,
   apiServices: CustomResourceAPIServices,
   storageVersions?: CustomResourceStorageVersions,
 ): GenericAPIServer {
@@ -72,10 +71,8 @@ export function apiExtensionsDelegate(
     const definition = storageVersions?.servedDefinition?.(served) ?? served;
     apiServices.served(definition);
     if (storageVersions) publishStorageVersion(storageVersions, definition);
-    if (!definition.namespaced) return definition;
-    // Custom resources are created only in existing, non-terminating namespaces, as built-ins.
-    const admit = namespaceLifecycleAdmission(definition, namespaces());
-    return admit ? { ...definition, strategy: { ...definition.strategy, admit } } : definition;
+    // Custom resources are admitted as built-ins (namespace lifecycle, admission webhooks).
+    return admitted(definition);
   };
   const onRemove = async (groupResource: { group: string; resource: string }): Promise<void> => {
     apiServices.removed(groupResource);

@@ -47,11 +47,12 @@ import { cohabitingStorage } from './cohabiting-storage.js';
 import { customResourceVoting } from './custom-resource-voting.js';
 import { LoopbackClient } from './loopback-client.js';
 import { createBootstrapRbac, createSystemNamespaces } from './bootstrap.js';
-import { NamespaceLookup, namespaceLifecycleAdmission, namespaceStrategy } from './namespace-lifecycle.js';
+import { NamespaceLookup, namespaceStrategy } from './namespace-lifecycle.js';
 import type { ServerOptions } from './options.js';
 import { CONTROLLER_MANAGER_HOOK, startControllerManager } from './controller-manager.js';
 import { leaderStatusGauge } from './leader-elected.js';
 import { RBACCache } from './rbac-cache.js';
+import { createAdmission } from './admission-webhooks/index.js';
 import { withRBACEscalationChecks } from './rbac-escalation.js';
 import { authorizationResources, builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
 import { installAPIServices } from './apiservices.js';
@@ -206,6 +207,11 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
 
   // Assigned with the voter's start hook below; custom resources vote once it has run.
   let voterStarted: () => Promise<void> = () => Promise.reject(new Error('storage version voting is not set up'));
+  const admission = createAdmission({
+    storage: (groupResource) => storages.get(groupResource),
+    lookup: () => lookup,
+    resolveService: webhookServiceResolver(aggregation.layer.services),
+  });
   const apiextensions = apiExtensionsDelegate({
     scheme,
     storage: storageFactory,
@@ -214,7 +220,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     health: observability.health,
     loopback: () => rest(),
     resolveService: webhookServiceResolver(aggregation.layer.services),
-  }, () => lookup, new CustomResourceAPIServices(() => rest(), log), manager && {
+  }, (definition) => admission.admitted(definition), new CustomResourceAPIServices(() => rest(), log), manager && {
     manager,
     identity,
     storageVersions: () => new ResourceClient<StorageVersion>(rest(), storageVersionRef),
@@ -258,9 +264,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   const serviceAllocators = createServiceAllocators(backend.kv, options.etcdPrefix, options, () => storages.get('/services'));
   for (const definition of withRBACEscalationChecks(withServiceAllocations(definitions, serviceAllocators), rbac)) {
     if (definition === namespacesDefinition) continue;
-    const admit = definition.namespaced ? namespaceLifecycleAdmission(definition, lookup) : definition.strategy?.admit;
-    const withAdmission: ResourceDefinition = admit ? { ...definition, strategy: { ...definition.strategy, admit } } : definition;
-    server.installResource(withAdmission);
+    server.installResource(admission.admitted(definition));
     const cohabiting = cohabitingStorage(scheme, definition);
     if (cohabiting) server.setStorageVersionHash(definition.group, definition.resource, cohabiting.storageVersionHash);
     installed.push(definition);
@@ -289,6 +293,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   }
 
   await rbacCache.start();
+  await admission.webhooks.start();
 
   const hosts = [...new Set(['127.0.0.1', 'localhost', options.hostnameOverride, options.bindAddress].filter((h) => h && h !== '0.0.0.0'))];
   const certificates = ensureCertificates(options.dataDir, { hosts });
@@ -439,6 +444,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       stopped = true;
       for (const stop of controllers) await stop();
       rbacCache.stop();
+      admission.webhooks.stop();
       await server.shutdown();
       loopback.current?.close();
       await backend.close();

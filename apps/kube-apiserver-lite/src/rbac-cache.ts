@@ -1,6 +1,6 @@
-import type { KubeObject } from '@kapi/apimachinery';
 import type { ClusterRole, ClusterRoleBinding, RBACRuleSource, Role, RoleBinding } from '@kapi/filters';
 import type { Interface } from '@kapi/storage';
+import { WatchedObjects } from './watched-objects.js';
 
 /** The storage (and key prefix) of one RBAC resource. */
 export interface RBACStorage {
@@ -8,51 +8,6 @@ export interface RBACStorage {
   prefix: string;
 }
 
-/** A map of objects kept current by a storage watch, restarted (from a fresh list) when it ends. */
-class WatchedObjects {
-  readonly objects = new Map<string, KubeObject>();
-  private stopped = false;
-  private synced!: () => void;
-  readonly ready = new Promise<void>((resolve) => (this.synced = resolve));
-
-  constructor(private readonly source: RBACStorage) {}
-
-  start(): void {
-    void this.loop();
-  }
-
-  stop(): void {
-    this.stopped = true;
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        const list = await this.source.storage.getList(`${this.source.prefix}/`, { recursive: true, resourceVersion: '' });
-        this.objects.clear();
-        for (const item of list.items) this.objects.set(keyOf(item), item);
-        this.synced();
-        const watch = await this.source.storage.watch(`${this.source.prefix}/`, { recursive: true, resourceVersion: list.resourceVersion });
-        for await (const event of watch) {
-          if (this.stopped) {
-            watch.stop();
-            break;
-          }
-          if (event.type === 'ERROR') break;
-          if (event.type === 'BOOKMARK') continue;
-          const object = event.object as KubeObject;
-          if (event.type === 'DELETED') this.objects.delete(keyOf(object));
-          else this.objects.set(keyOf(object), object);
-        }
-      } catch {
-        // fall through to the retry pause
-      }
-      if (!this.stopped) await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-}
-
-const keyOf = (object: KubeObject) => `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
 
 /** The storages of the four RBAC resources. */
 export interface RBACStorages {

@@ -18,7 +18,8 @@ export { customResourceDefinitionKind, customResourceDefinitionResource } from '
 export { validateCustomResourceDefinition } from './crd/validation.js';
 export { CustomResourceHandler } from './customresource/custom-resource-handler.js';
 export type { CustomResourceHooks } from './customresource/custom-resource-handler.js';
-export type { ServiceResolver, ServiceReference } from './conversion/webhook-client.js';
+export { WebhookClient } from './conversion/webhook-client.js';
+export type { ServiceResolver, ServiceReference, WebhookAnswer, WebhookClientConfig } from './conversion/webhook-client.js';
 export { CustomResourceScheme } from './customresource/custom-resource-scheme.js';
 export type { APIExtensionsServerOptions, APIExtensionsServer } from './apiextensions-server.js';
 export { createAPIExtensionsServer, CRD_CONTROLLERS_HOOK } from './apiextensions-server.js';

@@ -78,6 +78,18 @@ export interface ResourceStrategy {
   validate?(object: KubeObject, scope: RequestScope): FieldError[];
   /** Validation beyond the schema, on update (immutable fields...). */
   validateUpdate?(object: KubeObject, old: KubeObject, scope: RequestScope): FieldError[];
+  /**
+   * Mutating admission (e.g. admission webhooks), before validation: receives the request's object in the
+   * version the client sent, defaulted, and `old` (the stored object, same version) on update; returns the
+   * object to go on with (the same one changed, or a new one), or throws a StatusError to refuse. Unlike
+   * the other hooks, it sees the request version, not the hub.
+   */
+  mutate?(
+    operation: 'create' | 'update',
+    object: KubeObject,
+    old: KubeObject | undefined,
+    scope: RequestScope,
+  ): Promise<KubeObject> | KubeObject;
   /** Checks that need other state (e.g. the namespace exists and is not terminating); throw a StatusError to refuse. */
   admit?(
     operation: 'create' | 'update' | 'delete',

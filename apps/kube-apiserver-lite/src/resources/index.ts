@@ -1,5 +1,6 @@
 import type { ConversionDefinition, KindDefinition } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
+import { admissionRegistrationKinds, admissionRegistrationResources } from './admission-registration.js';
 import { authorizationKinds } from './authorization.js';
 import { autoscalingConversions, autoscalingKinds, autoscalingResources } from './autoscaling.js';
 import { coordinationKinds, coordinationResources } from './coordination.js';
@@ -21,6 +22,7 @@ export const builtInKinds: KindDefinition[] = [
   ...serviceDiscoveryKinds,
   endpointsKind,
   ...migrationKinds,
+  ...admissionRegistrationKinds,
 ];
 
 /** Conversions between served versions and hubs. */
@@ -36,6 +38,7 @@ export const builtInResources: ResourceDefinition[] = [
   ...serviceDiscoveryResources,
   endpointsResource,
   ...migrationResources,
+  ...admissionRegistrationResources,
 ];
 
 export { bootstrapRbacObjects } from './rbac.js';

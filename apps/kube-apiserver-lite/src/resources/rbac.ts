@@ -1,5 +1,6 @@
 import { Type, kindSchema, nameIsPathSegment, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
+import { labelSelectorSchema } from './common-schemas.js';
 import { withFieldDescriptions } from './field-descriptions.js';
 import {
   clusterRoleBindingDescription,
@@ -38,13 +39,6 @@ const roleRefSchema = Type.Object(
   { apiGroup: Type.String(), kind: Type.String(), name: Type.String() },
   { 'x-kubernetes-map-type': 'atomic' },
 );
-
-const labelSelectorSchema = Type.Object({
-  matchLabels: Type.Optional(Type.Record(Type.String(), Type.String())),
-  matchExpressions: Type.Optional(
-    Type.Array(Type.Object({ key: Type.String(), operator: Type.String(), values: strings() })),
-  ),
-});
 
 const rules = () => Type.Optional(Type.Array(policyRuleSchema, { 'x-kubernetes-list-type': 'atomic' }));
 const subjects = () => Type.Optional(Type.Array(subjectSchema, { 'x-kubernetes-list-type': 'atomic' }));

@@ -22,34 +22,50 @@ export interface WebhookAnswer {
 }
 
 /** Upstream's conversion webhook timeout. */
-const WEBHOOK_TIMEOUT_SECONDS = 30;
+const CONVERSION_WEBHOOK_TIMEOUT_SECONDS = 30;
+
+/** Where a webhook is called (upstream's WebhookClientConfig): a `url`, or an in-cluster `service`; `caBundle` PEM, base64. */
+export interface WebhookClientConfig {
+  url?: string;
+  service?: { namespace: string; name: string; path?: string; port?: number };
+  caBundle?: string;
+}
 
 /**
- * The HTTPS client of one CRD's conversion webhook (`clientConfig`): `url`, or `service` dialled at the
- * address its resolver gives with TLS server name `<name>.<namespace>.svc`; `caBundle` is trusted
- * (else the system roots). Nothing blocks: the event loop serves other requests while it waits.
+ * The HTTPS client of one webhook (`clientConfig`): `url`, or `service` dialled at the address its
+ * resolver gives with TLS server name `<name>.<namespace>.svc`; `caBundle` is trusted (else the system
+ * roots). Each call gives up after `timeoutSeconds` (sent as the `timeout` query parameter, as upstream).
+ * Nothing blocks: the event loop serves other requests while it waits.
  */
 export class WebhookClient {
-  /** The URL the webhook is called at, as upstream names it in errors (with `?timeout=30s`). */
+  /** The URL the webhook is called at, as upstream names it in errors (with `?timeout=<n>s`). */
   readonly url: string;
   private readonly target: URL;
   private readonly service: ServiceReference | undefined;
   private readonly ca: string | undefined;
 
-  constructor(crd: CustomResourceDefinition, private readonly resolveService?: ServiceResolver) {
-    const config = crd.spec.conversion?.webhook?.clientConfig ?? {};
+  constructor(
+    config: WebhookClientConfig,
+    private readonly resolveService?: ServiceResolver,
+    private readonly timeoutSeconds = CONVERSION_WEBHOOK_TIMEOUT_SECONDS,
+  ) {
     const service = config.service;
     if (service) this.service = { namespace: service.namespace, name: service.name, port: service.port ?? 443 };
     this.target = new URL(
       config.url ??
         (service ? `https://${service.name}.${service.namespace}.svc:${this.service?.port ?? 443}${service.path ?? ''}` : ''),
     );
-    this.target.searchParams.set('timeout', `${WEBHOOK_TIMEOUT_SECONDS}s`);
+    this.target.searchParams.set('timeout', `${timeoutSeconds}s`);
     // Go keeps an explicit :443 of the service's host, which WHATWG URLs drop.
     this.url = this.service
       ? `https://${this.target.hostname}:${this.service.port}${this.target.pathname}${this.target.search}`
       : this.target.toString();
     this.ca = config.caBundle ? Buffer.from(config.caBundle, 'base64').toString('utf8') : undefined;
+  }
+
+  /** The client of a CRD's conversion webhook (30 s timeout). */
+  static forConversion(crd: CustomResourceDefinition, resolveService?: ServiceResolver): WebhookClient {
+    return new WebhookClient(crd.spec.conversion?.webhook?.clientConfig ?? {}, resolveService);
   }
 
   /** POSTs a JSON body; rejects with `Post "<url>": <reason>` when no answer came. */
@@ -80,7 +96,7 @@ export class WebhookClient {
           port: dial.port,
           path: `${target.pathname}${target.search}`,
           headers: { host: target.host, 'content-type': 'application/json', accept: 'application/json' },
-          timeout: WEBHOOK_TIMEOUT_SECONDS * 1000,
+          timeout: this.timeoutSeconds * 1000,
           ...(dial.servername ? { servername: dial.servername } : {}),
           ...(this.ca ? { ca: this.ca } : {}),
         },

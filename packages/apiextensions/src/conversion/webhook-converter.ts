@@ -67,7 +67,7 @@ export function webhookConverter(crd: CustomResourceDefinition, resolveService?:
   const { group } = crd.spec;
   const webhook = crd.spec.conversion?.webhook;
   const reviewVersion = (webhook?.conversionReviewVersions ?? ['v1']).find((v) => knownReviewVersions.includes(v)) ?? 'v1';
-  const client = new WebhookClient(crd, resolveService);
+  const client = WebhookClient.forConversion(crd, resolveService);
   const hubVersion = crd.spec.versions.find((version) => version.storage)?.name ?? '';
   const convert = async (objects: readonly KubeObject[], version: string): Promise<KubeObject[]> => {
     const apiVersion = `${group}/${version}`;

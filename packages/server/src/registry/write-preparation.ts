@@ -115,11 +115,17 @@ export class WritePreparation {
     context: WriteContext,
     owned = false,
   ): Promise<KubeObject> {
-    const defaulted = this.defaulted(owned ? object : copyObject(object));
+    let defaulted = this.defaulted(owned ? object : copyObject(object));
     this.recordUpdate(undefined, defaulted, context);
+    if (this.definition.namespaced) defaulted.metadata.namespace = namespace;
+    else delete defaulted.metadata.namespace;
+    const mutate = this.definition.strategy?.mutate;
+    if (mutate) {
+      const mutated = mutate('create', defaulted, undefined, this.scope(namespace, defaulted.metadata.name ?? '', context));
+      defaulted = mutated instanceof Promise ? await mutated : mutated;
+      if (this.definition.namespaced) defaulted.metadata.namespace = namespace;
+    }
     const metadata = defaulted.metadata;
-    if (this.definition.namespaced) metadata.namespace = namespace;
-    else delete metadata.namespace;
     const name = metadata.name ?? '';
     const errors = [
       ...validateObjectMeta(metadata, this.metaValidation()),
@@ -150,8 +156,13 @@ export class WritePreparation {
    */
   async prepareUpdate(requested: KubeObject, current: KubeObject, write: UpdateWrite): Promise<KubeObject> {
     const { namespace, name, context, isPatch } = write;
-    const defaulted = this.defaulted(requested);
+    let defaulted = this.defaulted(requested);
     const tracked = this.recordUpdate(write.currentVersioned, defaulted, context);
+    const mutate = this.definition.strategy?.mutate;
+    if (mutate) {
+      const mutated = mutate('update', defaulted, write.currentVersioned, this.scope(namespace, name, context));
+      defaulted = mutated instanceof Promise ? await mutated : mutated;
+    }
     const metadata = defaulted.metadata;
     if ((metadata.name ?? '') !== name) {
       throw StatusError.badRequest(

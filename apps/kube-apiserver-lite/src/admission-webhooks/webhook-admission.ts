@@ -1,0 +1,58 @@
+import { parseGroupVersion, type KubeObject } from '@kapi/apimachinery';
+import type { RequestScope, ResourceDefinition } from '@kapi/server';
+import type { AdmissionWebhookDispatcher } from './webhook-dispatcher.js';
+import type { AdmissionAttributes } from './webhook-matching.js';
+
+const operations = { create: 'CREATE', update: 'UPDATE', delete: 'DELETE' } as const;
+
+/**
+ * `definition` with admission webhooks in its strategy: the mutating ones in `mutate` (before
+ * validation, on the object in the version the client sent), the validating ones after the resource's
+ * own admission in `admit` (on the object as it will be stored). As upstream, the webhook configurations
+ * themselves are never sent to webhooks (a broken webhook could otherwise not be removed).
+ */
+export function withAdmissionWebhooks(definition: ResourceDefinition, dispatcher: AdmissionWebhookDispatcher): ResourceDefinition {
+  if (definition.group === 'admissionregistration.k8s.io') return definition;
+  const inner = definition.strategy;
+  const attributes = (
+    operation: keyof typeof operations,
+    object: KubeObject | undefined,
+    old: KubeObject | undefined,
+    scope: RequestScope,
+  ): AdmissionAttributes => ({
+    operation: operations[operation],
+    group: definition.group,
+    version: parseGroupVersion((object ?? old)?.apiVersion ?? '').version,
+    resource: definition.resource,
+    subresource: scope.subresource,
+    kind: definition.kind,
+    namespaced: definition.namespaced,
+    namespace: scope.namespace,
+    name: scope.name,
+    ...(object ? { object } : {}),
+    ...(old ? { oldObject: old } : {}),
+    ...(scope.user ? { user: scope.user } : {}),
+    dryRun: scope.dryRun,
+  });
+  return {
+    ...definition,
+    strategy: {
+      ...inner,
+      // Synchronous while no webhook is configured: a create pays no extra turn of the event loop.
+      mutate(operation, object, old, scope) {
+        const webhooks = (mutated: KubeObject) =>
+          dispatcher.active ? dispatcher.mutate({ ...attributes(operation, mutated, old, scope), object: mutated }) : mutated;
+        if (!inner?.mutate) return webhooks(object);
+        const mutated = inner.mutate(operation, object, old, scope);
+        return mutated instanceof Promise ? mutated.then(webhooks) : webhooks(mutated);
+      },
+      async admit(operation, object, old, scope) {
+        await inner?.admit?.(operation, object, old, scope);
+        if (!dispatcher.active) return;
+        await dispatcher.validate(
+          attributes(operation, operation === 'delete' ? undefined : object, operation === 'create' ? undefined : old, scope),
+        );
+      },
+    },
+  };
+}

@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+import { StatusError, type KubeObject, type StatusReason } from '@kapi/apimachinery';
+import { WebhookClient, type ServiceResolver } from '@kapi/apiextensions';
+import { applyJsonPatch } from '@kapi/server';
+import { webhooksOf, type AdmissionWebhook } from '../resources/admission-registration.js';
+import { WatchedObjects, type WatchedStorage } from '../watched-objects.js';
+import {
+  namespaceSelectorMatches,
+  objectSelectorMatches,
+  rulesMatch,
+  type AdmissionAttributes,
+} from './webhook-matching.js';
+
+/** An AdmissionReview's `response`. */
+interface AdmissionResponse {
+  uid?: string;
+  allowed?: boolean;
+  status?: { code?: number; reason?: string; message?: string };
+  patch?: string;
+  patchType?: string;
+}
+
+/** A webhook that could not be asked (upstream's ErrCallingWebhook): its failure policy decides. */
+class CallFailure extends Error {}
+
+/** What the dispatcher needs of the server. */
+export interface AdmissionWebhookSources {
+  /** The storages of the two configuration resources (looked up on start, once they are installed). */
+  storages(): { validating: WatchedStorage; mutating: WatchedStorage };
+  /** Resolves a webhook's `clientConfig.service` to an address. */
+  resolveService: ServiceResolver;
+  /** The labels of a namespace ({} when it does not exist). */
+  namespaceLabels(namespace: string): Promise<Record<string, string>>;
+}
+
+interface Configured {
+  webhook: AdmissionWebhook;
+  mutating: boolean;
+}
+
+const operationOptions = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions' } as const;
+
+/**
+ * Upstream's MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins: the webhooks of every
+ * Mutating/ValidatingWebhookConfiguration (kept in memory by watches), asked in configuration-name
+ * order with an admission.k8s.io/v1 AdmissionReview when their rules, namespaceSelector and
+ * objectSelector match a request. Mutating webhooks run before validation and may patch the object
+ * (JSONPatch; `reinvocationPolicy: IfNeeded` ones are asked once more when a later webhook changed it);
+ * validating webhooks run after it. A webhook that denies refuses the request with its status; one that
+ * cannot be asked refuses it with 500 under `failurePolicy: Fail` and is skipped under `Ignore`.
+ */
+export class AdmissionWebhookDispatcher {
+  private validating: WatchedObjects | undefined;
+  private mutating: WatchedObjects | undefined;
+  private cached: { generation: string; hooks: Configured[] } | undefined;
+
+  constructor(private readonly sources: AdmissionWebhookSources) {}
+
+  /** Starts the watches; resolves once both listed. Until then no webhook is called. */
+  async start(): Promise<void> {
+    const storages = this.sources.storages();
+    const validating = new WatchedObjects(storages.validating);
+    const mutating = new WatchedObjects(storages.mutating);
+    validating.start();
+    mutating.start();
+    await Promise.all([validating.ready, mutating.ready]);
+    this.validating = validating;
+    this.mutating = mutating;
+  }
+
+  stop(): void {
+    this.validating?.stop();
+    this.mutating?.stop();
+  }
+
+  /** Every configured webhook, mutating ones first, each kind in configuration-name order. */
+  private hooks(): Configured[] {
+    const generation = `${this.mutating?.generation}/${this.validating?.generation}`;
+    if (this.cached?.generation === generation) return this.cached.hooks;
+    const of = (objects: WatchedObjects | undefined, mutating: boolean) =>
+      [...(objects?.objects.values() ?? [])]
+        .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
+        .flatMap((configuration) => webhooksOf(configuration).map((webhook) => ({ webhook, mutating })));
+    const hooks = [...of(this.mutating, true), ...of(this.validating, false)];
+    this.cached = { generation, hooks };
+    return hooks;
+  }
+
+  /** Whether any webhook is configured (the per-request fast path). */
+  get active(): boolean {
+    return (this.mutating?.objects.size ?? 0) > 0 || (this.validating?.objects.size ?? 0) > 0;
+  }
+
+  private async matching(attributes: AdmissionAttributes, mutating: boolean): Promise<AdmissionWebhook[]> {
+    const matched: AdmissionWebhook[] = [];
+    for (const hook of this.hooks()) {
+      if (hook.mutating !== mutating) continue;
+      const { webhook } = hook;
+      if (
+        rulesMatch(webhook, attributes) &&
+        objectSelectorMatches(webhook, attributes) &&
+        (await namespaceSelectorMatches(webhook, attributes, (namespace) => this.sources.namespaceLabels(namespace)))
+      )
+        matched.push(webhook);
+    }
+    return matched;
+  }
+
+  /** The mutating webhooks on a create or update: the object as they leave it. */
+  async mutate(attributes: AdmissionAttributes & { object: KubeObject }): Promise<KubeObject> {
+    let object = attributes.object;
+    const matched = await this.matching(attributes, true);
+    let changedAt = -1;
+    for (const [index, webhook] of matched.entries()) {
+      const patched = await this.ask(webhook, { ...attributes, object }, true);
+      if (patched === undefined) continue;
+      object = patched;
+      changedAt = index;
+    }
+    // Asked once more: the IfNeeded webhooks that saw the object before a later webhook changed it.
+    for (const webhook of matched.slice(0, Math.max(changedAt, 0))) {
+      if (webhook.reinvocationPolicy !== 'IfNeeded') continue;
+      const patched = await this.ask(webhook, { ...attributes, object }, true);
+      if (patched !== undefined) object = patched;
+    }
+    return object;
+  }
+
+  /** The validating webhooks (and, on delete, the mutating ones, which may only refuse it). */
+  async validate(attributes: AdmissionAttributes): Promise<void> {
+    if (attributes.operation === 'DELETE')
+      for (const webhook of await this.matching(attributes, true)) await this.ask(webhook, attributes, false);
+    await Promise.all((await this.matching(attributes, false)).map((webhook) => this.ask(webhook, attributes, false)));
+  }
+
+  /** Asks one webhook; returns the patched object when it changed it (and `patch` is wanted). */
+  private async ask(webhook: AdmissionWebhook, attributes: AdmissionAttributes, patch: boolean): Promise<KubeObject | undefined> {
+    let response: AdmissionResponse;
+    try {
+      response = await this.call(webhook, attributes);
+    } catch (error) {
+      if (!(error instanceof CallFailure)) throw error;
+      if (webhook.failurePolicy === 'Ignore') return undefined;
+      throw StatusError.internal(`failed calling webhook "${webhook.name}": ${error.message}`);
+    }
+    if (!response.allowed) throw denied(webhook.name, response.status);
+    if (!patch || !response.patch || attributes.object === undefined) return undefined;
+    if (response.patchType !== 'JSONPatch')
+      throw StatusError.internal(`failed calling webhook "${webhook.name}": unsupported patch type "${response.patchType ?? ''}"`);
+    try {
+      const operations = JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) as unknown;
+      return applyJsonPatch(structuredClone(attributes.object), operations) as KubeObject;
+    } catch (error) {
+      throw StatusError.internal(`failed to apply the patch of webhook "${webhook.name}": ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private async call(webhook: AdmissionWebhook, attributes: AdmissionAttributes): Promise<AdmissionResponse> {
+    const uid = randomUUID();
+    const { group, version } = attributes;
+    const user = attributes.user;
+    const review = {
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: {
+        uid,
+        kind: { group, version, kind: attributes.kind },
+        resource: { group, version, resource: attributes.resource },
+        ...(attributes.subresource ? { subResource: attributes.subresource } : {}),
+        requestKind: { group, version, kind: attributes.kind },
+        requestResource: { group, version, resource: attributes.resource },
+        ...(attributes.subresource ? { requestSubResource: attributes.subresource } : {}),
+        name: attributes.name,
+        ...(attributes.namespace ? { namespace: attributes.namespace } : {}),
+        operation: attributes.operation,
+        userInfo: user
+          ? { username: user.name, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) }
+          : {},
+        object: attributes.object ?? null,
+        oldObject: attributes.oldObject ?? null,
+        dryRun: attributes.dryRun,
+        options: { apiVersion: 'meta.k8s.io/v1', kind: operationOptions[attributes.operation] },
+      },
+    };
+    const client = new WebhookClient(webhook.clientConfig, this.sources.resolveService, webhook.timeoutSeconds ?? 10);
+    let answer: { status: number; body: string };
+    try {
+      answer = await client.post(JSON.stringify(review));
+    } catch (error) {
+      throw new CallFailure(`failed to call webhook: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (answer.status < 200 || answer.status > 299)
+      throw new CallFailure(`failed to call webhook: the server responded with the status code ${answer.status} but did not return more information`);
+    let parsed: { apiVersion?: string; kind?: string; response?: AdmissionResponse };
+    try {
+      parsed = JSON.parse(answer.body) as typeof parsed;
+    } catch {
+      throw new CallFailure('received invalid webhook response: the response is not JSON');
+    }
+    if (parsed.apiVersion !== 'admission.k8s.io/v1' || parsed.kind !== 'AdmissionReview')
+      throw new CallFailure(
+        `received invalid webhook response: expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${parsed.apiVersion ?? ''}, Kind=${parsed.kind ?? ''}`,
+      );
+    const response = parsed.response;
+    if (!response) throw new CallFailure('received invalid webhook response: webhook response was absent');
+    if (response.uid !== uid) throw new CallFailure(`expected response.uid="${uid}", got "${response.uid ?? ''}"`);
+    return response;
+  }
+}
+
+/** Upstream's ToStatusErr: a webhook's refusal, with its code (400 when it gave none below 400). */
+function denied(name: string, status: AdmissionResponse['status']): StatusError {
+  const deniedBy = `admission webhook "${name}" denied the request`;
+  const code = status?.code !== undefined && status.code >= 400 ? status.code : 400;
+  const message = status?.message
+    ? `${deniedBy}: ${status.message}`
+    : status?.reason
+      ? `${deniedBy}: ${status.reason}`
+      : `${deniedBy} without explanation`;
+  return StatusError.of(code, (status?.reason ?? '') as StatusReason, message);
+}

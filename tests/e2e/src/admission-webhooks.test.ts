@@ -1,0 +1,290 @@
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { generateCertificateAuthority, issueServingCertificate } from '@kapi/server';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { customResourceDefinition, until } from './crd-fixtures.js';
+import { kubectl } from './harness.js';
+import { serverForFile } from './server-for-file.js';
+
+// admissionregistration.k8s.io/v1 webhooks, called by the server with AdmissionReviews over HTTPS: a real
+// webhook server in this process answers them, and kubectl and plain REST calls see the outcome.
+const shared = serverForFile();
+
+interface AdmissionRequest {
+  uid: string;
+  kind: { group: string; version: string; kind: string };
+  resource: { group: string; version: string; resource: string };
+  subResource?: string;
+  name: string;
+  namespace?: string;
+  operation: string;
+  userInfo: { username?: string; groups?: string[] };
+  object: { metadata: { labels?: Record<string, string> }; data?: Record<string, string>; spec?: Record<string, unknown> } | null;
+  oldObject: { data?: Record<string, string> } | null;
+  dryRun: boolean;
+}
+
+type Answer = { allowed: boolean; status?: Record<string, unknown>; patch?: unknown[] };
+
+/** The webhook server: each path answers with its handler; every request is kept. */
+const handlers = new Map<string, (request: AdmissionRequest) => Answer>();
+const received: Array<{ path: string; request: AdmissionRequest }> = [];
+let webhookServer: Server;
+let caBundle = '';
+let base = '';
+
+beforeAll(async () => {
+  const ca = generateCertificateAuthority({ commonName: 'admission-webhook-ca' });
+  const serving = issueServingCertificate(ca, { hosts: ['127.0.0.1'] });
+  caBundle = Buffer.from(ca.certificatePem).toString('base64');
+  webhookServer = createServer({ key: serving.privateKeyPem, cert: serving.certificatePem }, (request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const review = JSON.parse(Buffer.concat(chunks).toString()) as { request: AdmissionRequest };
+      const path = new URL(request.url ?? '/', 'https://x').pathname;
+      received.push({ path, request: review.request });
+      const answer = handlers.get(path)?.(review.request) ?? { allowed: true };
+      const { patch, ...rest } = answer;
+      response.setHeader('content-type', 'application/json');
+      response.end(
+        JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          response: {
+            uid: review.request.uid,
+            ...rest,
+            ...(patch ? { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') } : {}),
+          },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => webhookServer.listen(0, '127.0.0.1', resolve));
+  base = `https://127.0.0.1:${(webhookServer.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => webhookServer?.close(resolve));
+});
+
+const configurations: string[] = [];
+afterEach(async () => {
+  for (const configuration of configurations.splice(0)) await kubectl(shared.server, ['delete', configuration, '--ignore-not-found']);
+  handlers.clear();
+});
+
+/** A webhook configuration of `kind` named `name` with one webhook, applied with kubectl. */
+async function configure(kind: 'Validating' | 'Mutating', name: string, webhook: Record<string, unknown>): Promise<void> {
+  const configuration = {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: `${kind}WebhookConfiguration`,
+    metadata: { name },
+    webhooks: [{ sideEffects: 'None', admissionReviewVersions: ['v1'], ...webhook }],
+  };
+  await kubectl(shared.server, ['apply', '-f', '-'], JSON.stringify(configuration));
+  configurations.push(`${kind.toLowerCase()}webhookconfiguration/${name}`);
+}
+
+const rules = (resources: string[], operations = ['CREATE', 'UPDATE'], apiGroups = ['']) => [
+  { operations, apiGroups, apiVersions: ['*'], resources },
+];
+
+async function post(path: string, body: unknown, query?: Record<string, string>) {
+  const response = await shared.admin.raw({ method: 'POST', path, body, ...(query ? { query } : {}) });
+  return { code: response.statusCode, body: JSON.parse(response.body.toString() || '{}') as Record<string, unknown> };
+}
+
+const configMap = (name: string, data: Record<string, string> = {}, labels?: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...(labels ? { labels } : {}) },
+  data,
+});
+
+describe('validating admission webhooks', () => {
+  it('refuses what the webhook denies with its message, stores nothing, and skips namespaces its selector leaves out', async () => {
+    await kubectl(shared.server, ['create', 'namespace', 'guarded']);
+    await kubectl(shared.server, ['label', 'namespace', 'guarded', 'webhooks=on']);
+    await kubectl(shared.server, ['create', 'namespace', 'open']);
+    handlers.set('/validate', (request) =>
+      request.object?.data?.['forbidden'] !== undefined
+        ? { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'the key "forbidden" is not allowed' } }
+        : { allowed: true },
+    );
+    await configure('Validating', 'deny-forbidden', {
+      name: 'deny.forbidden.example.com',
+      clientConfig: { url: `${base}/validate`, caBundle },
+      rules: rules(['configmaps']),
+      namespaceSelector: { matchLabels: { webhooks: 'on' } },
+    });
+    const path = '/api/v1/namespaces/guarded/configmaps';
+    // The server watches webhook configurations: the new one applies within moments (dry runs, which
+    // webhooks with no side effects are asked about too, probe it without storing anything).
+    await until('the webhook to refuse', () => post(path, configMap('bad', { forbidden: 'x' }), { dryRun: 'All' }), (answer) => answer.code === 403);
+    const refused = await post(path, configMap('bad', { forbidden: 'x' }));
+    expect(refused.code).toBe(403);
+    expect(received.at(-2)?.request.dryRun).toBe(true);
+    expect(refused.body).toMatchObject({
+      reason: 'Forbidden',
+      message: 'admission webhook "deny.forbidden.example.com" denied the request: the key "forbidden" is not allowed',
+    });
+    expect((await shared.admin.raw({ method: 'GET', path: `${path}/bad` })).statusCode).toBe(404);
+    expect((await post(path, configMap('good', { fine: 'y' }))).code).toBe(201);
+    const review = received.filter((entry) => entry.path === '/validate').at(-1)?.request;
+    expect(review).toMatchObject({
+      kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+      resource: { group: '', version: 'v1', resource: 'configmaps' },
+      name: 'good',
+      namespace: 'guarded',
+      operation: 'CREATE',
+      object: { data: { fine: 'y' } },
+      oldObject: null,
+      dryRun: false,
+    });
+    expect(review?.userInfo.username).toBeTruthy();
+    // Outside the selector's namespaces the webhook is not asked.
+    const asked = received.length;
+    expect((await post('/api/v1/namespaces/open/configmaps', configMap('bad', { forbidden: 'x' }))).code).toBe(201);
+    expect(received.length).toBe(asked);
+    // kubectl shows the configuration, and the refusal.
+    expect(await kubectl(shared.server, ['get', 'validatingwebhookconfigurations'])).toMatch(/deny-forbidden\s+1\s+/);
+    await expect(
+      kubectl(shared.server, ['create', 'configmap', 'also-bad', '-n', 'guarded', '--from-literal=forbidden=1']),
+    ).rejects.toThrow('admission webhook "deny.forbidden.example.com" denied the request');
+  });
+
+  it('asks on update with the old object, and on delete', async () => {
+    await kubectl(shared.server, ['create', 'namespace', 'updates']);
+    await kubectl(shared.server, ['create', 'configmap', 'kept', '-n', 'updates', '--from-literal=v=1']);
+    handlers.set('/no-changes', (request) =>
+      request.operation === 'DELETE' || request.object?.data?.['v'] !== request.oldObject?.data?.['v']
+        ? { allowed: false, status: { message: `no ${request.operation.toLowerCase()} of ${request.name}` } }
+        : { allowed: true },
+    );
+    await configure('Validating', 'freeze', {
+      name: 'freeze.updates.example.com',
+      clientConfig: { url: `${base}/no-changes`, caBundle },
+      rules: rules(['configmaps'], ['UPDATE', 'DELETE']),
+      objectSelector: {},
+      namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['updates'] }] },
+    });
+    const path = '/api/v1/namespaces/updates/configmaps/kept';
+    const update = (query?: Record<string, string>) =>
+      shared.admin.raw({ method: 'PATCH', path, contentType: 'application/merge-patch+json', body: { data: { v: '2' } }, ...(query ? { query } : {}) });
+    await until('the webhook to refuse', () => update({ dryRun: 'All' }), (answer) => answer.statusCode === 400);
+    const refused = await update();
+    expect(refused.statusCode).toBe(400);
+    expect(JSON.parse(refused.body.toString())).toMatchObject({ message: 'admission webhook "freeze.updates.example.com" denied the request: no update of kept' });
+    const review = received.filter((entry) => entry.path === '/no-changes').at(-1)?.request;
+    expect(review).toMatchObject({ operation: 'UPDATE', object: { data: { v: '2' } }, oldObject: { data: { v: '1' } } });
+    await expect(kubectl(shared.server, ['delete', 'configmap', 'kept', '-n', 'updates'])).rejects.toThrow('no delete of kept');
+    expect((await shared.admin.raw({ method: 'GET', path })).statusCode).toBe(200);
+  });
+
+  it('fails closed on an unreachable webhook with failurePolicy Fail, and open with Ignore', async () => {
+    await kubectl(shared.server, ['create', 'namespace', 'unreachable']);
+    const unreachable = { url: 'https://127.0.0.1:1/nothing', caBundle };
+    const namespaceSelector = { matchLabels: { 'kubernetes.io/metadata.name': 'unreachable' } };
+    await configure('Validating', 'down', {
+      name: 'down.example.com',
+      clientConfig: unreachable,
+      rules: rules(['configmaps']),
+      namespaceSelector,
+      timeoutSeconds: 2,
+    });
+    const path = '/api/v1/namespaces/unreachable/configmaps';
+    const failed = await until('the webhook to be called', () => post(path, configMap(`c${Date.now()}`)), (answer) => answer.code !== 201);
+    expect(failed.code).toBe(500);
+    expect(String(failed.body['message'])).toMatch(
+      /^Internal error occurred: failed calling webhook "down\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:1\/nothing\?timeout=2s": /,
+    );
+    await configure('Validating', 'down', {
+      name: 'down.example.com',
+      clientConfig: unreachable,
+      rules: rules(['configmaps']),
+      namespaceSelector,
+      failurePolicy: 'Ignore',
+    });
+    await until('the webhook to be ignored', () => post(path, configMap(`c${Date.now()}`)), (answer) => answer.code === 201);
+  });
+
+  it('refuses invalid configurations with upstream texts', async () => {
+    const invalid = await post('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'broken' },
+      webhooks: [
+        { name: 'short.name', clientConfig: { url: 'http://example.com/x' }, admissionReviewVersions: ['v2'], timeoutSeconds: 31 },
+      ],
+    });
+    expect(invalid.code).toBe(422);
+    const message = String(invalid.body['message']);
+    for (const part of [
+      'webhooks[0].name: Invalid value: "short.name": should be a domain with at least three segments separated by dots',
+      'webhooks[0].sideEffects: Required value',
+      'webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds',
+      'webhooks[0].admissionReviewVersions: Invalid value: ["v2"]: must include at least one of v1, v1beta1',
+      `webhooks[0].clientConfig.url: Invalid value: "http://example.com/x": 'https' is the only allowed URL scheme`,
+    ])
+      expect(message).toContain(part);
+  });
+});
+
+describe('mutating admission webhooks', () => {
+  it('applies the JSONPatch before validation, to objects the objectSelector picks, built-in and custom', async () => {
+    await kubectl(shared.server, ['create', 'namespace', 'mutated']);
+    handlers.set('/mutate', (request) => ({
+      allowed: true,
+      patch: [{ op: 'add', path: '/metadata/labels/stamped', value: request.object?.metadata.labels?.['bad'] ? 'not a valid value!' : 'yes' }],
+    }));
+    await configure('Mutating', 'stamp', {
+      name: 'stamp.mutate.example.com',
+      clientConfig: { url: `${base}/mutate`, caBundle },
+      rules: [
+        { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] },
+        { operations: ['CREATE'], apiGroups: ['stamp.example.com'], apiVersions: ['*'], resources: ['widgets'] },
+      ],
+      objectSelector: { matchLabels: { stamp: 'me' } },
+      reinvocationPolicy: 'IfNeeded',
+    });
+    const path = '/api/v1/namespaces/mutated/configmaps';
+    const stamped = await until(
+      'the webhook to stamp',
+      async () => {
+        const name = `s${Date.now()}`;
+        return post(path, configMap(name, {}, { stamp: 'me' }));
+      },
+      (answer) => (answer.body['metadata'] as { labels?: Record<string, string> }).labels?.['stamped'] === 'yes',
+    );
+    expect(stamped.code).toBe(201);
+    // Not picked by the selector: left as sent.
+    const plain = await post(path, configMap('plain'));
+    expect((plain.body['metadata'] as { labels?: object }).labels).toBeUndefined();
+    // The patched object is validated: an invalid label value from the webhook is refused (422), nothing stored.
+    const invalid = await post(path, configMap('invalid', {}, { stamp: 'me', bad: 'yes' }));
+    expect(invalid.code).toBe(422);
+    expect(String(invalid.body['message'])).toContain('metadata.labels: Invalid value: "not a valid value!"');
+    // Custom resources are sent too.
+    const crd = customResourceDefinition({ group: 'stamp.example.com', kind: 'Widget' });
+    await kubectl(shared.server, ['apply', '-f', '-'], JSON.stringify(crd));
+    await kubectl(shared.server, ['wait', '--for=condition=Established', 'crd/widgets.stamp.example.com', '--timeout=30s']);
+    const widget = await until(
+      'the widget to be served',
+      () =>
+        post('/apis/stamp.example.com/v1/namespaces/mutated/widgets', {
+          apiVersion: 'stamp.example.com/v1',
+          kind: 'Widget',
+          metadata: { name: 'w', labels: { stamp: 'me' } },
+          spec: { size: 1 },
+        }),
+      (answer) => answer.code !== 404,
+    );
+    expect(widget.code).toBe(201);
+    expect(widget.body['metadata']).toMatchObject({ labels: { stamp: 'me', stamped: 'yes' } });
+    expect(received.filter((entry) => entry.path === '/mutate').at(-1)?.request).toMatchObject({
+      kind: { group: 'stamp.example.com', version: 'v1', kind: 'Widget' },
+      resource: { group: 'stamp.example.com', version: 'v1', resource: 'widgets' },
+    });
+  });
+});
