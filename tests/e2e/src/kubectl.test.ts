@@ -49,6 +49,7 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
       'authorization.k8s.io',
       'autoscaling',
       'rbac.authorization.k8s.io',
+      'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
