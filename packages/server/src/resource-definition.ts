@@ -63,6 +63,8 @@ export interface RequestScope {
   /** '' or 'status'. */
   subresource: string;
   dryRun: boolean;
+  /** Adds a `Warning` header to the response (absent for internal writes). */
+  warn?: (message: string) => void;
 }
 
 /**

@@ -24,7 +24,7 @@ interface AdmissionRequest {
   dryRun: boolean;
 }
 
-type Answer = { allowed: boolean; status?: Record<string, unknown>; patch?: unknown[] };
+type Answer = { allowed: boolean; status?: Record<string, unknown>; patch?: unknown[]; warnings?: string[] };
 
 /** The webhook server: each path answers with its handler; every request is kept. */
 const handlers = new Map<string, (request: AdmissionRequest) => Answer>();
@@ -110,7 +110,7 @@ describe('validating admission webhooks', () => {
     handlers.set('/validate', (request) =>
       request.object?.data?.['forbidden'] !== undefined
         ? { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'the key "forbidden" is not allowed' } }
-        : { allowed: true },
+        : { allowed: true, warnings: ['checked by deny.forbidden.example.com'] },
     );
     await configure('Validating', 'deny-forbidden', {
       name: 'deny.forbidden.example.com',
@@ -130,7 +130,10 @@ describe('validating admission webhooks', () => {
       message: 'admission webhook "deny.forbidden.example.com" denied the request: the key "forbidden" is not allowed',
     });
     expect((await shared.admin.raw({ method: 'GET', path: `${path}/bad` })).statusCode).toBe(404);
-    expect((await post(path, configMap('good', { fine: 'y' }))).code).toBe(201);
+    const good = await shared.admin.raw({ method: 'POST', path, body: configMap('good', { fine: 'y' }) });
+    expect(good.statusCode).toBe(201);
+    // The webhook's warnings reach the client.
+    expect(good.headers['warning']).toBe('299 - "checked by deny.forbidden.example.com"');
     const review = received.filter((entry) => entry.path === '/validate').at(-1)?.request;
     expect(review).toMatchObject({
       kind: { group: '', version: 'v1', kind: 'ConfigMap' },

@@ -33,6 +33,7 @@ export function withAdmissionWebhooks(definition: ResourceDefinition, dispatcher
     ...(old ? { oldObject: old } : {}),
     ...(scope.user ? { user: scope.user } : {}),
     dryRun: scope.dryRun,
+    ...(scope.warn ? { warn: scope.warn } : {}),
   });
   return {
     ...definition,

@@ -18,6 +18,7 @@ interface AdmissionResponse {
   status?: { code?: number; reason?: string; message?: string };
   patch?: string;
   patchType?: string;
+  warnings?: string[];
 }
 
 /** A webhook that could not be asked (upstream's ErrCallingWebhook): its failure policy decides. */
@@ -143,6 +144,7 @@ export class AdmissionWebhookDispatcher {
       if (webhook.failurePolicy === 'Ignore') return undefined;
       throw StatusError.internal(`failed calling webhook "${webhook.name}": ${error.message}`);
     }
+    for (const warning of response.warnings ?? []) if (typeof warning === 'string') attributes.warn?.(warning);
     if (!response.allowed) throw denied(webhook.name, response.status);
     if (!patch || !response.patch || attributes.object === undefined) return undefined;
     if (response.patchType !== 'JSONPatch')

@@ -19,6 +19,8 @@ export interface AdmissionAttributes {
   oldObject?: KubeObject;
   user?: UserInfo;
   dryRun: boolean;
+  /** Adds a `Warning` header to the response. */
+  warn?: (message: string) => void;
 }
 
 const labelsOf = (object: KubeObject | undefined) => object?.metadata.labels ?? {};

@@ -86,7 +86,7 @@ function writeContext(
   subresource: string,
   write?: WriteQuery,
 ): WriteContext {
-  const context: WriteContext = { dryRun, subresource };
+  const context: WriteContext = { dryRun, subresource, warn: (message) => addWarning(request, message) };
   const user = requestContext(request).user;
   if (user) context.user = user;
   if (environment.authorizer) context.authorizer = environment.authorizer;

@@ -23,6 +23,8 @@ export interface WriteContext {
   dryRun: boolean;
   /** '' or 'status'. */
   subresource: string;
+  /** Adds a `Warning` header to the response (e.g. an admission webhook's warnings). */
+  warn?: (message: string) => void;
   /**
    * The field manager of the write (`fieldManager`, else the User-Agent prefix): creates and updates
    * are then recorded in `metadata.managedFields`. Writes without one (internal callers) are not tracked.

@@ -86,6 +86,7 @@ export class WritePreparation {
     const scope: RequestScope = { namespace, name, subresource: context.subresource, dryRun: context.dryRun };
     if (context.user) scope.user = context.user;
     if (context.authorizer) scope.authorizer = context.authorizer;
+    if (context.warn) scope.warn = context.warn;
     return scope;
   }
 
