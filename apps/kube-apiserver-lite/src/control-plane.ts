@@ -211,6 +211,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     storage: (groupResource) => storages.get(groupResource),
     lookup: () => lookup,
     resolveService: webhookServiceResolver(aggregation.layer.services),
+    metrics: observability.metrics.registry,
   });
   const apiextensions = apiExtensionsDelegate({
     scheme,

@@ -150,6 +150,14 @@ describe('validating admission webhooks', () => {
     const asked = received.length;
     expect((await post('/api/v1/namespaces/open/configmaps', configMap('bad', { forbidden: 'x' }))).code).toBe(201);
     expect(received.length).toBe(asked);
+    // The calls are counted as upstream's metrics count them.
+    const metrics = (await shared.admin.raw({ method: 'GET', path: '/metrics' })).body.toString();
+    expect(metrics).toMatch(
+      /apiserver_admission_webhook_rejection_count\{name="deny\.forbidden\.example\.com",type="validating",operation="CREATE",error_type="no_error",rejection_code="403"\} [1-9]/,
+    );
+    expect(metrics).toMatch(
+      /apiserver_admission_webhook_request_total\{name="deny\.forbidden\.example\.com",type="validating",operation="CREATE",code="200",rejected="false"\} [1-9]/,
+    );
     // kubectl shows the configuration, and the refusal.
     expect(await kubectl(shared.server, ['get', 'validatingwebhookconfigurations'])).toMatch(/deny-forbidden\s+1\s+/);
     await expect(
@@ -210,6 +218,11 @@ describe('validating admission webhooks', () => {
       failurePolicy: 'Ignore',
     });
     await until('the webhook to be ignored', () => post(path, configMap(`c${Date.now()}`)), (answer) => answer.code === 201);
+    const metrics = (await shared.admin.raw({ method: 'GET', path: '/metrics' })).body.toString();
+    expect(metrics).toMatch(/apiserver_admission_webhook_fail_open_count\{name="down\.example\.com",type="validating"\} [1-9]/);
+    expect(metrics).toMatch(
+      /apiserver_admission_webhook_rejection_count\{name="down\.example\.com",type="validating",operation="CREATE",error_type="calling_webhook_error",rejection_code="0"\} [1-9]/,
+    );
   });
 
   it('refuses invalid configurations with upstream texts', async () => {

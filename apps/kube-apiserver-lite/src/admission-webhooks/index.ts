@@ -1,9 +1,11 @@
 import type { ServiceResolver } from '@kapi/apiextensions';
+import type { Registry } from 'prom-client';
 import type { ResourceDefinition } from '@kapi/server';
 import { namespaceLifecycleAdmission, type NamespaceLookup } from '../namespace-lifecycle.js';
 import type { WatchedStorage } from '../watched-objects.js';
 import { withAdmissionWebhooks } from './webhook-admission.js';
 import { AdmissionWebhookDispatcher } from './webhook-dispatcher.js';
+import { webhookMetrics } from './webhook-metrics.js';
 
 export { AdmissionWebhookDispatcher } from './webhook-dispatcher.js';
 
@@ -23,6 +25,8 @@ export function createAdmission(options: {
   storage: (groupResource: string) => WatchedStorage | undefined;
   lookup: () => NamespaceLookup;
   resolveService: ServiceResolver;
+  /** Where the webhook metrics go. */
+  metrics?: Registry;
 }): Admission {
   const required = (resource: string) => {
     const storage = options.storage(`admissionregistration.k8s.io/${resource}`);
@@ -33,6 +37,7 @@ export function createAdmission(options: {
     storages: () => ({ validating: required('validatingwebhookconfigurations'), mutating: required('mutatingwebhookconfigurations') }),
     resolveService: options.resolveService,
     namespaceLabels: async (namespace) => (await options.lookup().get(namespace))?.metadata.labels ?? {},
+    ...(options.metrics ? { observe: webhookMetrics(options.metrics) } : {}),
   });
   return {
     webhooks,

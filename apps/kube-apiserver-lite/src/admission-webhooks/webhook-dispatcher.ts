@@ -4,6 +4,7 @@ import { WebhookClient, type ServiceResolver } from '@kapi/apiextensions';
 import { applyJsonPatch } from '@kapi/server';
 import { webhooksOf, type AdmissionWebhook } from '../resources/admission-registration.js';
 import { WatchedObjects, type WatchedStorage } from '../watched-objects.js';
+import type { WebhookCall, WebhookCallObserver } from './webhook-metrics.js';
 import {
   namespaceSelectorMatches,
   objectSelectorMatches,
@@ -22,7 +23,15 @@ interface AdmissionResponse {
 }
 
 /** A webhook that could not be asked (upstream's ErrCallingWebhook): its failure policy decides. */
-class CallFailure extends Error {}
+class CallFailure extends Error {
+  /** The webhook's HTTP status, when it answered (0 when it could not be reached). */
+  constructor(
+    message: string,
+    readonly code = 0,
+  ) {
+    super(message);
+  }
+}
 
 /** What the dispatcher needs of the server. */
 export interface AdmissionWebhookSources {
@@ -32,6 +41,8 @@ export interface AdmissionWebhookSources {
   resolveService: ServiceResolver;
   /** The labels of a namespace ({} when it does not exist). */
   namespaceLabels(namespace: string): Promise<Record<string, string>>;
+  /** Told of every webhook call (the metrics). */
+  observe?: WebhookCallObserver;
 }
 
 interface Configured {
@@ -130,23 +141,43 @@ export class AdmissionWebhookDispatcher {
   /** The validating webhooks (and, on delete, the mutating ones, which may only refuse it). */
   async validate(attributes: AdmissionAttributes): Promise<void> {
     if (attributes.operation === 'DELETE')
-      for (const webhook of await this.matching(attributes, true)) await this.ask(webhook, attributes, false);
+      for (const webhook of await this.matching(attributes, true)) await this.ask(webhook, attributes, true);
     await Promise.all((await this.matching(attributes, false)).map((webhook) => this.ask(webhook, attributes, false)));
   }
 
-  /** Asks one webhook; returns the patched object when it changed it (and `patch` is wanted). */
-  private async ask(webhook: AdmissionWebhook, attributes: AdmissionAttributes, patch: boolean): Promise<KubeObject | undefined> {
+  /** Asks one webhook; returns the patched object when a mutating one changed it (not on delete). */
+  private async ask(webhook: AdmissionWebhook, attributes: AdmissionAttributes, mutating: boolean): Promise<KubeObject | undefined> {
+    const started = performance.now();
+    const observed = (outcome: WebhookCall['outcome'], code: number, rejectionCode = 0) =>
+      this.sources.observe?.({
+        name: webhook.name,
+        type: mutating ? 'admit' : 'validating',
+        operation: attributes.operation,
+        seconds: (performance.now() - started) / 1000,
+        code,
+        outcome,
+        rejectionCode,
+      });
     let response: AdmissionResponse;
     try {
       response = await this.call(webhook, attributes);
     } catch (error) {
       if (!(error instanceof CallFailure)) throw error;
-      if (webhook.failurePolicy === 'Ignore') return undefined;
+      if (webhook.failurePolicy === 'Ignore') {
+        observed('failed-open', error.code);
+        return undefined;
+      }
+      observed('failed-closed', error.code);
       throw StatusError.internal(`failed calling webhook "${webhook.name}": ${error.message}`);
     }
     for (const warning of response.warnings ?? []) if (typeof warning === 'string') attributes.warn?.(warning);
-    if (!response.allowed) throw denied(webhook.name, response.status);
-    if (!patch || !response.patch || attributes.object === undefined) return undefined;
+    if (!response.allowed) {
+      const refusal = denied(webhook.name, response.status);
+      observed('denied', 200, refusal.code);
+      throw refusal;
+    }
+    observed('allowed', 200);
+    if (!mutating || !response.patch || attributes.object === undefined) return undefined;
     if (response.patchType !== 'JSONPatch')
       throw StatusError.internal(`failed calling webhook "${webhook.name}": unsupported patch type "${response.patchType ?? ''}"`);
     try {
@@ -192,7 +223,10 @@ export class AdmissionWebhookDispatcher {
       throw new CallFailure(`failed to call webhook: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (answer.status < 200 || answer.status > 299)
-      throw new CallFailure(`failed to call webhook: the server responded with the status code ${answer.status} but did not return more information`);
+      throw new CallFailure(
+        `failed to call webhook: the server responded with the status code ${answer.status} but did not return more information`,
+        answer.status,
+      );
     let parsed: { apiVersion?: string; kind?: string; response?: AdmissionResponse };
     try {
       parsed = JSON.parse(answer.body) as typeof parsed;
