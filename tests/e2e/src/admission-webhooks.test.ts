@@ -35,7 +35,7 @@ let base = '';
 
 beforeAll(async () => {
   const ca = generateCertificateAuthority({ commonName: 'admission-webhook-ca' });
-  const serving = issueServingCertificate(ca, { hosts: ['127.0.0.1'] });
+  const serving = issueServingCertificate(ca, { hosts: ['127.0.0.1', 'admission-svc.default.svc'] });
   caBundle = Buffer.from(ca.certificatePem).toString('base64');
   webhookServer = createServer({ key: serving.privateKeyPem, cert: serving.certificatePem }, (request, response) => {
     const chunks: Buffer[] = [];
@@ -223,6 +223,38 @@ describe('validating admission webhooks', () => {
     expect(metrics).toMatch(
       /apiserver_admission_webhook_rejection_count\{name="down\.example\.com",type="validating",operation="CREATE",error_type="calling_webhook_error",rejection_code="0"\} [1-9]/,
     );
+  });
+
+  it('reaches a webhook through clientConfig.service (the Service\'s EndpointSlice, TLS name <name>.<namespace>.svc)', async () => {
+    await kubectl(shared.server, ['create', 'namespace', 'by-service']);
+    const port = Number(new URL(base).port);
+    await post('/api/v1/namespaces/default/services', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'admission-svc' },
+      spec: { ports: [{ name: 'https', port: 443, targetPort: port }] },
+    });
+    await post('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'admission-svc-1', labels: { 'kubernetes.io/service-name': 'admission-svc' } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+      ports: [{ name: 'https', port }],
+    });
+    handlers.set('/by-service', (request) => ({ allowed: false, status: { message: `seen ${request.name} through the service` } }));
+    await configure('Validating', 'by-service', {
+      name: 'by.service.example.com',
+      clientConfig: { service: { namespace: 'default', name: 'admission-svc', path: '/by-service' }, caBundle },
+      rules: rules(['configmaps']),
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'by-service' } },
+    });
+    const refused = await until(
+      'the webhook to be reached',
+      () => post('/api/v1/namespaces/by-service/configmaps', configMap('routed'), { dryRun: 'All' }),
+      (answer) => answer.code === 400,
+    );
+    expect(refused.body['message']).toBe('admission webhook "by.service.example.com" denied the request: seen routed through the service');
   });
 
   it('refuses invalid configurations with upstream texts', async () => {
