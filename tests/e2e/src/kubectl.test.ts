@@ -363,6 +363,33 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
         '--api-version=storagemigration.k8s.io/v1beta1',
       ),
     ).toContain('reason contains a programmatic identifier indicating the reason');
+    expect(await explain('validatingwebhookconfigurations.webhooks')).toContain(
+      'Webhooks is a list of webhooks and the affected resources and operations.',
+    );
+    expect(await explain('validatingwebhookconfigurations.webhooks.failurePolicy')).toContain(
+      'FailurePolicy defines how unrecognized errors from the admission endpoint are handled',
+    );
+    expect(await explain('mutatingwebhookconfigurations.webhooks.reinvocationPolicy')).toContain(
+      'reinvocationPolicy indicates whether this webhook should be called multiple times',
+    );
+    expect(await explain('validatingwebhookconfigurations.webhooks.clientConfig.service.port')).toContain(
+      'If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility.',
+    );
+    expect(await explain('mutatingwebhookconfigurations.webhooks.rules.scope')).toContain(
+      'scope specifies the scope of this rule.',
+    );
+    expect(await explain('validatingwebhookconfigurations.webhooks.matchConditions.expression')).toContain(
+      'Expression represents the expression which will be evaluated by CEL. Must evaluate to bool.',
+    );
+    expect(await explain('mutatingwebhookconfigurations.webhooks.namespaceSelector')).toContain(
+      'See https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/ for more examples',
+    );
+    expect(await explain('validatingwebhookconfigurations.webhooks.namespaceSelector')).toContain(
+      'See https://kubernetes.io/docs/concepts/overview/working-with-objects/labels for more examples',
+    );
+    expect(
+      await explain('mutatingwebhookconfigurations.webhooks.objectSelector.matchExpressions.operator'),
+    ).toContain("operator represents a key's relationship to a set of values.");
   });
 
   it('answers auth can-i for the admin', async () => {

@@ -8,7 +8,12 @@ import {
   type KubeObject,
 } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
+import {
+  mutatingWebhookConfigurationDescriptions,
+  validatingWebhookConfigurationDescriptions,
+} from './admission-registration-descriptions.js';
 import { labelSelectorSchema } from './common-schemas.js';
+import { withFieldDescriptions } from './field-descriptions.js';
 
 // admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration and MutatingWebhookConfiguration:
 // upstream's schema, v1 defaults and validation. The dispatcher that calls them is admission-webhooks/.
@@ -78,16 +83,19 @@ export const admissionRegistrationKinds: KindDefinition[] = [false, true].map((m
     group,
     version,
     kind,
-    schema: kindSchema({
-      group,
-      version,
-      kind,
-      // Upstream's descriptions, verbatim (typos included).
-      description: mutating
-        ? 'MutatingWebhookConfiguration describes the configuration of and admission webhook that accept or reject and may change the object.'
-        : 'ValidatingWebhookConfiguration describes the configuration of and admission webhook that accept or reject and object without changing it.',
-      properties: { webhooks: webhooks(mutating) },
-    }),
+    schema: withFieldDescriptions(
+      kindSchema({
+        group,
+        version,
+        kind,
+        // Upstream's descriptions, verbatim (typos included).
+        description: mutating
+          ? 'MutatingWebhookConfiguration describes the configuration of and admission webhook that accept or reject and may change the object.'
+          : 'ValidatingWebhookConfiguration describes the configuration of and admission webhook that accept or reject and object without changing it.',
+        properties: { webhooks: webhooks(mutating) },
+      }),
+      mutating ? mutatingWebhookConfigurationDescriptions : validatingWebhookConfigurationDescriptions,
+    ),
   };
 });
 
