@@ -257,6 +257,54 @@ describe('validating admission webhooks', () => {
     expect(refused.body['message']).toBe('admission webhook "by.service.example.com" denied the request: seen routed through the service');
   });
 
+  it('asks only when every matchCondition (CEL) holds; fails closed on an evaluation error', async () => {
+    await kubectl(shared.server, ['create', 'namespace', 'conditions']);
+    handlers.set('/conditions', (request) => ({ allowed: false, status: { message: `${request.name} was checked` } }));
+    await configure('Validating', 'conditions', {
+      name: 'conditions.example.com',
+      clientConfig: { url: `${base}/conditions`, caBundle },
+      rules: rules(['configmaps']),
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'conditions' } },
+      matchConditions: [
+        { name: 'checked-names', expression: "object.metadata.name.startsWith('checked-')" },
+        { name: 'not-the-skipper', expression: "request.userInfo.username != 'skipper'" },
+      ],
+    });
+    const path = '/api/v1/namespaces/conditions/configmaps';
+    const refused = await until('the webhook to apply', () => post(path, configMap('checked-1'), { dryRun: 'All' }), (answer) => answer.code === 400);
+    expect(refused.body['message']).toBe('admission webhook "conditions.example.com" denied the request: checked-1 was checked');
+    const asked = received.length;
+    expect((await post(path, configMap('unchecked'))).code).toBe(201);
+    expect(received.length).toBe(asked);
+    // A condition that fails to evaluate (no such key) refuses under failurePolicy Fail.
+    await configure('Validating', 'conditions', {
+      name: 'conditions.example.com',
+      clientConfig: { url: `${base}/conditions`, caBundle },
+      rules: rules(['configmaps']),
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'conditions' } },
+      matchConditions: [{ name: 'labelled', expression: "object.metadata.labels['team'] == 'a'" }],
+    });
+    const failed = await until('the new conditions to apply', () => post(path, configMap('unlabelled'), { dryRun: 'All' }), (answer) => answer.code === 500);
+    expect(String(failed.body['message'])).toContain('failed calling webhook "conditions.example.com": failed evaluating match conditions: labelled: ');
+    // A condition that does not compile is refused with the configuration.
+    const invalid = await post('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'bad-condition' },
+      webhooks: [
+        {
+          name: 'bad.condition.example.com',
+          clientConfig: { url: `${base}/conditions` },
+          sideEffects: 'None',
+          admissionReviewVersions: ['v1'],
+          matchConditions: [{ name: 'broken', expression: 'object.metadata.name ==' }],
+        },
+      ],
+    });
+    expect(invalid.code).toBe(422);
+    expect(String(invalid.body['message'])).toContain('webhooks[0].matchConditions[0].expression: Invalid value: "object.metadata.name ==": compilation failed: ERROR:');
+  });
+
   it('refuses invalid configurations with upstream texts', async () => {
     const invalid = await post('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
       apiVersion: 'admissionregistration.k8s.io/v1',

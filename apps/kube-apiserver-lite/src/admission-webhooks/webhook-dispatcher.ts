@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { StatusError, type KubeObject, type StatusReason } from '@kapi/apimachinery';
-import { WebhookClient, type ServiceResolver } from '@kapi/apiextensions';
+import { WebhookClient, compileAdmissionCondition, type ServiceResolver } from '@kapi/apiextensions';
 import { applyJsonPatch } from '@kapi/server';
 import { webhooksOf, type AdmissionWebhook } from '../resources/admission-registration.js';
 import { WatchedObjects, type WatchedStorage } from '../watched-objects.js';
@@ -55,8 +55,8 @@ const operationOptions = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DEL
 /**
  * Upstream's MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins: the webhooks of every
  * Mutating/ValidatingWebhookConfiguration (kept in memory by watches), asked in configuration-name
- * order with an admission.k8s.io/v1 AdmissionReview when their rules, namespaceSelector and
- * objectSelector match a request. Mutating webhooks run before validation and may patch the object
+ * order with an admission.k8s.io/v1 AdmissionReview when their rules, namespaceSelector, objectSelector
+ * and matchConditions match a request. Mutating webhooks run before validation and may patch the object
  * (JSONPatch; `reinvocationPolicy: IfNeeded` ones are asked once more when a later webhook changed it);
  * validating webhooks run after it. A webhook that denies refuses the request with its status; one that
  * cannot be asked refuses it with 500 under `failurePolicy: Fail` and is skipped under `Ignore`.
@@ -111,7 +111,8 @@ export class AdmissionWebhookDispatcher {
       if (
         rulesMatch(webhook, attributes) &&
         objectSelectorMatches(webhook, attributes) &&
-        (await namespaceSelectorMatches(webhook, attributes, (namespace) => this.sources.namespaceLabels(namespace)))
+        (await namespaceSelectorMatches(webhook, attributes, (namespace) => this.sources.namespaceLabels(namespace))) &&
+        conditionsMatch(webhook, attributes)
       )
         matched.push(webhook);
     }
@@ -189,32 +190,9 @@ export class AdmissionWebhookDispatcher {
   }
 
   private async call(webhook: AdmissionWebhook, attributes: AdmissionAttributes): Promise<AdmissionResponse> {
-    const uid = randomUUID();
-    const { group, version } = attributes;
-    const user = attributes.user;
-    const review = {
-      apiVersion: 'admission.k8s.io/v1',
-      kind: 'AdmissionReview',
-      request: {
-        uid,
-        kind: { group, version, kind: attributes.kind },
-        resource: { group, version, resource: attributes.resource },
-        ...(attributes.subresource ? { subResource: attributes.subresource } : {}),
-        requestKind: { group, version, kind: attributes.kind },
-        requestResource: { group, version, resource: attributes.resource },
-        ...(attributes.subresource ? { requestSubResource: attributes.subresource } : {}),
-        name: attributes.name,
-        ...(attributes.namespace ? { namespace: attributes.namespace } : {}),
-        operation: attributes.operation,
-        userInfo: user
-          ? { username: user.name, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) }
-          : {},
-        object: attributes.object ?? null,
-        oldObject: attributes.oldObject ?? null,
-        dryRun: attributes.dryRun,
-        options: { apiVersion: 'meta.k8s.io/v1', kind: operationOptions[attributes.operation] },
-      },
-    };
+    const request = admissionRequest(attributes);
+    const uid = request.uid;
+    const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request };
     const client = new WebhookClient(webhook.clientConfig, this.sources.resolveService, webhook.timeoutSeconds ?? 10);
     let answer: { status: number; body: string };
     try {
@@ -254,4 +232,48 @@ function denied(name: string, status: AdmissionResponse['status']): StatusError 
       ? `${deniedBy}: ${status.reason}`
       : `${deniedBy} without explanation`;
   return StatusError.of(code, (status?.reason ?? '') as StatusReason, message);
+}
+
+/** The AdmissionReview `request` of a call (a new uid each time). */
+function admissionRequest(attributes: AdmissionAttributes) {
+  const { group, version, user } = attributes;
+  return {
+    uid: randomUUID(),
+    kind: { group, version, kind: attributes.kind },
+    resource: { group, version, resource: attributes.resource },
+    ...(attributes.subresource ? { subResource: attributes.subresource } : {}),
+    requestKind: { group, version, kind: attributes.kind },
+    requestResource: { group, version, resource: attributes.resource },
+    ...(attributes.subresource ? { requestSubResource: attributes.subresource } : {}),
+    name: attributes.name,
+    ...(attributes.namespace ? { namespace: attributes.namespace } : {}),
+    operation: attributes.operation,
+    userInfo: user
+      ? { username: user.name, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) }
+      : {},
+    object: attributes.object ?? null,
+    oldObject: attributes.oldObject ?? null,
+    dryRun: attributes.dryRun,
+    options: { apiVersion: 'meta.k8s.io/v1', kind: operationOptions[attributes.operation] },
+  };
+}
+
+/**
+ * Upstream's matchConditions: every condition true calls the webhook; any false skips it; otherwise an
+ * evaluation error is the webhook's failure (`failed evaluating match conditions: ...`).
+ */
+function conditionsMatch(webhook: AdmissionWebhook, attributes: AdmissionAttributes): boolean {
+  const conditions = webhook.matchConditions ?? [];
+  if (conditions.length === 0) return true;
+  const variables = { object: attributes.object ?? null, oldObject: attributes.oldObject ?? null, request: admissionRequest(attributes) };
+  let failure: string | undefined;
+  for (const condition of conditions) {
+    const compiled = compileAdmissionCondition(condition.expression);
+    const result = 'error' in compiled ? compiled.error : compiled.evaluate(variables);
+    if (result === false) return false;
+    if (typeof result === 'string') failure ??= `${condition.name}: ${result}`;
+  }
+  if (failure === undefined) return true;
+  if (webhook.failurePolicy === 'Ignore') return false;
+  throw StatusError.internal(`failed calling webhook "${webhook.name}": failed evaluating match conditions: ${failure}`);
 }

@@ -1,12 +1,14 @@
 import {
   Type,
   isDNS1123Subdomain,
+  isQualifiedName,
   kindSchema,
   nameIsDNSSubdomain,
   type FieldError,
   type KindDefinition,
   type KubeObject,
 } from '@kapi/apimachinery';
+import { compileAdmissionCondition } from '@kapi/apiextensions';
 import type { ResourceDefinition } from '@kapi/server';
 import {
   mutatingWebhookConfigurationDescriptions,
@@ -181,6 +183,33 @@ function validateRules(rules: AdmissionWebhook['rules'], path: string, errors: F
   });
 }
 
+/** Upstream's limit on a webhook's match conditions. */
+const maxMatchConditions = 64;
+
+function validateMatchConditions(conditions: AdmissionWebhook['matchConditions'], path: string, errors: FieldError[]): void {
+  if (!conditions) return;
+  if (conditions.length > maxMatchConditions)
+    errors.push({ field: path, type: 'FieldValueTooMany', value: conditions.length, detail: `must have at most ${maxMatchConditions} items` });
+  const names = new Set<string>();
+  conditions.forEach((condition, index) => {
+    const at = `${path}[${index}]`;
+    if (!condition.name) errors.push({ field: `${at}.name`, type: 'FieldValueRequired', detail: '' });
+    else {
+      for (const detail of isQualifiedName(condition.name))
+        errors.push({ field: `${at}.name`, type: 'FieldValueInvalid', value: condition.name, detail });
+      if (names.has(condition.name)) errors.push({ field: `${at}.name`, type: 'FieldValueDuplicate', value: condition.name, detail: '' });
+      names.add(condition.name);
+    }
+    if (!condition.expression?.trim()) {
+      errors.push({ field: `${at}.expression`, type: 'FieldValueRequired', detail: '' });
+      return;
+    }
+    const compiled = compileAdmissionCondition(condition.expression);
+    if ('error' in compiled)
+      errors.push({ field: `${at}.expression`, type: 'FieldValueInvalid', value: condition.expression, detail: compiled.error });
+  });
+}
+
 /** Upstream's ValidateValidatingWebhookConfiguration / ValidateMutatingWebhookConfiguration (v1 rules). */
 export function validateWebhookConfiguration(object: KubeObject, mutating: boolean): FieldError[] {
   const errors: FieldError[] = [];
@@ -210,8 +239,7 @@ export function validateWebhookConfiguration(object: KubeObject, mutating: boole
     else if (!versions.some((v) => v === 'v1' || v === 'v1beta1'))
       errors.push({ field: `${path}.admissionReviewVersions`, type: 'FieldValueInvalid', value: versions, detail: 'must include at least one of v1, v1beta1' });
     if (mutating) notSupported(errors, `${path}.reinvocationPolicy`, hook.reinvocationPolicy, ['IfNeeded', 'Never']);
-    if (hook.matchConditions?.length)
-      errors.push({ field: `${path}.matchConditions`, type: 'FieldValueForbidden', detail: 'match conditions (CEL) are not supported by this server' });
+    validateMatchConditions(hook.matchConditions, `${path}.matchConditions`, errors);
     validateClientConfig(hook.clientConfig, `${path}.clientConfig`, errors);
   });
   return errors;

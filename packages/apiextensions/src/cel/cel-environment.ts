@@ -29,10 +29,22 @@ export function patternMatches(text: string, pattern: string): boolean {
 
 /** The CEL environment of CRD validation rules: `self` and `oldSelf`, the strings extension, Kubernetes' libraries and optional `oldSelf`. */
 export function ruleEnvironment(): CelEnv {
-  shared ??= celEnv({
-    variables: { self: CelScalar.DYN, oldSelf: CelScalar.DYN },
+  shared ??= environmentOf(['self', 'oldSelf']);
+  return shared;
+}
+
+let admission: CelEnv | undefined;
+
+/** The CEL environment of admission expressions (webhook matchConditions): `object`, `oldObject` and `request`. */
+export function admissionEnvironment(): CelEnv {
+  admission ??= environmentOf(['object', 'oldObject', 'request']);
+  return admission;
+}
+
+function environmentOf(variables: string[]): CelEnv {
+  return celEnv({
+    variables: Object.fromEntries(variables.map((name) => [name, CelScalar.DYN])),
     funcs: [...strings, ...kubernetesLibrary, ...optionalMethods],
     re2: cachedRE2,
   });
-  return shared;
 }

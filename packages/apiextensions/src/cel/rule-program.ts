@@ -1,8 +1,9 @@
-import { parse, plan, isCelError, type CelInput } from '@bufbuild/cel';
+import { parse, plan, isCelError, type CelEnv, type CelInput } from '@bufbuild/cel';
 
 import type { ValidationRule } from '../schema/json-schema-props.js';
 import type { SchemaNode } from '../schema/schema-node.js';
-import { ruleEnvironment } from './cel-environment.js';
+import { admissionEnvironment, ruleEnvironment } from './cel-environment.js';
+import { toCelValue } from './cel-value.js';
 import { estimateCost, type Expr } from './cost-estimate.js';
 import { compileFastRule, type FastRule } from './fast-path.js';
 import { evidentType, schemaSelectionError, type Positions } from './schema-check.js';
@@ -88,9 +89,8 @@ function compileCached(source: string): Compiled {
 }
 
 /** Parses and plans one expression, refusing functions the environment does not declare (as upstream's checker does). */
-function compileExpression(source: string): Compiled {
+function compileExpression(source: string, environment: CelEnv = ruleEnvironment()): Compiled {
   compilations++;
-  const environment = ruleEnvironment();
   let expr: Expr;
   let positions: Positions;
   try {
@@ -184,4 +184,40 @@ export function compileRule(
       return typeof result === 'string' && result.trim() !== '' ? result.trim() : undefined;
     },
   };
+}
+
+/** A compiled admission expression (a webhook's matchConditions entry). */
+export interface AdmissionCondition {
+  /** Evaluates it: true, false, or an error text. */
+  evaluate(variables: { object: unknown; oldObject: unknown; request: unknown }): boolean | string;
+}
+
+const admissionConditions = new Map<string, AdmissionCondition | { error: string }>();
+
+/**
+ * Compiles an admission webhook's match condition (`object`, `oldObject` and `request` bound, the
+ * libraries of CRD rules); an upstream-style `compilation failed: ERROR: ...` when it does not compile.
+ * The `authorizer` variable is not offered.
+ */
+export function compileAdmissionCondition(expression: string): AdmissionCondition | { error: string } {
+  let condition = admissionConditions.get(expression);
+  if (condition !== undefined) return condition;
+  const compiled = compileExpression(expression, admissionEnvironment());
+  condition =
+    'error' in compiled
+      ? { error: `compilation failed: ${compiled.error}` }
+      : {
+          evaluate(variables) {
+            const result = run(compiled.program, {
+              object: toCelValue(variables.object, undefined),
+              oldObject: toCelValue(variables.oldObject, undefined),
+              request: toCelValue(variables.request, undefined),
+            });
+            if (typeof result === 'boolean') return result;
+            if (isCelError(result)) return result.message;
+            return 'the expression did not evaluate to a bool';
+          },
+        };
+  if (admissionConditions.size < maxCachedExpressions) admissionConditions.set(expression, condition);
+  return condition;
 }
