@@ -294,7 +294,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
   }
 
   await rbacCache.start();
-  await admission.webhooks.start();
+  await admission.start();
 
   const hosts = [...new Set(['127.0.0.1', 'localhost', options.hostnameOverride, options.bindAddress].filter((h) => h && h !== '0.0.0.0'))];
   const certificates = ensureCertificates(options.dataDir, { hosts });
@@ -445,7 +445,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       stopped = true;
       for (const stop of controllers) await stop();
       rbacCache.stop();
-      admission.webhooks.stop();
+      admission.stop();
       await server.shutdown();
       loopback.current?.close();
       await backend.close();

@@ -4,6 +4,7 @@ import type { ResourceDefinition } from '@kapi/server';
 import { namespaceLifecycleAdmission, type NamespaceLookup } from '../namespace-lifecycle.js';
 import type { WatchedStorage } from '../watched-objects.js';
 import { withAdmissionWebhooks } from './webhook-admission.js';
+import { ValidatingAdmissionPolicies } from './policy-admission.js';
 import { AdmissionWebhookDispatcher } from './webhook-dispatcher.js';
 import { webhookMetrics } from './webhook-metrics.js';
 
@@ -14,11 +15,16 @@ export interface Admission {
   /** `definition` with namespace lifecycle (namespaced resources) and admission webhooks in its strategy. */
   admitted(definition: ResourceDefinition): ResourceDefinition;
   webhooks: AdmissionWebhookDispatcher;
+  policies: ValidatingAdmissionPolicies;
+  /** Starts the watches of webhook configurations and policies. */
+  start(): Promise<void>;
+  stop(): void;
 }
 
 /**
  * Admission as upstream's default plugins that apply here: NamespaceLifecycle, then
- * MutatingAdmissionWebhook (before validation) and ValidatingAdmissionWebhook (after it). `storages`
+ * MutatingAdmissionWebhook (before validation), ValidatingAdmissionPolicy and ValidatingAdmissionWebhook
+ * (after it). `storages`
  * gives the installed storage of a resource (`<group>/<resource>`); `lookup` the namespaces.
  */
 export function createAdmission(options: {
@@ -39,12 +45,22 @@ export function createAdmission(options: {
     namespaceLabels: async (namespace) => (await options.lookup().get(namespace))?.metadata.labels ?? {},
     ...(options.metrics ? { observe: webhookMetrics(options.metrics) } : {}),
   });
+  const policies = new ValidatingAdmissionPolicies({
+    storages: () => ({ policies: required('validatingadmissionpolicies'), bindings: required('validatingadmissionpolicybindings') }),
+    namespace: (name) => options.lookup().get(name),
+  });
   return {
     webhooks,
+    policies,
+    start: () => Promise.all([webhooks.start(), policies.start()]).then(() => undefined),
+    stop() {
+      webhooks.stop();
+      policies.stop();
+    },
     admitted(definition) {
       const admit = definition.namespaced ? namespaceLifecycleAdmission(definition, options.lookup()) : definition.strategy?.admit;
       const withNamespaces = admit ? { ...definition, strategy: { ...definition.strategy, admit } } : definition;
-      return withAdmissionWebhooks(withNamespaces, webhooks);
+      return withAdmissionWebhooks(withNamespaces, webhooks, policies);
     },
   };
 }

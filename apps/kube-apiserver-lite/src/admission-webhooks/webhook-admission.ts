@@ -1,5 +1,6 @@
 import { parseGroupVersion, type KubeObject } from '@kapi/apimachinery';
 import type { RequestScope, ResourceDefinition } from '@kapi/server';
+import type { ValidatingAdmissionPolicies } from './policy-admission.js';
 import type { AdmissionWebhookDispatcher } from './webhook-dispatcher.js';
 import type { AdmissionAttributes } from './webhook-matching.js';
 
@@ -7,11 +8,15 @@ const operations = { create: 'CREATE', update: 'UPDATE', delete: 'DELETE' } as c
 
 /**
  * `definition` with admission webhooks in its strategy: the mutating ones in `mutate` (before
- * validation, on the object in the version the client sent), the validating ones after the resource's
- * own admission in `admit` (on the object as it will be stored). As upstream, the webhook configurations
+ * validation, on the object in the version the client sent), ValidatingAdmissionPolicies and the
+ * validating webhooks after the resource's own admission in `admit` (on the object as it will be stored). As upstream, the webhook configurations
  * themselves are never sent to webhooks (a broken webhook could otherwise not be removed).
  */
-export function withAdmissionWebhooks(definition: ResourceDefinition, dispatcher: AdmissionWebhookDispatcher): ResourceDefinition {
+export function withAdmissionWebhooks(
+  definition: ResourceDefinition,
+  dispatcher: AdmissionWebhookDispatcher,
+  policies?: ValidatingAdmissionPolicies,
+): ResourceDefinition {
   if (definition.group === 'admissionregistration.k8s.io') return definition;
   const inner = definition.strategy;
   const attributes = (
@@ -49,10 +54,11 @@ export function withAdmissionWebhooks(definition: ResourceDefinition, dispatcher
       },
       async admit(operation, object, old, scope) {
         await inner?.admit?.(operation, object, old, scope);
-        if (!dispatcher.active) return;
-        await dispatcher.validate(
-          attributes(operation, operation === 'delete' ? undefined : object, operation === 'create' ? undefined : old, scope),
-        );
+        if (!dispatcher.active && !policies?.active) return;
+        const asked = attributes(operation, operation === 'delete' ? undefined : object, operation === 'create' ? undefined : old, scope);
+        // Upstream's order: ValidatingAdmissionPolicy, then ValidatingAdmissionWebhook.
+        if (policies?.active) await policies.validate(asked);
+        if (dispatcher.active) await dispatcher.validate(asked);
       },
     },
   };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { StatusError, type KubeObject, type StatusReason } from '@kapi/apimachinery';
-import { WebhookClient, compileAdmissionCondition, type ServiceResolver } from '@kapi/apiextensions';
+import { WebhookClient, compileAdmissionExpression, type ServiceResolver } from '@kapi/apiextensions';
 import { applyJsonPatch } from '@kapi/server';
 import { webhooksOf, type AdmissionWebhook } from '../resources/admission-registration.js';
 import { WatchedObjects, type WatchedStorage } from '../watched-objects.js';
@@ -235,7 +235,7 @@ function denied(name: string, status: AdmissionResponse['status']): StatusError 
 }
 
 /** The AdmissionReview `request` of a call (a new uid each time). */
-function admissionRequest(attributes: AdmissionAttributes) {
+export function admissionRequest(attributes: AdmissionAttributes) {
   const { group, version, user } = attributes;
   return {
     uid: randomUUID(),
@@ -268,10 +268,11 @@ function conditionsMatch(webhook: AdmissionWebhook, attributes: AdmissionAttribu
   const variables = { object: attributes.object ?? null, oldObject: attributes.oldObject ?? null, request: admissionRequest(attributes) };
   let failure: string | undefined;
   for (const condition of conditions) {
-    const compiled = compileAdmissionCondition(condition.expression);
-    const result = 'error' in compiled ? compiled.error : compiled.evaluate(variables);
-    if (result === false) return false;
-    if (typeof result === 'string') failure ??= `${condition.name}: ${result}`;
+    const compiled = compileAdmissionExpression(condition.expression);
+    const result = 'error' in compiled ? compiled : compiled.evaluate(variables);
+    if ('value' in result && result.value === false) return false;
+    if ('error' in result) failure ??= `${condition.name}: ${result.error}`;
+    else if (result.value !== true) failure ??= `${condition.name}: the expression did not evaluate to a bool`;
   }
   if (failure === undefined) return true;
   if (webhook.failurePolicy === 'Ignore') return false;

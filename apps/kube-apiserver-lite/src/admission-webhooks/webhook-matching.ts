@@ -25,16 +25,24 @@ export interface AdmissionAttributes {
 
 const labelsOf = (object: KubeObject | undefined) => object?.metadata.labels ?? {};
 
+/** One rule of a webhook or policy: operations, API groups, versions, resources and scope. */
+export type RuleWithOperations = NonNullable<AdmissionWebhook['rules']>[number];
+
 /**
  * Whether one of `webhook`'s rules names the request (upstream's rule Matcher): operation, API group,
  * version (any version under matchPolicy Equivalent: the resource is the same whatever version it is
  * asked in), `resource` / `resource/subresource` with `*` wildcards, and scope.
  */
-export function rulesMatch(webhook: AdmissionWebhook, attributes: AdmissionAttributes): boolean {
+export function rulesMatch(
+  webhook: { rules?: Array<RuleWithOperations & { resourceNames?: string[] }> | undefined; matchPolicy?: string | undefined },
+  attributes: AdmissionAttributes,
+): boolean {
   const equivalent = (webhook.matchPolicy ?? 'Equivalent') === 'Equivalent';
   const has = (values: string[] | undefined, value: string) => (values ?? []).some((v) => v === '*' || v === value);
   return (webhook.rules ?? []).some((rule) => {
     if (!has(rule.operations, attributes.operation) || !has(rule.apiGroups, attributes.group)) return false;
+    // A policy's NamedRuleWithOperations may name the objects.
+    if (rule.resourceNames?.length && !rule.resourceNames.includes(attributes.name)) return false;
     if (!equivalent && !has(rule.apiVersions, attributes.version)) return false;
     const scope = rule.scope ?? '*';
     if (scope === 'Cluster' && attributes.namespaced) return false;
@@ -47,7 +55,7 @@ export function rulesMatch(webhook: AdmissionWebhook, attributes: AdmissionAttri
 }
 
 /** Whether the object's (or, on update and delete, the old object's) labels match `objectSelector`. */
-export function objectSelectorMatches(webhook: AdmissionWebhook, attributes: AdmissionAttributes): boolean {
+export function objectSelectorMatches(webhook: Pick<AdmissionWebhook, 'objectSelector'>, attributes: AdmissionAttributes): boolean {
   const selector = labelSelectorFromObject(webhook.objectSelector ?? {});
   if (selector.empty()) return true;
   return [attributes.object, attributes.oldObject].some((object) => object !== undefined && selector.matches(labelsOf(object)));
@@ -59,7 +67,7 @@ export function objectSelectorMatches(webhook: AdmissionWebhook, attributes: Adm
  * namespace's labels (`namespaceLabels`, read only when the selector is not empty).
  */
 export async function namespaceSelectorMatches(
-  webhook: AdmissionWebhook,
+  webhook: Pick<AdmissionWebhook, 'namespaceSelector'>,
   attributes: AdmissionAttributes,
   namespaceLabels: (namespace: string) => Promise<Record<string, string>>,
 ): Promise<boolean> {

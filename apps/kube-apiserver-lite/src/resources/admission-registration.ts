@@ -8,7 +8,7 @@ import {
   type KindDefinition,
   type KubeObject,
 } from '@kapi/apimachinery';
-import { compileAdmissionCondition } from '@kapi/apiextensions';
+import { compileAdmissionExpression } from '@kapi/apiextensions';
 import type { ResourceDefinition } from '@kapi/server';
 import {
   mutatingWebhookConfigurationDescriptions,
@@ -24,7 +24,8 @@ const group = 'admissionregistration.k8s.io';
 const version = 'v1';
 const strings = () => Type.Optional(Type.Array(Type.String()));
 
-const ruleSchema = Type.Object({
+/** RuleWithOperations. */
+export const ruleSchema = Type.Object({
   operations: strings(),
   apiGroups: strings(),
   apiVersions: strings(),
@@ -161,7 +162,8 @@ function validateClientConfig(config: AdmissionWebhook['clientConfig'] | undefin
   }
 }
 
-function validateRules(rules: AdmissionWebhook['rules'], path: string, errors: FieldError[]): void {
+/** Upstream's validation of RuleWithOperations entries. */
+export function validateRules(rules: AdmissionWebhook['rules'], path: string, errors: FieldError[]): void {
   (rules ?? []).forEach((rule, index) => {
     const at = `${path}[${index}]`;
     for (const [field, values] of [
@@ -183,10 +185,16 @@ function validateRules(rules: AdmissionWebhook['rules'], path: string, errors: F
   });
 }
 
-/** Upstream's limit on a webhook's match conditions. */
+/** Upstream's limit on a webhook's (or a policy's) match conditions. */
 const maxMatchConditions = 64;
 
-function validateMatchConditions(conditions: AdmissionWebhook['matchConditions'], path: string, errors: FieldError[]): void {
+/** Upstream's validation of matchConditions: qualified, unique names; expressions that compile. */
+export function validateMatchConditions(
+  conditions: AdmissionWebhook['matchConditions'],
+  path: string,
+  errors: FieldError[],
+  policy = false,
+): void {
   if (!conditions) return;
   if (conditions.length > maxMatchConditions)
     errors.push({ field: path, type: 'FieldValueTooMany', value: conditions.length, detail: `must have at most ${maxMatchConditions} items` });
@@ -204,7 +212,7 @@ function validateMatchConditions(conditions: AdmissionWebhook['matchConditions']
       errors.push({ field: `${at}.expression`, type: 'FieldValueRequired', detail: '' });
       return;
     }
-    const compiled = compileAdmissionCondition(condition.expression);
+    const compiled = compileAdmissionExpression(condition.expression, policy);
     if ('error' in compiled)
       errors.push({ field: `${at}.expression`, type: 'FieldValueInvalid', value: condition.expression, detail: compiled.error });
   });

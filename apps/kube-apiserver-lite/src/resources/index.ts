@@ -1,5 +1,6 @@
 import type { ConversionDefinition, KindDefinition } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
+import { admissionPolicyKinds, admissionPolicyResources } from './admission-policies.js';
 import { admissionRegistrationKinds, admissionRegistrationResources } from './admission-registration.js';
 import { authorizationKinds } from './authorization.js';
 import { autoscalingConversions, autoscalingKinds, autoscalingResources } from './autoscaling.js';
@@ -23,6 +24,7 @@ export const builtInKinds: KindDefinition[] = [
   endpointsKind,
   ...migrationKinds,
   ...admissionRegistrationKinds,
+  ...admissionPolicyKinds,
 ];
 
 /** Conversions between served versions and hubs. */
@@ -39,6 +41,7 @@ export const builtInResources: ResourceDefinition[] = [
   endpointsResource,
   ...migrationResources,
   ...admissionRegistrationResources,
+  ...admissionPolicyResources,
 ];
 
 export { bootstrapRbacObjects } from './rbac.js';

@@ -41,6 +41,14 @@ export function admissionEnvironment(): CelEnv {
   return admission;
 }
 
+let policy: CelEnv | undefined;
+
+/** The CEL environment of ValidatingAdmissionPolicy expressions: `object`, `oldObject`, `request`, `params` and `namespaceObject`. */
+export function policyEnvironment(): CelEnv {
+  policy ??= environmentOf(['object', 'oldObject', 'request', 'params', 'namespaceObject']);
+  return policy;
+}
+
 function environmentOf(variables: string[]): CelEnv {
   return celEnv({
     variables: Object.fromEntries(variables.map((name) => [name, CelScalar.DYN])),

@@ -2,7 +2,7 @@ import { parse, plan, isCelError, type CelEnv, type CelInput } from '@bufbuild/c
 
 import type { ValidationRule } from '../schema/json-schema-props.js';
 import type { SchemaNode } from '../schema/schema-node.js';
-import { admissionEnvironment, ruleEnvironment } from './cel-environment.js';
+import { admissionEnvironment, policyEnvironment, ruleEnvironment } from './cel-environment.js';
 import { toCelValue } from './cel-value.js';
 import { estimateCost, type Expr } from './cost-estimate.js';
 import { compileFastRule, type FastRule } from './fast-path.js';
@@ -186,38 +186,38 @@ export function compileRule(
   };
 }
 
-/** A compiled admission expression (a webhook's matchConditions entry). */
-export interface AdmissionCondition {
-  /** Evaluates it: true, false, or an error text. */
-  evaluate(variables: { object: unknown; oldObject: unknown; request: unknown }): boolean | string;
+/** A compiled admission expression (a webhook's matchConditions entry, a policy's validation). */
+export interface AdmissionExpression {
+  /** Evaluates it with JSON values bound to its variables: a boolean, a string, or an error text. */
+  evaluate(variables: Record<string, unknown>): { value: boolean | string } | { error: string };
 }
 
-const admissionConditions = new Map<string, AdmissionCondition | { error: string }>();
+const admissionExpressions = new Map<string, AdmissionExpression | { error: string }>();
 
 /**
- * Compiles an admission webhook's match condition (`object`, `oldObject` and `request` bound, the
- * libraries of CRD rules); an upstream-style `compilation failed: ERROR: ...` when it does not compile.
- * The `authorizer` variable is not offered.
+ * Compiles an admission expression: a webhook's match condition (`object`, `oldObject`, `request`) or,
+ * with `policy`, a ValidatingAdmissionPolicy's (also `params` and `namespaceObject`), with the libraries of
+ * CRD rules; an upstream-style `compilation failed: ERROR: ...` when it does not compile. The
+ * `authorizer` variable is not offered.
  */
-export function compileAdmissionCondition(expression: string): AdmissionCondition | { error: string } {
-  let condition = admissionConditions.get(expression);
-  if (condition !== undefined) return condition;
-  const compiled = compileExpression(expression, admissionEnvironment());
-  condition =
-    'error' in compiled
-      ? { error: `compilation failed: ${compiled.error}` }
+export function compileAdmissionExpression(expression: string, policy = false): AdmissionExpression | { error: string } {
+  const key = `${policy ? 'policy' : 'webhook'}\u0000${expression}`;
+  let compiled = admissionExpressions.get(key);
+  if (compiled !== undefined) return compiled;
+  const program = compileExpression(expression, policy ? policyEnvironment() : admissionEnvironment());
+  compiled =
+    'error' in program
+      ? { error: `compilation failed: ${program.error}` }
       : {
           evaluate(variables) {
-            const result = run(compiled.program, {
-              object: toCelValue(variables.object, undefined),
-              oldObject: toCelValue(variables.oldObject, undefined),
-              request: toCelValue(variables.request, undefined),
-            });
-            if (typeof result === 'boolean') return result;
-            if (isCelError(result)) return result.message;
-            return 'the expression did not evaluate to a bool';
+            const bindings: Record<string, CelInput> = {};
+            for (const [name, value] of Object.entries(variables)) bindings[name] = toCelValue(value, undefined);
+            const result = run(program.program, bindings);
+            if (typeof result === 'boolean' || typeof result === 'string') return { value: result };
+            if (isCelError(result)) return { error: result.message };
+            return { error: 'the expression did not evaluate to a bool or a string' };
           },
         };
-  if (admissionConditions.size < maxCachedExpressions) admissionConditions.set(expression, condition);
-  return condition;
+  if (admissionExpressions.size < maxCachedExpressions) admissionExpressions.set(key, compiled);
+  return compiled;
 }

@@ -1,0 +1,132 @@
+import { StatusError, type KubeObject, type StatusReason } from '@kapi/apimachinery';
+import { compileAdmissionExpression } from '@kapi/apiextensions';
+import { bindingSpecOf, policySpecOf, type MatchResources, type PolicySpec } from '../resources/admission-policies.js';
+import { WatchedObjects, type WatchedStorage } from '../watched-objects.js';
+import { admissionRequest } from './webhook-dispatcher.js';
+import { namespaceSelectorMatches, objectSelectorMatches, rulesMatch, type AdmissionAttributes } from './webhook-matching.js';
+
+/** What the policies need of the server. */
+export interface AdmissionPolicySources {
+  /** The storages of the two resources (looked up on start, once they are installed). */
+  storages(): { policies: WatchedStorage; bindings: WatchedStorage };
+  /** A namespace, if it exists. */
+  namespace(name: string): Promise<KubeObject | undefined>;
+}
+
+const codes: Record<string, number> = { Invalid: 422, Forbidden: 403, Unauthorized: 401, RequestEntityTooLarge: 413 };
+
+/** One failed validation of a policy. */
+interface Failure {
+  message: string;
+  reason: string;
+}
+
+/**
+ * Upstream's ValidatingAdmissionPolicy plugin: each ValidatingAdmissionPolicyBinding whose policy exists
+ * and whose policy's matchConstraints, own matchResources and policy's matchConditions match the request
+ * evaluates the policy's CEL validations on `object`, `oldObject`, `request` and `namespaceObject`. A
+ * failed validation denies the request (`Deny`: `ValidatingAdmissionPolicy '<policy>' with binding
+ * '<binding>' denied request: <message>`, 422 unless the validation's reason says otherwise) and/or adds
+ * a Warning (`Warn`); an expression that fails to evaluate is a failure under `failurePolicy: Fail`.
+ */
+export class ValidatingAdmissionPolicies {
+  private policies: WatchedObjects | undefined;
+  private bindings: WatchedObjects | undefined;
+
+  constructor(private readonly sources: AdmissionPolicySources) {}
+
+  /** Starts the watches; resolves once both listed. Until then no policy applies. */
+  async start(): Promise<void> {
+    const storages = this.sources.storages();
+    const policies = new WatchedObjects(storages.policies);
+    const bindings = new WatchedObjects(storages.bindings);
+    policies.start();
+    bindings.start();
+    await Promise.all([policies.ready, bindings.ready]);
+    this.policies = policies;
+    this.bindings = bindings;
+  }
+
+  stop(): void {
+    this.policies?.stop();
+    this.bindings?.stop();
+  }
+
+  /** Whether any binding exists (the per-request fast path). */
+  get active(): boolean {
+    return (this.bindings?.objects.size ?? 0) > 0;
+  }
+
+  /** Runs every bound policy that matches the request; throws the first denial. */
+  async validate(attributes: AdmissionAttributes): Promise<void> {
+    const bindings = [...(this.bindings?.objects.values() ?? [])].sort((a, b) =>
+      (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
+    );
+    for (const binding of bindings) {
+      const spec = bindingSpecOf(binding);
+      const policy = spec.policyName ? this.policies?.objects.get(`/${spec.policyName}`) : undefined;
+      if (!policy) continue;
+      const policySpec = policySpecOf(policy);
+      if (!(await this.matches(policySpec.matchConstraints, attributes, false))) continue;
+      if (spec.matchResources && !(await this.matches(spec.matchResources, attributes, true))) continue;
+      const namespaceObject = attributes.namespaced ? ((await this.sources.namespace(attributes.namespace)) ?? null) : null;
+      const variables = {
+        object: attributes.object ?? null,
+        oldObject: attributes.oldObject ?? null,
+        request: admissionRequest(attributes),
+        params: null,
+        namespaceObject,
+      };
+      const failures = evaluate(policySpec, variables);
+      const names = `ValidatingAdmissionPolicy '${policy.metadata.name ?? ''}' with binding '${binding.metadata.name ?? ''}'`;
+      const actions = spec.validationActions ?? [];
+      for (const failure of failures) {
+        if (actions.includes('Warn')) attributes.warn?.(`Validation failed for ${names}: ${failure.message}`);
+        if (actions.includes('Deny'))
+          throw StatusError.of(codes[failure.reason] ?? 422, failure.reason as StatusReason, `${names} denied request: ${failure.message}`);
+      }
+    }
+  }
+
+  /** Upstream's matching of MatchResources (a binding's without resource rules matches what its policy matches). */
+  private async matches(match: MatchResources | undefined, attributes: AdmissionAttributes, binding: boolean): Promise<boolean> {
+    if (!match) return false;
+    const rules = match.resourceRules ?? [];
+    const policy = match.matchPolicy;
+    if (!(binding && rules.length === 0) && !rulesMatch({ rules, matchPolicy: policy }, attributes)) return false;
+    if (rulesMatch({ rules: match.excludeResourceRules ?? [], matchPolicy: policy }, attributes)) return false;
+    if (!objectSelectorMatches(match, attributes)) return false;
+    return namespaceSelectorMatches(match, attributes, async (namespace) => (await this.sources.namespace(namespace))?.metadata.labels ?? {});
+  }
+}
+
+/** The policy's failed validations (none when a matchCondition is false). */
+function evaluate(spec: PolicySpec, variables: Record<string, unknown>): Failure[] {
+  const failOpen = spec.failurePolicy === 'Ignore';
+  const errorFailure = (expression: string, error: string): Failure[] =>
+    failOpen ? [] : [{ message: `expression '${expression}' resulted in error: ${error}`, reason: 'Invalid' }];
+  for (const condition of spec.matchConditions ?? []) {
+    const compiled = compileAdmissionExpression(condition.expression, true);
+    const result = 'error' in compiled ? compiled : compiled.evaluate(variables);
+    if ('error' in result) return errorFailure(condition.expression, result.error);
+    if (result.value === false) return [];
+  }
+  const failures: Failure[] = [];
+  for (const validation of spec.validations ?? []) {
+    const compiled = compileAdmissionExpression(validation.expression, true);
+    const result = 'error' in compiled ? compiled : compiled.evaluate(variables);
+    if ('error' in result) {
+      failures.push(...errorFailure(validation.expression, result.error));
+      continue;
+    }
+    if (result.value === true) continue;
+    let message = validation.message || `failed expression: ${validation.expression.trim()}`;
+    if (validation.messageExpression) {
+      const messageProgram = compileAdmissionExpression(validation.messageExpression, true);
+      const text = 'error' in messageProgram ? undefined : messageProgram.evaluate(variables);
+      if (text && 'value' in text && typeof text.value === 'string' && text.value.trim()) message = text.value.trim();
+    }
+    failures.push({ message, reason: validation.reason ?? 'Invalid' });
+  }
+  return failures;
+}

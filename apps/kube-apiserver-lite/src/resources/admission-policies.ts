@@ -1,0 +1,230 @@
+import { Type, kindSchema, nameIsDNSSubdomain, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { compileAdmissionExpression } from '@kapi/apiextensions';
+import type { ResourceDefinition } from '@kapi/server';
+import { ruleSchema, validateMatchConditions, validateRules } from './admission-registration.js';
+import { labelSelectorSchema } from './common-schemas.js';
+
+// admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding: CEL
+// validations the server runs itself (admission-webhooks/policy-admission.ts). Parameters (`paramKind`,
+// `paramRef`) and composition `variables` are refused at write time: this server does not evaluate them.
+
+const group = 'admissionregistration.k8s.io';
+const version = 'v1';
+
+const namedRuleSchema = Type.Object({
+  ...ruleSchema.properties,
+  resourceNames: Type.Optional(Type.Array(Type.String())),
+});
+
+const matchResourcesSchema = Type.Object({
+  namespaceSelector: Type.Optional(labelSelectorSchema),
+  objectSelector: Type.Optional(labelSelectorSchema),
+  resourceRules: Type.Optional(Type.Array(namedRuleSchema, { 'x-kubernetes-list-type': 'atomic' })),
+  excludeResourceRules: Type.Optional(Type.Array(namedRuleSchema, { 'x-kubernetes-list-type': 'atomic' })),
+  matchPolicy: Type.Optional(Type.String({ default: 'Equivalent' })),
+});
+
+const policySchema = kindSchema({
+  group,
+  version,
+  kind: 'ValidatingAdmissionPolicy',
+  description:
+    'ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it.',
+  spec: Type.Object({
+    paramKind: Type.Optional(Type.Object({ apiVersion: Type.Optional(Type.String()), kind: Type.Optional(Type.String()) })),
+    matchConstraints: Type.Optional(matchResourcesSchema),
+    validations: Type.Optional(
+      Type.Array(
+        Type.Object({
+          expression: Type.String(),
+          message: Type.Optional(Type.String()),
+          reason: Type.Optional(Type.String()),
+          messageExpression: Type.Optional(Type.String()),
+        }),
+        { 'x-kubernetes-list-type': 'atomic' },
+      ),
+    ),
+    failurePolicy: Type.Optional(Type.String({ default: 'Fail' })),
+    auditAnnotations: Type.Optional(
+      Type.Array(Type.Object({ key: Type.String(), valueExpression: Type.String() }), { 'x-kubernetes-list-type': 'atomic' }),
+    ),
+    matchConditions: Type.Optional(
+      Type.Array(Type.Object({ name: Type.String(), expression: Type.String() }), {
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+      }),
+    ),
+    variables: Type.Optional(
+      Type.Array(Type.Object({ name: Type.String(), expression: Type.String() }), { 'x-kubernetes-list-type': 'atomic' }),
+    ),
+  }),
+  status: Type.Object({
+    observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
+    conditions: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
+  }),
+});
+
+const bindingSchema = kindSchema({
+  group,
+  version,
+  kind: 'ValidatingAdmissionPolicyBinding',
+  description:
+    'ValidatingAdmissionPolicyBinding binds the ValidatingAdmissionPolicy with paramerized resources. ValidatingAdmissionPolicyBinding and parameter CRDs together define how cluster administrators configure policies for clusters.',
+  spec: Type.Object({
+    policyName: Type.Optional(Type.String()),
+    paramRef: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    matchResources: Type.Optional(matchResourcesSchema),
+    validationActions: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set' })),
+  }),
+});
+
+/** The two kinds. */
+export const admissionPolicyKinds: KindDefinition[] = [
+  { group, version, kind: 'ValidatingAdmissionPolicy', schema: policySchema },
+  { group, version, kind: 'ValidatingAdmissionPolicyBinding', schema: bindingSchema },
+];
+
+/** A policy rule: RuleWithOperations plus resourceNames. */
+export interface NamedRule {
+  operations?: string[];
+  apiGroups?: string[];
+  apiVersions?: string[];
+  resources?: string[];
+  scope?: string;
+  resourceNames?: string[];
+}
+
+/** MatchResources of a policy or binding. */
+export interface MatchResources {
+  namespaceSelector?: { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key: string; operator: string; values?: string[] }> };
+  objectSelector?: MatchResources['namespaceSelector'];
+  resourceRules?: NamedRule[];
+  excludeResourceRules?: NamedRule[];
+  matchPolicy?: string;
+}
+
+/** A ValidatingAdmissionPolicy's spec, as stored. */
+export interface PolicySpec {
+  paramKind?: { apiVersion?: string; kind?: string };
+  matchConstraints?: MatchResources;
+  validations?: Array<{ expression: string; message?: string; reason?: string; messageExpression?: string }>;
+  failurePolicy?: string;
+  matchConditions?: Array<{ name: string; expression: string }>;
+  variables?: Array<{ name: string; expression: string }>;
+}
+
+/** A ValidatingAdmissionPolicyBinding's spec, as stored. */
+export interface BindingSpec {
+  policyName?: string;
+  paramRef?: Record<string, unknown>;
+  matchResources?: MatchResources;
+  validationActions?: string[];
+}
+
+/** The spec of a ValidatingAdmissionPolicy. */
+export const policySpecOf = (object: KubeObject) => (object['spec'] ?? {}) as PolicySpec;
+/** The spec of a ValidatingAdmissionPolicyBinding. */
+export const bindingSpecOf = (object: KubeObject) => (object['spec'] ?? {}) as BindingSpec;
+
+const supported = (values: string[]) => `supported values: ${values.map((v) => JSON.stringify(v)).join(', ')}`;
+const reasons = ['Forbidden', 'Invalid', 'RequestEntityTooLarge', 'Unauthorized'];
+
+function validateExpression(expression: string | undefined, field: string, errors: FieldError[]): void {
+  if (!expression?.trim()) {
+    errors.push({ field, type: 'FieldValueRequired', detail: '' });
+    return;
+  }
+  const compiled = compileAdmissionExpression(expression, true);
+  if ('error' in compiled) errors.push({ field, type: 'FieldValueInvalid', value: expression, detail: compiled.error });
+}
+
+function validateMatchResources(match: MatchResources | undefined, path: string, errors: FieldError[], required: boolean): void {
+  if (required && !match?.resourceRules?.length) errors.push({ field: `${path}.resourceRules`, type: 'FieldValueRequired', detail: '' });
+  validateRules(match?.resourceRules, `${path}.resourceRules`, errors);
+  validateRules(match?.excludeResourceRules, `${path}.excludeResourceRules`, errors);
+  const policy = match?.matchPolicy;
+  if (policy !== undefined && policy !== 'Equivalent' && policy !== 'Exact')
+    errors.push({ field: `${path}.matchPolicy`, type: 'FieldValueNotSupported', value: policy, detail: supported(['Equivalent', 'Exact']) });
+}
+
+/** Upstream's ValidateValidatingAdmissionPolicy, and what this server does not evaluate refused. */
+export function validatePolicy(object: KubeObject): FieldError[] {
+  const spec = policySpecOf(object);
+  const errors: FieldError[] = [];
+  if (spec.paramKind !== undefined)
+    errors.push({ field: 'spec.paramKind', type: 'FieldValueForbidden', detail: 'parameters are not supported by this server' });
+  if (spec.variables?.length)
+    errors.push({ field: 'spec.variables', type: 'FieldValueForbidden', detail: 'variables are not supported by this server' });
+  validateMatchResources(spec.matchConstraints, 'spec.matchConstraints', errors, true);
+  if (!spec.validations?.length)
+    errors.push({ field: 'spec.validations', type: 'FieldValueRequired', detail: 'validations or auditAnnotations must contain at least one item' });
+  (spec.validations ?? []).forEach((validation, index) => {
+    const path = `spec.validations[${index}]`;
+    validateExpression(validation.expression, `${path}.expression`, errors);
+    if (validation.messageExpression !== undefined) validateExpression(validation.messageExpression, `${path}.messageExpression`, errors);
+    if (validation.reason !== undefined && !reasons.includes(validation.reason))
+      errors.push({ field: `${path}.reason`, type: 'FieldValueNotSupported', value: validation.reason, detail: supported(reasons) });
+  });
+  const failurePolicy = spec.failurePolicy;
+  if (failurePolicy !== undefined && failurePolicy !== 'Fail' && failurePolicy !== 'Ignore')
+    errors.push({ field: 'spec.failurePolicy', type: 'FieldValueNotSupported', value: failurePolicy, detail: supported(['Fail', 'Ignore']) });
+  validateMatchConditions(spec.matchConditions, 'spec.matchConditions', errors, true);
+  return errors;
+}
+
+/** Upstream's ValidateValidatingAdmissionPolicyBinding. */
+export function validateBinding(object: KubeObject): FieldError[] {
+  const spec = bindingSpecOf(object);
+  const errors: FieldError[] = [];
+  if (!spec.policyName) errors.push({ field: 'spec.policyName', type: 'FieldValueRequired', detail: '' });
+  if (spec.paramRef !== undefined)
+    errors.push({ field: 'spec.paramRef', type: 'FieldValueForbidden', detail: 'parameters are not supported by this server' });
+  const actions = spec.validationActions ?? [];
+  if (actions.length === 0) errors.push({ field: 'spec.validationActions', type: 'FieldValueRequired', detail: 'at least one validation action is required' });
+  const seen = new Set<string>();
+  actions.forEach((action, index) => {
+    if (!['Audit', 'Deny', 'Warn'].includes(action))
+      errors.push({ field: `spec.validationActions[${index}]`, type: 'FieldValueNotSupported', value: action, detail: supported(['Audit', 'Deny', 'Warn']) });
+    if (seen.has(action)) errors.push({ field: `spec.validationActions[${index}]`, type: 'FieldValueDuplicate', value: action, detail: '' });
+    seen.add(action);
+  });
+  if (actions.includes('Deny') && actions.includes('Warn'))
+    errors.push({ field: 'spec.validationActions', type: 'FieldValueInvalid', value: actions, detail: 'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)' });
+  validateMatchResources(spec.matchResources, 'spec.matchResources', errors, false);
+  return errors;
+}
+
+/** Cluster-scoped storage of both kinds (cluster-admin only, as upstream). */
+export const admissionPolicyResources: ResourceDefinition[] = [
+  {
+    group,
+    resource: 'validatingadmissionpolicies',
+    kind: 'ValidatingAdmissionPolicy',
+    namespaced: false,
+    versions: [version],
+    categories: ['api-extensions'],
+    subresources: { status: true },
+    nameValidator: nameIsDNSSubdomain,
+    printerColumns: [
+      { name: 'Validations', type: 'integer', jsonPath: '.spec.validations', cell: (object) => String(policySpecOf(object).validations?.length ?? 0) },
+      { name: 'ParamKind', type: 'string', jsonPath: '.spec.paramKind', cell: () => '<unset>' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+    strategy: { validate: validatePolicy, validateUpdate: validatePolicy },
+  },
+  {
+    group,
+    resource: 'validatingadmissionpolicybindings',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    namespaced: false,
+    versions: [version],
+    categories: ['api-extensions'],
+    nameValidator: nameIsDNSSubdomain,
+    printerColumns: [
+      { name: 'PolicyName', type: 'string', jsonPath: '.spec.policyName' },
+      { name: 'ParamRef', type: 'string', jsonPath: '.spec.paramRef', cell: () => '<unset>' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+    strategy: { validate: validateBinding, validateUpdate: validateBinding },
+  },
+];

@@ -1,0 +1,122 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { until } from './crd-fixtures.js';
+import { kubectl } from './harness.js';
+import { serverForFile } from './server-for-file.js';
+
+// admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and its bindings: CEL validations the server
+// runs itself, applied with kubectl, seen from the client's side.
+const shared = serverForFile();
+
+const created: string[] = [];
+afterEach(async () => {
+  for (const object of created.splice(0)) await kubectl(shared.server, ['delete', object, '--ignore-not-found']);
+});
+
+async function apply(kind: 'ValidatingAdmissionPolicy' | 'ValidatingAdmissionPolicyBinding', name: string, spec: Record<string, unknown>): Promise<void> {
+  const object = { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name }, spec };
+  await kubectl(shared.server, ['apply', '-f', '-'], JSON.stringify(object));
+  created.push(`${kind.toLowerCase()}/${name}`);
+}
+
+async function post(path: string, body: unknown, query?: Record<string, string>) {
+  const response = await shared.admin.raw({ method: 'POST', path, body, ...(query ? { query } : {}) });
+  return {
+    code: response.statusCode,
+    warning: response.headers['warning'],
+    body: JSON.parse(response.body.toString() || '{}') as Record<string, unknown>,
+  };
+}
+
+const configMap = (name: string, data: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+const configMapRules = { resourceRules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] };
+
+describe('ValidatingAdmissionPolicy', () => {
+  it('denies what a bound policy finds invalid, with its message or messageExpression and reason; stores nothing', async () => {
+    await kubectl(shared.server, ['create', 'namespace', 'policed']);
+    await kubectl(shared.server, ['create', 'namespace', 'free']);
+    await apply('ValidatingAdmissionPolicy', 'config-rules.example.com', {
+      matchConstraints: configMapRules,
+      validations: [
+        { expression: "!has(object.data) || !('forbidden' in object.data)", message: 'the key forbidden is not allowed' },
+        {
+          expression: 'object.metadata.name.size() <= 12',
+          messageExpression: "'name ' + object.metadata.name + ' is too long'",
+          reason: 'Forbidden',
+        },
+        { expression: "namespaceObject.metadata.name == 'policed' && request.operation in ['CREATE', 'UPDATE']" },
+      ],
+    });
+    await apply('ValidatingAdmissionPolicyBinding', 'config-rules-policed', {
+      policyName: 'config-rules.example.com',
+      validationActions: ['Deny'],
+      matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'policed' } } },
+    });
+    const path = '/api/v1/namespaces/policed/configmaps';
+    // The server watches policies and bindings: they apply within moments (probed with dry runs).
+    const refused = await until('the policy to apply', () => post(path, configMap('bad', { forbidden: 'x' }), { dryRun: 'All' }), (answer) => answer.code === 422);
+    expect(refused.body).toMatchObject({
+      reason: 'Invalid',
+      message: "ValidatingAdmissionPolicy 'config-rules.example.com' with binding 'config-rules-policed' denied request: the key forbidden is not allowed",
+    });
+    const long = await post(path, configMap('a-rather-long-name'));
+    expect(long.code).toBe(403);
+    expect(long.body['message']).toBe(
+      "ValidatingAdmissionPolicy 'config-rules.example.com' with binding 'config-rules-policed' denied request: name a-rather-long-name is too long",
+    );
+    expect((await shared.admin.raw({ method: 'GET', path: `${path}/a-rather-long-name` })).statusCode).toBe(404);
+    expect((await post(path, configMap('fine', { ok: 'y' }))).code).toBe(201);
+    // The binding selects namespaces: elsewhere the policy does not apply.
+    expect((await post('/api/v1/namespaces/free/configmaps', configMap('bad', { forbidden: 'x' }))).code).toBe(201);
+    // kubectl shows both, and the refusal.
+    expect(await kubectl(shared.server, ['get', 'validatingadmissionpolicies'])).toMatch(/config-rules\.example\.com\s+3\s+<unset>\s+/);
+    expect(await kubectl(shared.server, ['get', 'validatingadmissionpolicybindings'])).toMatch(/config-rules-policed\s+config-rules\.example\.com\s+/);
+    await expect(kubectl(shared.server, ['create', 'configmap', 'bad2', '-n', 'policed', '--from-literal=forbidden=1'])).rejects.toThrow(
+      'the key forbidden is not allowed',
+    );
+  });
+
+  it('warns instead with validationActions Warn, and fails closed on an expression error', async () => {
+    await kubectl(shared.server, ['create', 'namespace', 'warned']);
+    await apply('ValidatingAdmissionPolicy', 'team-label.example.com', {
+      matchConstraints: { ...configMapRules, namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'warned' } } },
+      validations: [{ expression: "object.metadata.labels['team'] != ''", message: 'a team label is expected' }],
+    });
+    await apply('ValidatingAdmissionPolicyBinding', 'team-label-warn', { policyName: 'team-label.example.com', validationActions: ['Warn'] });
+    const path = '/api/v1/namespaces/warned/configmaps';
+    // No labels at all: the expression errs (no such key), a failure under failurePolicy Fail, here a warning.
+    const warned = await until('the policy to warn', () => post(path, configMap(`w${Date.now()}`), { dryRun: 'All' }), (answer) => answer.warning !== undefined);
+    expect(warned.code).toBe(201);
+    expect(warned.warning).toContain(
+      "Validation failed for ValidatingAdmissionPolicy 'team-label.example.com' with binding 'team-label-warn': expression 'object.metadata.labels['team'] != ''' resulted in error: ",
+    );
+  });
+
+  it('refuses invalid policies and bindings, and what this server does not evaluate', async () => {
+    const policy = await post('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: 'broken.example.com' },
+      spec: {
+        paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+        matchConstraints: configMapRules,
+        validations: [{ expression: 'object.metadata.name ==', reason: 'Teapot' }],
+      },
+    });
+    expect(policy.code).toBe(422);
+    for (const part of [
+      'spec.paramKind: Forbidden: parameters are not supported by this server',
+      'spec.validations[0].expression: Invalid value: "object.metadata.name ==": compilation failed: ERROR:',
+      'spec.validations[0].reason: Unsupported value: "Teapot"',
+    ])
+      expect(String(policy.body['message'])).toContain(part);
+    const binding = await post('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: 'broken' },
+      spec: { validationActions: ['Deny', 'Warn'] },
+    });
+    expect(binding.code).toBe(422);
+    expect(String(binding.body['message'])).toContain('spec.policyName: Required value');
+    expect(String(binding.body['message'])).toContain('must not contain both Deny and Warn');
+  });
+});
