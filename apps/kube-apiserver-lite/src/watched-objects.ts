@@ -19,6 +19,14 @@ export class WatchedObjects {
 
   constructor(private readonly source: WatchedStorage) {}
 
+  /** Watches each storage; resolves with the maps once every one has listed. */
+  static async started<K extends string>(storages: Record<K, WatchedStorage>): Promise<Record<K, WatchedObjects>> {
+    const entries = Object.entries(storages).map(([name, storage]) => [name, new WatchedObjects(storage as WatchedStorage)] as const);
+    for (const [, watched] of entries) watched.start();
+    await Promise.all(entries.map(([, watched]) => watched.ready));
+    return Object.fromEntries(entries) as Record<K, WatchedObjects>;
+  }
+
   start(): void {
     void this.loop();
   }

@@ -37,14 +37,7 @@ export class ValidatingAdmissionPolicies {
 
   /** Starts the watches; resolves once both listed. Until then no policy applies. */
   async start(): Promise<void> {
-    const storages = this.sources.storages();
-    const policies = new WatchedObjects(storages.policies);
-    const bindings = new WatchedObjects(storages.bindings);
-    policies.start();
-    bindings.start();
-    await Promise.all([policies.ready, bindings.ready]);
-    this.policies = policies;
-    this.bindings = bindings;
+    ({ policies: this.policies, bindings: this.bindings } = await WatchedObjects.started(this.sources.storages()));
   }
 
   stop(): void {

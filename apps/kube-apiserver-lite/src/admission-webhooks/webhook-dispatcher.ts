@@ -70,14 +70,7 @@ export class AdmissionWebhookDispatcher {
 
   /** Starts the watches; resolves once both listed. Until then no webhook is called. */
   async start(): Promise<void> {
-    const storages = this.sources.storages();
-    const validating = new WatchedObjects(storages.validating);
-    const mutating = new WatchedObjects(storages.mutating);
-    validating.start();
-    mutating.start();
-    await Promise.all([validating.ready, mutating.ready]);
-    this.validating = validating;
-    this.mutating = mutating;
+    ({ validating: this.validating, mutating: this.mutating } = await WatchedObjects.started(this.sources.storages()));
   }
 
   stop(): void {
