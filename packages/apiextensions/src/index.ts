@@ -2,7 +2,7 @@ export {};
 export type { JSONSchemaProps, ValidationRule, ExternalDocumentation } from './schema/json-schema-props.js';
 export type { CompiledSchema, SchemaValidationResult, SchemaValidationOptions } from './schema/compiled-schema.js';
 export { compileSchema } from './schema/compile-schema.js';
-export { celCompilationCount, compileAdmissionExpression } from './cel/rule-program.js';
+export { ComposedVariables, celCompilationCount, compileAdmissionExpression } from './cel/rule-program.js';
 export type { AdmissionExpression } from './cel/rule-program.js';
 export { validateCustomResourceSchema } from './schema/validate-custom-resource-schema.js';
 export type {

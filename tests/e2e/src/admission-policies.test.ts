@@ -91,6 +91,23 @@ describe('ValidatingAdmissionPolicy', () => {
     );
   });
 
+  it('evaluates composition variables in order, each reading the ones before', async () => {
+    await kubectl(shared.server, ['create', 'namespace', 'composed']);
+    await apply('ValidatingAdmissionPolicy', 'prefixed.example.com', {
+      matchConstraints: { ...configMapRules, namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'composed' } } },
+      variables: [
+        { name: 'prefix', expression: "'ok-'" },
+        { name: 'named', expression: 'object.metadata.name.startsWith(variables.prefix)' },
+      ],
+      validations: [{ expression: 'variables.named', messageExpression: "'names start with ' + variables.prefix" }],
+    });
+    await apply('ValidatingAdmissionPolicyBinding', 'prefixed', { policyName: 'prefixed.example.com', validationActions: ['Deny'] });
+    const path = '/api/v1/namespaces/composed/configmaps';
+    const refused = await until('the policy to apply', () => post(path, configMap('plain'), { dryRun: 'All' }), (answer) => answer.code === 422);
+    expect(refused.body['message']).toBe("ValidatingAdmissionPolicy 'prefixed.example.com' with binding 'prefixed' denied request: names start with ok-");
+    expect((await post(path, configMap('ok-named'))).code).toBe(201);
+  });
+
   it('refuses invalid policies and bindings, and what this server does not evaluate', async () => {
     const policy = await post('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', {
       apiVersion: 'admissionregistration.k8s.io/v1',

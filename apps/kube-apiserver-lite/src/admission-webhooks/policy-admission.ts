@@ -1,5 +1,5 @@
 import { StatusError, type KubeObject, type StatusReason } from '@kapi/apimachinery';
-import { compileAdmissionExpression } from '@kapi/apiextensions';
+import { ComposedVariables, compileAdmissionExpression } from '@kapi/apiextensions';
 import { bindingSpecOf, policySpecOf, type MatchResources, type PolicySpec } from '../resources/admission-policies.js';
 import { WatchedObjects, type WatchedStorage } from '../watched-objects.js';
 import { admissionRequest } from './webhook-dispatcher.js';
@@ -24,7 +24,8 @@ interface Failure {
 /**
  * Upstream's ValidatingAdmissionPolicy plugin: each ValidatingAdmissionPolicyBinding whose policy exists
  * and whose policy's matchConstraints, own matchResources and policy's matchConditions match the request
- * evaluates the policy's CEL validations on `object`, `oldObject`, `request` and `namespaceObject`. A
+ * evaluates the policy's CEL validations on `object`, `oldObject`, `request`, `namespaceObject` and its
+ * composition `variables`. A
  * failed validation denies the request (`Deny`: `ValidatingAdmissionPolicy '<policy>' with binding
  * '<binding>' denied request: <message>`, 422 unless the validation's reason says otherwise) and/or adds
  * a Warning (`Warn`); an expression that fails to evaluate is a failure under `failurePolicy: Fail`.
@@ -98,16 +99,23 @@ function evaluate(spec: PolicySpec, variables: Record<string, unknown>): Failure
   const failOpen = spec.failurePolicy === 'Ignore';
   const errorFailure = (expression: string, error: string): Failure[] =>
     failOpen ? [] : [{ message: `expression '${expression}' resulted in error: ${error}`, reason: 'Invalid' }];
+  // Composition variables, in order (each may read the ones before it). One that fails is left out: an
+  // expression reading it then fails (upstream evaluates them lazily, on first read).
+  const composed = new ComposedVariables();
+  for (const variable of spec.variables ?? []) {
+    const compiled = compileAdmissionExpression(variable.expression, true);
+    if (!('error' in compiled)) compiled.compose(variables, composed, variable.name);
+  }
   for (const condition of spec.matchConditions ?? []) {
     const compiled = compileAdmissionExpression(condition.expression, true);
-    const result = 'error' in compiled ? compiled : compiled.evaluate(variables);
+    const result = 'error' in compiled ? compiled : compiled.evaluate(variables, composed);
     if ('error' in result) return errorFailure(condition.expression, result.error);
     if (result.value === false) return [];
   }
   const failures: Failure[] = [];
   for (const validation of spec.validations ?? []) {
     const compiled = compileAdmissionExpression(validation.expression, true);
-    const result = 'error' in compiled ? compiled : compiled.evaluate(variables);
+    const result = 'error' in compiled ? compiled : compiled.evaluate(variables, composed);
     if ('error' in result) {
       failures.push(...errorFailure(validation.expression, result.error));
       continue;
@@ -116,7 +124,7 @@ function evaluate(spec: PolicySpec, variables: Record<string, unknown>): Failure
     let message = validation.message || `failed expression: ${validation.expression.trim()}`;
     if (validation.messageExpression) {
       const messageProgram = compileAdmissionExpression(validation.messageExpression, true);
-      const text = 'error' in messageProgram ? undefined : messageProgram.evaluate(variables);
+      const text = 'error' in messageProgram ? undefined : messageProgram.evaluate(variables, composed);
       if (text && 'value' in text && typeof text.value === 'string' && text.value.trim()) message = text.value.trim();
     }
     failures.push({ message, reason: validation.reason ?? 'Invalid' });

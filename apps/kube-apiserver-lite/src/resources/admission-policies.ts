@@ -6,7 +6,7 @@ import { labelSelectorSchema } from './common-schemas.js';
 
 // admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding: CEL
 // validations the server runs itself (admission-webhooks/policy-admission.ts). Parameters (`paramKind`,
-// `paramRef`) and composition `variables` are refused at write time: this server does not evaluate them.
+// `paramRef`) are refused at write time: this server does not evaluate them.
 
 const group = 'admissionregistration.k8s.io';
 const version = 'v1';
@@ -153,8 +153,16 @@ export function validatePolicy(object: KubeObject): FieldError[] {
   const errors: FieldError[] = [];
   if (spec.paramKind !== undefined)
     errors.push({ field: 'spec.paramKind', type: 'FieldValueForbidden', detail: 'parameters are not supported by this server' });
-  if (spec.variables?.length)
-    errors.push({ field: 'spec.variables', type: 'FieldValueForbidden', detail: 'variables are not supported by this server' });
+  const variableNames = new Set<string>();
+  (spec.variables ?? []).forEach((variable, index) => {
+    const path = `spec.variables[${index}]`;
+    if (!variable.name) errors.push({ field: `${path}.name`, type: 'FieldValueRequired', detail: '' });
+    else if (!/^[_a-zA-Z][_a-zA-Z0-9]*$/.test(variable.name))
+      errors.push({ field: `${path}.name`, type: 'FieldValueInvalid', value: variable.name, detail: 'name is not a valid CEL identifier' });
+    else if (variableNames.has(variable.name)) errors.push({ field: `${path}.name`, type: 'FieldValueDuplicate', value: variable.name, detail: '' });
+    variableNames.add(variable.name);
+    validateExpression(variable.expression, `${path}.expression`, errors);
+  });
   validateMatchResources(spec.matchConstraints, 'spec.matchConstraints', errors, true);
   if (!spec.validations?.length)
     errors.push({ field: 'spec.validations', type: 'FieldValueRequired', detail: 'validations or auditAnnotations must contain at least one item' });

@@ -43,9 +43,9 @@ export function admissionEnvironment(): CelEnv {
 
 let policy: CelEnv | undefined;
 
-/** The CEL environment of ValidatingAdmissionPolicy expressions: `object`, `oldObject`, `request`, `params` and `namespaceObject`. */
+/** The CEL environment of ValidatingAdmissionPolicy expressions: `object`, `oldObject`, `request`, `params`, `namespaceObject` and `variables`. */
 export function policyEnvironment(): CelEnv {
-  policy ??= environmentOf(['object', 'oldObject', 'request', 'params', 'namespaceObject']);
+  policy ??= environmentOf(['object', 'oldObject', 'request', 'params', 'namespaceObject', 'variables']);
   return policy;
 }
 

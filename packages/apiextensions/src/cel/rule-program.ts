@@ -1,9 +1,10 @@
-import { parse, plan, isCelError, type CelEnv, type CelInput } from '@bufbuild/cel';
+import { parse, plan, isCelError, type CelEnv, type CelInput, type CelValue } from '@bufbuild/cel';
 
 import type { ValidationRule } from '../schema/json-schema-props.js';
 import type { SchemaNode } from '../schema/schema-node.js';
 import { admissionEnvironment, policyEnvironment, ruleEnvironment } from './cel-environment.js';
 import { toCelValue } from './cel-value.js';
+import { jsonCelMap } from './json-containers.js';
 import { estimateCost, type Expr } from './cost-estimate.js';
 import { compileFastRule, type FastRule } from './fast-path.js';
 import { evidentType, schemaSelectionError, type Positions } from './schema-check.js';
@@ -186,38 +187,58 @@ export function compileRule(
   };
 }
 
-/** A compiled admission expression (a webhook's matchConditions entry, a policy's validation). */
+/** A policy's composition variables as evaluated so far (`variables.<name>` in later expressions). */
+export class ComposedVariables {
+  readonly values = new Map<string, CelValue>();
+}
+
+/** A compiled admission expression (a webhook's matchConditions entry, a policy's validation or variable). */
 export interface AdmissionExpression {
-  /** Evaluates it with JSON values bound to its variables: a boolean, a string, or an error text. */
-  evaluate(variables: Record<string, unknown>): { value: boolean | string } | { error: string };
+  /**
+   * Evaluates it with JSON values bound to its variables (and a policy's `variables` so far): a boolean,
+   * a string, or an error text.
+   */
+  evaluate(variables: Record<string, unknown>, composed?: ComposedVariables): { value: boolean | string } | { error: string };
+  /** Evaluates it as the composition variable `name`: its value is kept in `composed`; an error text if it fails. */
+  compose(variables: Record<string, unknown>, composed: ComposedVariables, name: string): string | undefined;
 }
 
 const admissionExpressions = new Map<string, AdmissionExpression | { error: string }>();
 
 /**
  * Compiles an admission expression: a webhook's match condition (`object`, `oldObject`, `request`) or,
- * with `policy`, a ValidatingAdmissionPolicy's (also `params` and `namespaceObject`), with the libraries of
- * CRD rules; an upstream-style `compilation failed: ERROR: ...` when it does not compile. The
- * `authorizer` variable is not offered.
+ * with `policy`, a ValidatingAdmissionPolicy's (also `params`, `namespaceObject` and `variables`), with the
+ * libraries of CRD rules; an upstream-style `compilation failed: ERROR: ...` when it does not compile.
+ * The `authorizer` variable is not offered.
  */
 export function compileAdmissionExpression(expression: string, policy = false): AdmissionExpression | { error: string } {
   const key = `${policy ? 'policy' : 'webhook'}\u0000${expression}`;
   let compiled = admissionExpressions.get(key);
   if (compiled !== undefined) return compiled;
   const program = compileExpression(expression, policy ? policyEnvironment() : admissionEnvironment());
-  compiled =
-    'error' in program
-      ? { error: `compilation failed: ${program.error}` }
-      : {
-          evaluate(variables) {
-            const bindings: Record<string, CelInput> = {};
-            for (const [name, value] of Object.entries(variables)) bindings[name] = toCelValue(value, undefined);
-            const result = run(program.program, bindings);
-            if (typeof result === 'boolean' || typeof result === 'string') return { value: result };
-            if (isCelError(result)) return { error: result.message };
-            return { error: 'the expression did not evaluate to a bool or a string' };
-          },
-        };
+  if ('error' in program) compiled = { error: `compilation failed: ${program.error}` };
+  else {
+    const raw = (variables: Record<string, unknown>, composed?: ComposedVariables): unknown => {
+      const bindings: Record<string, CelInput> = {};
+      for (const [name, value] of Object.entries(variables)) bindings[name] = toCelValue(value, undefined);
+      if (composed) bindings['variables'] = jsonCelMap(composed.values);
+      return run(program.program, bindings);
+    };
+    compiled = {
+      evaluate(variables, composed) {
+        const result = raw(variables, composed);
+        if (typeof result === 'boolean' || typeof result === 'string') return { value: result };
+        if (isCelError(result)) return { error: result.message };
+        return { error: 'the expression did not evaluate to a bool or a string' };
+      },
+      compose(variables, composed, name) {
+        const result = raw(variables, composed);
+        if (isCelError(result)) return result.message;
+        composed.values.set(name, result as CelValue);
+        return undefined;
+      },
+    };
+  }
   if (admissionExpressions.size < maxCachedExpressions) admissionExpressions.set(key, compiled);
   return compiled;
 }
