@@ -212,6 +212,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     lookup: () => lookup,
     resolveService: webhookServiceResolver(aggregation.layer.services),
     metrics: observability.metrics.registry,
+    rest: () => rest(),
   });
   const apiextensions = apiExtensionsDelegate({
     scheme,

@@ -108,20 +108,55 @@ describe('ValidatingAdmissionPolicy', () => {
     expect((await post(path, configMap('ok-named'))).code).toBe(201);
   });
 
-  it('refuses invalid policies and bindings, and what this server does not evaluate', async () => {
+  it('evaluates a policy with the parameters its binding names, and denies without them under parameterNotFoundAction Deny', async () => {
+    await kubectl(shared.server, ['create', 'namespace', 'with-params']);
+    await kubectl(shared.server, ['create', 'namespace', 'params-ns']);
+    await kubectl(shared.server, ['create', 'configmap', 'limits', '-n', 'params-ns', '--from-literal=maxKeys=2']);
+    await apply('ValidatingAdmissionPolicy', 'max-keys.example.com', {
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      matchConstraints: configMapRules,
+      validations: [{ expression: 'size(object.data) <= int(params.data.maxKeys)', messageExpression: "'at most ' + params.data.maxKeys + ' keys'" }],
+    });
+    const selector = (name: string) => ({ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } } });
+    await apply('ValidatingAdmissionPolicyBinding', 'max-keys', {
+      policyName: 'max-keys.example.com',
+      paramRef: { name: 'limits', namespace: 'params-ns', parameterNotFoundAction: 'Deny' },
+      validationActions: ['Deny'],
+      matchResources: selector('with-params'),
+    });
+    const path = '/api/v1/namespaces/with-params/configmaps';
+    const refused = await until('the policy to apply', () => post(path, configMap('three', { a: '1', b: '2', c: '3' }), { dryRun: 'All' }), (answer) => answer.code === 422);
+    expect(refused.body['message']).toBe("ValidatingAdmissionPolicy 'max-keys.example.com' with binding 'max-keys' denied request: at most 2 keys");
+    expect((await post(path, configMap('two', { a: '1', b: '2' }))).code).toBe(201);
+    expect(await kubectl(shared.server, ['get', 'validatingadmissionpolicybindings', 'max-keys'])).toMatch(/max-keys\s+max-keys\.example\.com\s+params-ns\/limits\s+/);
+    // A binding whose parameter does not exist denies under parameterNotFoundAction Deny.
+    await kubectl(shared.server, ['create', 'namespace', 'missing-params']);
+    await apply('ValidatingAdmissionPolicyBinding', 'max-keys-missing', {
+      policyName: 'max-keys.example.com',
+      paramRef: { name: 'absent', parameterNotFoundAction: 'Deny' },
+      validationActions: ['Deny'],
+      matchResources: selector('missing-params'),
+    });
+    const denied = await until('the binding to apply', () => post('/api/v1/namespaces/missing-params/configmaps', configMap('any'), { dryRun: 'All' }), (answer) => answer.code === 422);
+    expect(denied.body['message']).toBe(
+      "ValidatingAdmissionPolicy 'max-keys.example.com' with binding 'max-keys-missing' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
+    );
+  });
+
+  it('refuses invalid policies and bindings', async () => {
     const policy = await post('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'ValidatingAdmissionPolicy',
       metadata: { name: 'broken.example.com' },
       spec: {
-        paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+        paramKind: { kind: 'ConfigMap' },
         matchConstraints: configMapRules,
         validations: [{ expression: 'object.metadata.name ==', reason: 'Teapot' }],
       },
     });
     expect(policy.code).toBe(422);
     for (const part of [
-      'spec.paramKind: Forbidden: parameters are not supported by this server',
+      'spec.paramKind.apiVersion: Required value',
       'spec.validations[0].expression: Invalid value: "object.metadata.name ==": compilation failed: ERROR:',
       'spec.validations[0].reason: Unsupported value: "Teapot"',
     ])
@@ -130,10 +165,12 @@ describe('ValidatingAdmissionPolicy', () => {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'ValidatingAdmissionPolicyBinding',
       metadata: { name: 'broken' },
-      spec: { validationActions: ['Deny', 'Warn'] },
+      spec: { validationActions: ['Deny', 'Warn'], paramRef: { name: 'a', selector: {} } },
     });
     expect(binding.code).toBe(422);
     expect(String(binding.body['message'])).toContain('spec.policyName: Required value');
     expect(String(binding.body['message'])).toContain('must not contain both Deny and Warn');
+    expect(String(binding.body['message'])).toContain('spec.paramRef: Forbidden: one of `name` or `selector` must be set');
+    expect(String(binding.body['message'])).toContain('spec.paramRef.parameterNotFoundAction: Required value');
   });
 });

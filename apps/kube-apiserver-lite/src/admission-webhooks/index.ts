@@ -1,7 +1,10 @@
+import { StatusError, labelSelectorFromObject, parseGroupVersion, type KubeObject } from '@kapi/apimachinery';
 import type { ServiceResolver } from '@kapi/apiextensions';
+import { ResourceClient, type RestClient } from '@kapi/client';
 import type { Registry } from 'prom-client';
 import type { ResourceDefinition } from '@kapi/server';
 import { namespaceLifecycleAdmission, type NamespaceLookup } from '../namespace-lifecycle.js';
+import type { ParamRef } from '../resources/admission-policies.js';
 import type { WatchedStorage } from '../watched-objects.js';
 import { withAdmissionWebhooks } from './webhook-admission.js';
 import { ValidatingAdmissionPolicies } from './policy-admission.js';
@@ -31,6 +34,8 @@ export function createAdmission(options: {
   storage: (groupResource: string) => WatchedStorage | undefined;
   lookup: () => NamespaceLookup;
   resolveService: ServiceResolver;
+  /** The loopback client (policies' parameters are read through it). */
+  rest: () => RestClient;
   /** Where the webhook metrics go. */
   metrics?: Registry;
 }): Admission {
@@ -45,9 +50,12 @@ export function createAdmission(options: {
     namespaceLabels: async (namespace) => (await options.lookup().get(namespace))?.metadata.labels ?? {},
     ...(options.metrics ? { observe: webhookMetrics(options.metrics) } : {}),
   });
+  // The kinds served (built-in and custom), for the parameters of policies.
+  const served = new Map<string, ResourceDefinition>();
   const policies = new ValidatingAdmissionPolicies({
     storages: () => ({ policies: required('validatingadmissionpolicies'), bindings: required('validatingadmissionpolicybindings') }),
     namespace: (name) => options.lookup().get(name),
+    params: (paramKind, namespace, ref) => readParams(served, options.rest(), paramKind, namespace, ref),
   });
   return {
     webhooks,
@@ -58,9 +66,40 @@ export function createAdmission(options: {
       policies.stop();
     },
     admitted(definition) {
+      served.set(`${definition.group}/${definition.kind}`, definition);
       const admit = definition.namespaced ? namespaceLifecycleAdmission(definition, options.lookup()) : definition.strategy?.admit;
       const withNamespaces = admit ? { ...definition, strategy: { ...definition.strategy, admit } } : definition;
       return withAdmissionWebhooks(withNamespaces, webhooks, policies);
     },
   };
+}
+
+/**
+ * A policy binding's parameters, read through the loopback client: the object `ref` names, or those its
+ * selector picks, of `paramKind` (a kind this server serves), in `namespace` when the kind is namespaced.
+ */
+async function readParams(
+  served: ReadonlyMap<string, ResourceDefinition>,
+  rest: RestClient,
+  paramKind: { apiVersion?: string; kind?: string },
+  namespace: string,
+  ref: ParamRef,
+): Promise<KubeObject[]> {
+  const { group, version } = parseGroupVersion(paramKind.apiVersion ?? '');
+  const definition = served.get(`${group}/${paramKind.kind ?? ''}`);
+  if (!definition) throw new Error(`failed to find resource referenced by paramKind: '${paramKind.apiVersion ?? ''}, Kind=${paramKind.kind ?? ''}'`);
+  if (definition.namespaced && !namespace)
+    throw new Error('cannot use namespaced paramRef in policy binding that matches cluster-scoped resources');
+  const client = new ResourceClient(rest, { group, version, resource: definition.resource, namespaced: definition.namespaced });
+  const where = definition.namespaced ? namespace : undefined;
+  if (ref.name) {
+    try {
+      return [await client.get(where, ref.name)];
+    } catch (error) {
+      if (StatusError.isInstance(error) && error.code === 404) return [];
+      throw error;
+    }
+  }
+  const selector = labelSelectorFromObject(ref.selector ?? {}).toString();
+  return (await client.list(where, selector ? { labelSelector: selector } : {})).items;
 }

@@ -1,6 +1,6 @@
 import { StatusError, type KubeObject, type StatusReason } from '@kapi/apimachinery';
 import { ComposedVariables, compileAdmissionExpression } from '@kapi/apiextensions';
-import { bindingSpecOf, policySpecOf, type MatchResources, type PolicySpec } from '../resources/admission-policies.js';
+import { bindingSpecOf, policySpecOf, type MatchResources, type ParamRef, type PolicySpec } from '../resources/admission-policies.js';
 import { WatchedObjects, type WatchedStorage } from '../watched-objects.js';
 import { admissionRequest } from './webhook-dispatcher.js';
 import { namespaceSelectorMatches, objectSelectorMatches, rulesMatch, type AdmissionAttributes } from './webhook-matching.js';
@@ -11,6 +11,11 @@ export interface AdmissionPolicySources {
   storages(): { policies: WatchedStorage; bindings: WatchedStorage };
   /** A namespace, if it exists. */
   namespace(name: string): Promise<KubeObject | undefined>;
+  /**
+   * The parameter objects of `paramKind` a binding's paramRef names (by name or selector), in `namespace`
+   * when the kind is namespaced; throws an Error explaining why they cannot be read.
+   */
+  params(paramKind: { apiVersion?: string; kind?: string }, namespace: string, ref: ParamRef): Promise<KubeObject[]>;
 }
 
 const codes: Record<string, number> = { Invalid: 422, Forbidden: 403, Unauthorized: 401, RequestEntityTooLarge: 413 };
@@ -68,11 +73,16 @@ export class ValidatingAdmissionPolicies {
         object: attributes.object ?? null,
         oldObject: attributes.oldObject ?? null,
         request: admissionRequest(attributes),
-        params: null,
         namespaceObject,
       };
-      const failures = evaluate(policySpec, variables);
       const names = `ValidatingAdmissionPolicy '${policy.metadata.name ?? ''}' with binding '${binding.metadata.name ?? ''}'`;
+      const failures: Failure[] = [];
+      const params = await this.paramsOf(policySpec, spec.paramRef, attributes);
+      if ('failure' in params) {
+        if (policySpec.failurePolicy !== 'Ignore') failures.push(params.failure);
+      } else {
+        for (const param of params.objects) failures.push(...evaluate(policySpec, { ...variables, params: param }));
+      }
       const actions = spec.validationActions ?? [];
       for (const failure of failures) {
         if (actions.includes('Warn')) attributes.warn?.(`Validation failed for ${names}: ${failure.message}`);
@@ -80,6 +90,31 @@ export class ValidatingAdmissionPolicies {
           throw StatusError.of(codes[failure.reason] ?? 422, failure.reason as StatusReason, `${names} denied request: ${failure.message}`);
       }
     }
+  }
+
+  /**
+   * The parameter objects a policy is evaluated with (one `null` without paramKind), or why the binding
+   * cannot be evaluated (upstream's `failed to configure binding: ...`, a failure under failurePolicy Fail;
+   * no parameter found under parameterNotFoundAction Deny is one whatever the failure policy).
+   */
+  private async paramsOf(
+    policy: PolicySpec,
+    ref: ParamRef | undefined,
+    attributes: AdmissionAttributes,
+  ): Promise<{ objects: Array<KubeObject | null> } | { failure: Failure }> {
+    if (!policy.paramKind) return { objects: [null] };
+    const misconfigured = (text: string) => ({ failure: { message: `failed to configure binding: ${text}`, reason: 'Invalid' } });
+    if (!ref) return misconfigured('paramRef is required when the policy has a paramKind');
+    let objects: KubeObject[];
+    try {
+      objects = await this.sources.params(policy.paramKind, ref.namespace || attributes.namespace, ref);
+    } catch (error) {
+      return misconfigured(error instanceof Error ? error.message : String(error));
+    }
+    if (objects.length > 0) return { objects };
+    if (ref.parameterNotFoundAction === 'Deny')
+      return misconfigured('no params found for policy binding with `Deny` parameterNotFoundAction');
+    return { objects: [] };
   }
 
   /** Upstream's matching of MatchResources (a binding's without resource rules matches what its policy matches). */

@@ -5,8 +5,8 @@ import { ruleSchema, validateMatchConditions, validateRules } from './admission-
 import { labelSelectorSchema } from './common-schemas.js';
 
 // admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding: CEL
-// validations the server runs itself (admission-webhooks/policy-admission.ts). Parameters (`paramKind`,
-// `paramRef`) are refused at write time: this server does not evaluate them.
+// validations the server runs itself (admission-webhooks/policy-admission.ts), with parameters read
+// through the loopback client.
 
 const group = 'admissionregistration.k8s.io';
 const version = 'v1';
@@ -72,7 +72,14 @@ const bindingSchema = kindSchema({
     'ValidatingAdmissionPolicyBinding binds the ValidatingAdmissionPolicy with paramerized resources. ValidatingAdmissionPolicyBinding and parameter CRDs together define how cluster administrators configure policies for clusters.',
   spec: Type.Object({
     policyName: Type.Optional(Type.String()),
-    paramRef: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    paramRef: Type.Optional(
+      Type.Object({
+        name: Type.Optional(Type.String()),
+        namespace: Type.Optional(Type.String()),
+        selector: Type.Optional(labelSelectorSchema),
+        parameterNotFoundAction: Type.Optional(Type.String()),
+      }),
+    ),
     matchResources: Type.Optional(matchResourcesSchema),
     validationActions: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set' })),
   }),
@@ -113,10 +120,18 @@ export interface PolicySpec {
   variables?: Array<{ name: string; expression: string }>;
 }
 
+/** Where a binding's parameters are: one object by name, or those a selector picks; in `namespace` (else the request's). */
+export interface ParamRef {
+  name?: string;
+  namespace?: string;
+  selector?: MatchResources['namespaceSelector'];
+  parameterNotFoundAction?: string;
+}
+
 /** A ValidatingAdmissionPolicyBinding's spec, as stored. */
 export interface BindingSpec {
   policyName?: string;
-  paramRef?: Record<string, unknown>;
+  paramRef?: ParamRef;
   matchResources?: MatchResources;
   validationActions?: string[];
 }
@@ -151,8 +166,10 @@ function validateMatchResources(match: MatchResources | undefined, path: string,
 export function validatePolicy(object: KubeObject): FieldError[] {
   const spec = policySpecOf(object);
   const errors: FieldError[] = [];
-  if (spec.paramKind !== undefined)
-    errors.push({ field: 'spec.paramKind', type: 'FieldValueForbidden', detail: 'parameters are not supported by this server' });
+  if (spec.paramKind !== undefined) {
+    if (!spec.paramKind.apiVersion) errors.push({ field: 'spec.paramKind.apiVersion', type: 'FieldValueRequired', detail: '' });
+    if (!spec.paramKind.kind) errors.push({ field: 'spec.paramKind.kind', type: 'FieldValueRequired', detail: '' });
+  }
   const variableNames = new Set<string>();
   (spec.variables ?? []).forEach((variable, index) => {
     const path = `spec.variables[${index}]`;
@@ -185,8 +202,15 @@ export function validateBinding(object: KubeObject): FieldError[] {
   const spec = bindingSpecOf(object);
   const errors: FieldError[] = [];
   if (!spec.policyName) errors.push({ field: 'spec.policyName', type: 'FieldValueRequired', detail: '' });
-  if (spec.paramRef !== undefined)
-    errors.push({ field: 'spec.paramRef', type: 'FieldValueForbidden', detail: 'parameters are not supported by this server' });
+  const ref = spec.paramRef;
+  if (ref !== undefined) {
+    if ((ref.name === undefined || ref.name === '') === (ref.selector === undefined))
+      errors.push({ field: 'spec.paramRef', type: 'FieldValueForbidden', detail: 'one of `name` or `selector` must be set' });
+    if (ref.parameterNotFoundAction === undefined)
+      errors.push({ field: 'spec.paramRef.parameterNotFoundAction', type: 'FieldValueRequired', detail: '' });
+    else if (ref.parameterNotFoundAction !== 'Allow' && ref.parameterNotFoundAction !== 'Deny')
+      errors.push({ field: 'spec.paramRef.parameterNotFoundAction', type: 'FieldValueNotSupported', value: ref.parameterNotFoundAction, detail: supported(['Allow', 'Deny']) });
+  }
   const actions = spec.validationActions ?? [];
   if (actions.length === 0) errors.push({ field: 'spec.validationActions', type: 'FieldValueRequired', detail: 'at least one validation action is required' });
   const seen = new Set<string>();
@@ -202,6 +226,16 @@ export function validateBinding(object: KubeObject): FieldError[] {
   return errors;
 }
 
+/** kubectl's PARAMKIND: `<apiVersion>/<kind>` (upstream's printer), `<unset>` without one. */
+const paramKindText = (kind: PolicySpec['paramKind']) => (kind ? `${kind.apiVersion ?? ''}/${kind.kind ?? ''}` : '<unset>');
+
+/** kubectl's PARAMREF: `<namespace>/<name>`, `*` for a selector, `<unset>` without one. */
+function paramRefText(ref: ParamRef | undefined): string {
+  if (!ref) return '<unset>';
+  const name = ref.name || '*';
+  return ref.namespace ? `${ref.namespace}/${name}` : name;
+}
+
 /** Cluster-scoped storage of both kinds (cluster-admin only, as upstream). */
 export const admissionPolicyResources: ResourceDefinition[] = [
   {
@@ -215,7 +249,7 @@ export const admissionPolicyResources: ResourceDefinition[] = [
     nameValidator: nameIsDNSSubdomain,
     printerColumns: [
       { name: 'Validations', type: 'integer', jsonPath: '.spec.validations', cell: (object) => String(policySpecOf(object).validations?.length ?? 0) },
-      { name: 'ParamKind', type: 'string', jsonPath: '.spec.paramKind', cell: () => '<unset>' },
+      { name: 'ParamKind', type: 'string', jsonPath: '.spec.paramKind', cell: (object) => paramKindText(policySpecOf(object).paramKind) },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
     strategy: { validate: validatePolicy, validateUpdate: validatePolicy },
@@ -230,7 +264,7 @@ export const admissionPolicyResources: ResourceDefinition[] = [
     nameValidator: nameIsDNSSubdomain,
     printerColumns: [
       { name: 'PolicyName', type: 'string', jsonPath: '.spec.policyName' },
-      { name: 'ParamRef', type: 'string', jsonPath: '.spec.paramRef', cell: () => '<unset>' },
+      { name: 'ParamRef', type: 'string', jsonPath: '.spec.paramRef', cell: (object) => paramRefText(bindingSpecOf(object).paramRef) },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
     strategy: { validate: validateBinding, validateUpdate: validateBinding },
