@@ -390,6 +390,30 @@ describe.each(backends)('kubectl against kube-apiserver-lite on %s', (backend) =
     expect(
       await explain('mutatingwebhookconfigurations.webhooks.objectSelector.matchExpressions.operator'),
     ).toContain("operator represents a key's relationship to a set of values.");
+    expect(await explain('validatingadmissionpolicies.spec.validations.messageExpression')).toContain(
+      'messageExpression declares a CEL expression that evaluates to the validation failure message',
+    );
+    expect(await explain('validatingadmissionpolicies.spec.failurePolicy')).toContain(
+      'failurePolicy defines how to handle failures for the admission policy.',
+    );
+    expect(
+      await explain('validatingadmissionpolicies.spec.matchConstraints.resourceRules.resourceNames'),
+    ).toContain('ResourceNames is an optional white list of names that the rule applies to.');
+    expect(await explain('validatingadmissionpolicies.spec.matchConstraints.namespaceSelector')).toContain(
+      'NamespaceSelector decides whether to run the admission control policy on an object',
+    );
+    expect(await explain('validatingadmissionpolicies.status.observedGeneration')).toContain(
+      'The generation observed by the controller.',
+    );
+    expect(await explain('validatingadmissionpolicybindings.spec.validationActions')).toContain(
+      'validationActions declares how Validations of the referenced ValidatingAdmissionPolicy are enforced.',
+    );
+    expect(
+      await explain('validatingadmissionpolicybindings.spec.paramRef.parameterNotFoundAction'),
+    ).toContain('`parameterNotFoundAction` controls the behavior of the binding when the resource exists');
+    expect(
+      await explain('validatingadmissionpolicybindings.spec.matchResources.objectSelector.matchLabels'),
+    ).toContain('matchLabels is a map of {key,value} pairs.');
   });
 
   it('answers auth can-i for the admin', async () => {

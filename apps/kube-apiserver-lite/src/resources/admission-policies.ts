@@ -1,8 +1,13 @@
 import { Type, kindSchema, nameIsDNSSubdomain, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import { compileAdmissionExpression } from '@kapi/apiextensions';
 import type { ResourceDefinition } from '@kapi/server';
+import {
+  validatingAdmissionPolicyBindingDescriptions,
+  validatingAdmissionPolicyDescriptions,
+} from './admission-policies-descriptions.js';
 import { ruleSchema, validateMatchConditions, validateRules } from './admission-registration.js';
 import { labelSelectorSchema } from './common-schemas.js';
+import { withFieldDescriptions } from './field-descriptions.js';
 
 // admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding: CEL
 // validations the server runs itself (admission-webhooks/policy-admission.ts), with parameters read
@@ -24,66 +29,72 @@ const matchResourcesSchema = Type.Object({
   matchPolicy: Type.Optional(Type.String({ default: 'Equivalent' })),
 });
 
-const policySchema = kindSchema({
-  group,
-  version,
-  kind: 'ValidatingAdmissionPolicy',
-  description:
-    'ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it.',
-  spec: Type.Object({
-    paramKind: Type.Optional(Type.Object({ apiVersion: Type.Optional(Type.String()), kind: Type.Optional(Type.String()) })),
-    matchConstraints: Type.Optional(matchResourcesSchema),
-    validations: Type.Optional(
-      Type.Array(
-        Type.Object({
-          expression: Type.String(),
-          message: Type.Optional(Type.String()),
-          reason: Type.Optional(Type.String()),
-          messageExpression: Type.Optional(Type.String()),
-        }),
-        { 'x-kubernetes-list-type': 'atomic' },
+const policySchema = withFieldDescriptions(
+  kindSchema({
+    group,
+    version,
+    kind: 'ValidatingAdmissionPolicy',
+    description:
+      'ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it.',
+    spec: Type.Object({
+      paramKind: Type.Optional(Type.Object({ apiVersion: Type.Optional(Type.String()), kind: Type.Optional(Type.String()) })),
+      matchConstraints: Type.Optional(matchResourcesSchema),
+      validations: Type.Optional(
+        Type.Array(
+          Type.Object({
+            expression: Type.String(),
+            message: Type.Optional(Type.String()),
+            reason: Type.Optional(Type.String()),
+            messageExpression: Type.Optional(Type.String()),
+          }),
+          { 'x-kubernetes-list-type': 'atomic' },
+        ),
       ),
-    ),
-    failurePolicy: Type.Optional(Type.String({ default: 'Fail' })),
-    auditAnnotations: Type.Optional(
-      Type.Array(Type.Object({ key: Type.String(), valueExpression: Type.String() }), { 'x-kubernetes-list-type': 'atomic' }),
-    ),
-    matchConditions: Type.Optional(
-      Type.Array(Type.Object({ name: Type.String(), expression: Type.String() }), {
-        'x-kubernetes-list-type': 'map',
-        'x-kubernetes-list-map-keys': ['name'],
-      }),
-    ),
-    variables: Type.Optional(
-      Type.Array(Type.Object({ name: Type.String(), expression: Type.String() }), { 'x-kubernetes-list-type': 'atomic' }),
-    ),
+      failurePolicy: Type.Optional(Type.String({ default: 'Fail' })),
+      auditAnnotations: Type.Optional(
+        Type.Array(Type.Object({ key: Type.String(), valueExpression: Type.String() }), { 'x-kubernetes-list-type': 'atomic' }),
+      ),
+      matchConditions: Type.Optional(
+        Type.Array(Type.Object({ name: Type.String(), expression: Type.String() }), {
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+        }),
+      ),
+      variables: Type.Optional(
+        Type.Array(Type.Object({ name: Type.String(), expression: Type.String() }), { 'x-kubernetes-list-type': 'atomic' }),
+      ),
+    }),
+    status: Type.Object({
+      observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
+      conditions: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
+    }),
   }),
-  status: Type.Object({
-    observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
-    conditions: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
-  }),
-});
+  validatingAdmissionPolicyDescriptions,
+);
 
-const bindingSchema = kindSchema({
-  group,
-  version,
-  kind: 'ValidatingAdmissionPolicyBinding',
-  description:
-    'ValidatingAdmissionPolicyBinding binds the ValidatingAdmissionPolicy with paramerized resources. ValidatingAdmissionPolicyBinding and parameter CRDs together define how cluster administrators configure policies for clusters.',
-  spec: Type.Object({
-    policyName: Type.Optional(Type.String()),
-    paramRef: Type.Optional(
-      Type.Object({
-        name: Type.Optional(Type.String()),
-        namespace: Type.Optional(Type.String()),
-        selector: Type.Optional(labelSelectorSchema),
-        parameterNotFoundAction: Type.Optional(Type.String()),
-      }),
-    ),
-    matchResources: Type.Optional(matchResourcesSchema),
-    validationActions: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set' })),
+const bindingSchema = withFieldDescriptions(
+  kindSchema({
+    group,
+    version,
+    kind: 'ValidatingAdmissionPolicyBinding',
+    description:
+      'ValidatingAdmissionPolicyBinding binds the ValidatingAdmissionPolicy with paramerized resources. ValidatingAdmissionPolicyBinding and parameter CRDs together define how cluster administrators configure policies for clusters.',
+    spec: Type.Object({
+      policyName: Type.Optional(Type.String()),
+      paramRef: Type.Optional(
+        Type.Object({
+          name: Type.Optional(Type.String()),
+          namespace: Type.Optional(Type.String()),
+          selector: Type.Optional(labelSelectorSchema),
+          parameterNotFoundAction: Type.Optional(Type.String()),
+        }),
+      ),
+      matchResources: Type.Optional(matchResourcesSchema),
+      validationActions: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set' })),
+    }),
   }),
-});
+  validatingAdmissionPolicyBindingDescriptions,
+);
 
 /** The two kinds. */
 export const admissionPolicyKinds: KindDefinition[] = [

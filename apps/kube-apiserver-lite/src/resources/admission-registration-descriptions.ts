@@ -7,7 +7,7 @@ import type { FieldDescriptions } from './field-descriptions.js';
 // they differ (namespaceSelector; reinvocationPolicy is MutatingWebhook's only), each kind has its own.
 
 /** metav1.LabelSelector and LabelSelectorRequirement, for the selector at `prefix`. */
-const labelSelectorDescriptions = (prefix: string): FieldDescriptions => ({
+export const labelSelectorDescriptions = (prefix: string): FieldDescriptions => ({
   [`${prefix}.matchExpressions`]:
     'matchExpressions is a list of label selector requirements. The requirements are ANDed.',
   [`${prefix}.matchExpressions[].key`]: 'key is the label key that the selector applies to.',
