@@ -158,6 +158,13 @@ describe('validating admission webhooks', () => {
     expect(metrics).toMatch(
       /apiserver_admission_webhook_request_total\{name="deny\.forbidden\.example\.com",type="validating",operation="CREATE",code="200",rejected="false"\} [1-9]/,
     );
+    // Stored with upstream's defaults.
+    const stored = await shared.admin.request<{ webhooks: Array<Record<string, unknown>> }>({
+      method: 'GET',
+      path: '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/deny-forbidden',
+    });
+    expect(stored.webhooks[0]).toMatchObject({ failurePolicy: 'Fail', matchPolicy: 'Equivalent', objectSelector: {}, timeoutSeconds: 10 });
+    expect(stored.webhooks[0]?.['rules']).toEqual([{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['*'], resources: ['configmaps'], scope: '*' }]);
     // kubectl shows the configuration, and the refusal.
     expect(await kubectl(shared.server, ['get', 'validatingwebhookconfigurations'])).toMatch(/deny-forbidden\s+1\s+/);
     await expect(

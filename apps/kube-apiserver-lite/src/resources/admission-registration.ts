@@ -52,8 +52,9 @@ const webhookProperties = {
   rules: Type.Optional(Type.Array(ruleSchema, { 'x-kubernetes-list-type': 'atomic' })),
   failurePolicy: Type.Optional(Type.String({ default: 'Fail' })),
   matchPolicy: Type.Optional(Type.String({ default: 'Equivalent' })),
-  namespaceSelector: Type.Optional(labelSelectorSchema),
-  objectSelector: Type.Optional(labelSelectorSchema),
+  // Upstream's defaults: the empty selector (everything).
+  namespaceSelector: Type.Optional({ ...labelSelectorSchema, default: {} }),
+  objectSelector: Type.Optional({ ...labelSelectorSchema, default: {} }),
   sideEffects: Type.Optional(Type.String()),
   timeoutSeconds: Type.Optional(Type.Integer({ format: 'int32', default: 10 })),
   admissionReviewVersions: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'atomic' })),
