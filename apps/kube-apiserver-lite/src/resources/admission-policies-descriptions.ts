@@ -1,4 +1,4 @@
-import { labelSelectorDescriptions } from './admission-registration-descriptions.js';
+import { labelSelectorDescriptions, ruleDescriptions } from './admission-registration-descriptions.js';
 import type { FieldDescriptions } from './field-descriptions.js';
 
 // The descriptions upstream publishes for admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and
@@ -7,20 +7,11 @@ import type { FieldDescriptions } from './field-descriptions.js';
 // field paths as in field-descriptions.ts. Only the fields our schemas have are described (no
 // status.typeChecking).
 
-/** NamedRuleWithOperations, for the rule at `prefix`. */
+/** NamedRuleWithOperations (RuleWithOperations' texts and resourceNames), for the rule at `prefix`. */
 const namedRuleDescriptions = (prefix: string): FieldDescriptions => ({
-  [`${prefix}.apiGroups`]:
-    "APIGroups is the API groups the resources belong to. '*' is all groups. If '*' is present, the length of the slice must be one. Required.",
-  [`${prefix}.apiVersions`]:
-    "APIVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required.",
-  [`${prefix}.operations`]:
-    "Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required.",
+  ...ruleDescriptions(prefix),
   [`${prefix}.resourceNames`]:
     'ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.',
-  [`${prefix}.resources`]:
-    "Resources is a list of resources this rule applies to.\n\nFor example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.\n\nIf wildcard is present, the validation rule will ensure resources do not overlap with each other.\n\nDepending on the enclosing object, subresources might not be allowed. Required.",
-  [`${prefix}.scope`]:
-    'scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".',
 });
 
 /** MatchResources (a policy's matchConstraints, a binding's matchResources), for the one at `prefix`. */

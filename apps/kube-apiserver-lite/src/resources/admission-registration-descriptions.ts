@@ -36,7 +36,7 @@ const clientConfigDescriptions = (prefix: string): FieldDescriptions => ({
 });
 
 /** RuleWithOperations, for the rule at `prefix`. */
-const ruleDescriptions = (prefix: string): FieldDescriptions => ({
+export const ruleDescriptions = (prefix: string): FieldDescriptions => ({
   [`${prefix}.apiGroups`]:
     "APIGroups is the API groups the resources belong to. '*' is all groups. If '*' is present, the length of the slice must be one. Required.",
   [`${prefix}.apiVersions`]:
