@@ -248,7 +248,8 @@ describe('kubectl with CustomResourceDefinitions on kube-apiserver-lite', () => 
     // v2 joins at once; the built-in migrator then rewrites the old object and prunes v1 (it may already have).
     expect([['v1', 'v2'], ['v2']]).toContainEqual(await storedVersions());
     let stored = await storedVersions();
-    for (let i = 0; i < 100 && stored.length > 1; i++) {
+    // A deadline, not a count of reads: each read is a kubectl run, slower on a loaded machine.
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline && stored.length > 1; ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       stored = await storedVersions();
     }
