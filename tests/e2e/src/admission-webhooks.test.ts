@@ -390,4 +390,38 @@ describe('mutating admission webhooks', () => {
       resource: { group: 'stamp.example.com', version: 'v1', resource: 'widgets' },
     });
   });
+
+  it('matches each webhook against the object the ones before it left, and asks IfNeeded ones again after a later change', async () => {
+    await kubectl(shared.server, ['create', 'namespace', 'chained']);
+    const namespaceSelector = { matchLabels: { 'kubernetes.io/metadata.name': 'chained' } };
+    const label = (key: string) => ({ op: 'add', path: `/metadata/labels/${key}`, value: 'yes' });
+    // a-first (IfNeeded) labels `first`; b-second only selects objects with that label and labels `second`.
+    handlers.set('/first', (request) => ({ allowed: true, patch: request.object?.metadata.labels?.['first'] ? [] : [label('first')] }));
+    handlers.set('/second', () => ({ allowed: true, patch: [label('second')] }));
+    await configure('Mutating', 'a-first', {
+      name: 'first.chained.example.com',
+      clientConfig: { url: `${base}/first`, caBundle },
+      rules: rules(['configmaps'], ['CREATE']),
+      namespaceSelector,
+      objectSelector: { matchLabels: { chain: 'on' } },
+      reinvocationPolicy: 'IfNeeded',
+    });
+    await configure('Mutating', 'b-second', {
+      name: 'second.chained.example.com',
+      clientConfig: { url: `${base}/second`, caBundle },
+      rules: rules(['configmaps'], ['CREATE']),
+      namespaceSelector,
+      objectSelector: { matchLabels: { first: 'yes' } },
+    });
+    const created = await until(
+      'both webhooks to apply',
+      () => post('/api/v1/namespaces/chained/configmaps', configMap(`c${Date.now()}`, {}, { chain: 'on' }), { dryRun: 'All' }),
+      (answer) => (answer.body['metadata'] as { labels?: Record<string, string> }).labels?.['second'] === 'yes',
+    );
+    expect(created.body['metadata']).toMatchObject({ labels: { chain: 'on', first: 'yes', second: 'yes' } });
+    // a-first was asked again after b-second changed the object: its last review carries `second`.
+    const firstReviews = received.filter((entry) => entry.path === '/first' && entry.request.name === (created.body['metadata'] as { name: string }).name);
+    expect(firstReviews).toHaveLength(2);
+    expect(firstReviews[1]?.request.object?.metadata.labels).toMatchObject({ first: 'yes', second: 'yes' });
+  });
 });

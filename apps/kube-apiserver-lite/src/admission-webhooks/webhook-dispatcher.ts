@@ -98,34 +98,39 @@ export class AdmissionWebhookDispatcher {
 
   private async matching(attributes: AdmissionAttributes, mutating: boolean): Promise<AdmissionWebhook[]> {
     const matched: AdmissionWebhook[] = [];
-    for (const hook of this.hooks()) {
-      if (hook.mutating !== mutating) continue;
-      const { webhook } = hook;
-      if (
-        rulesMatch(webhook, attributes) &&
-        objectSelectorMatches(webhook, attributes) &&
-        (await namespaceSelectorMatches(webhook, attributes, (namespace) => this.sources.namespaceLabels(namespace))) &&
-        conditionsMatch(webhook, attributes)
-      )
-        matched.push(webhook);
-    }
+    for (const hook of this.hooks())
+      if (hook.mutating === mutating && (await this.matches(hook.webhook, attributes))) matched.push(hook.webhook);
     return matched;
   }
 
-  /** The mutating webhooks on a create or update: the object as they leave it. */
+  private async matches(webhook: AdmissionWebhook, attributes: AdmissionAttributes): Promise<boolean> {
+    return (
+      rulesMatch(webhook, attributes) &&
+      objectSelectorMatches(webhook, attributes) &&
+      (await namespaceSelectorMatches(webhook, attributes, (namespace) => this.sources.namespaceLabels(namespace))) &&
+      conditionsMatch(webhook, attributes)
+    );
+  }
+
+  /**
+   * The mutating webhooks on a create or update: the object as they leave it. As upstream, each webhook
+   * is matched against the object as the webhooks before it left it (a label one adds can select the next).
+   */
   async mutate(attributes: AdmissionAttributes & { object: KubeObject }): Promise<KubeObject> {
     let object = attributes.object;
-    const matched = await this.matching(attributes, true);
+    const called: AdmissionWebhook[] = [];
     let changedAt = -1;
-    for (const [index, webhook] of matched.entries()) {
-      const patched = await this.ask(webhook, { ...attributes, object }, true);
+    for (const hook of this.hooks()) {
+      if (!hook.mutating || !(await this.matches(hook.webhook, { ...attributes, object }))) continue;
+      called.push(hook.webhook);
+      const patched = await this.ask(hook.webhook, { ...attributes, object }, true);
       if (patched === undefined) continue;
       object = patched;
-      changedAt = index;
+      changedAt = called.length - 1;
     }
     // Asked once more: the IfNeeded webhooks that saw the object before a later webhook changed it.
-    for (const webhook of matched.slice(0, Math.max(changedAt, 0))) {
-      if (webhook.reinvocationPolicy !== 'IfNeeded') continue;
+    for (const webhook of called.slice(0, Math.max(changedAt, 0))) {
+      if (webhook.reinvocationPolicy !== 'IfNeeded' || !(await this.matches(webhook, { ...attributes, object }))) continue;
       const patched = await this.ask(webhook, { ...attributes, object }, true);
       if (patched !== undefined) object = patched;
     }
