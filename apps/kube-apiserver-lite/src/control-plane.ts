@@ -207,21 +207,15 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
 
   // Assigned with the voter's start hook below; custom resources vote once it has run.
   let voterStarted: () => Promise<void> = () => Promise.reject(new Error('storage version voting is not set up'));
-  const admission = createAdmission({
-    storage: (groupResource) => storages.get(groupResource),
-    lookup: () => lookup,
-    resolveService: webhookServiceResolver(aggregation.layer.services),
-    metrics: observability.metrics.registry,
-    rest: () => rest(),
-  });
+  const resolveService = webhookServiceResolver(aggregation.layer.services); // conversion and admission webhooks' Services
+  const admission = createAdmission({ storage: (key) => storages.get(key), lookup: () => lookup, resolveService, metrics: observability.metrics.registry, rest: () => rest() });
   const apiextensions = apiExtensionsDelegate({
     scheme,
     storage: storageFactory,
     keyPrefix: options.etcdPrefix,
     metrics: observability.metrics,
     health: observability.health,
-    loopback: () => rest(),
-    resolveService: webhookServiceResolver(aggregation.layer.services),
+    loopback: () => rest(), resolveService,
   }, (definition) => admission.admitted(definition), new CustomResourceAPIServices(() => rest(), log), manager && {
     manager,
     identity,
@@ -294,8 +288,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
     }
   }
 
-  await rbacCache.start();
-  await admission.start();
+  await Promise.all([rbacCache.start(), admission.start()]);
 
   const hosts = [...new Set(['127.0.0.1', 'localhost', options.hostnameOverride, options.bindAddress].filter((h) => h && h !== '0.0.0.0'))];
   const certificates = ensureCertificates(options.dataDir, { hosts });
@@ -445,8 +438,7 @@ export async function startControlPlane(options: ServerOptions, log: (message: s
       if (stopped) return;
       stopped = true;
       for (const stop of controllers) await stop();
-      rbacCache.stop();
-      admission.stop();
+      for (const cache of [rbacCache, admission]) cache.stop();
       await server.shutdown();
       loopback.current?.close();
       await backend.close();
