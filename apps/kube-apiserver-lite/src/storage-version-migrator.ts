@@ -29,7 +29,15 @@ export function startStorageVersionMigrator(options: StorageVersionMigratorOptio
   const { leases, identity, log, status, systemNamespaces } = options;
   const name = 'storage-version-migrator';
   return runWhileLeading({ leases, identity, log, name, ...(status ? { status } : {}), ...(systemNamespaces ? { after: systemNamespaces } : {}) }, () => {
-    const controller = new MigrationController({ rest: options.rest, http2: false, ...(options.observer ? { observer: options.observer } : {}) });
+    const observer: MigrationObserver = {
+      ...options.observer,
+      onInterrupted: (migration, error, delayMs) =>
+        log(`storage version migration ${migration} interrupted (${error instanceof Error ? error.message : String(error)}); running it again in ${delayMs / 1000} s`),
+    };
+    // The rate upstream's shipped migrator manifest sets (--kube-api-qps=40 --kube-api-burst=1000), not
+    // client-go's 5/10: at 5 writes a second the ~25 first-start migrations of the built-in resources
+    // take ~17 s, and a CRD's migration waits behind them.
+    const controller = new MigrationController({ rest: options.rest, http2: false, qps: 40, burst: 1000, observer });
     const trigger = new MigrationTrigger({ rest: options.rest, log });
     controller.start();
     void trigger.start();

@@ -119,9 +119,11 @@ export class MigrationController {
           observer: this.options.observer,
         });
         ended = true;
-      } catch {
+      } catch (error) {
         // Not finished (e.g. the server went away while saving status): try again after a pause.
-        await sleep((this.options.backoff ?? defaultBackoff).maxMs / 10, signal);
+        const delay = (this.options.backoff ?? defaultBackoff).maxMs / 10;
+        if (!signal.aborted) this.options.observer?.onInterrupted?.(name, error, delay);
+        await sleep(delay, signal);
       } finally {
         this.active.delete(groupResource);
       }

@@ -23,6 +23,8 @@ export interface MigrationObserver {
   onObjectMigrated?(migration: StorageVersionMigration): void;
   onFinished?(migration: StorageVersionMigration, outcome: 'Succeeded' | 'Failed', message: string): void;
   onRetry?(migration: StorageVersionMigration, error: unknown, delayMs: number): void;
+  /** A run ended by an error it does not retry (the controller runs the migration again after `delayMs`). */
+  onInterrupted?(name: string, error: unknown, delayMs: number): void;
 }
 
 /** What {@link runMigration} needs. */
