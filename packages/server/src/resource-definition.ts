@@ -65,6 +65,13 @@ export interface RequestScope {
   dryRun: boolean;
   /** Adds a `Warning` header to the response (absent for internal writes). */
   warn?: (message: string) => void;
+  /** The version the request reads and writes the resource in (absent for internal writes). */
+  version?: string;
+  /**
+   * Converts an object of this resource (any served version) to `version`, through the scheme or the
+   * definition's converter, without changing it (e.g. for admission webhooks that ask in another version).
+   */
+  convert?: (object: KubeObject, version: string) => Promise<KubeObject>;
 }
 
 /**

@@ -174,3 +174,41 @@ describe('ValidatingAdmissionPolicy', () => {
     expect(String(binding.body['message'])).toContain('spec.paramRef.parameterNotFoundAction: Required value');
   });
 });
+
+describe('ValidatingAdmissionPolicy matchPolicy', () => {
+  it('evaluates a policy written for autoscaling/v2 on a v1 request, converted (Equivalent), and not under Exact', async () => {
+    await kubectl(shared.server, ['create', 'namespace', 'scaled']);
+    const hpaRules = (matchPolicy: string) => ({
+      matchPolicy,
+      resourceRules: [{ operations: ['CREATE'], apiGroups: ['autoscaling'], apiVersions: ['v2'], resources: ['horizontalpodautoscalers'] }],
+    });
+    // v1 has no spec.metrics: the policy only holds when it sees the object converted to v2.
+    const validations = [
+      {
+        expression: "object.apiVersion == 'autoscaling/v2' && object.spec.metrics.all(m, m.resource.target.averageUtilization <= 80)",
+        message: 'CPU targets above 80% are not allowed',
+      },
+    ];
+    await apply('ValidatingAdmissionPolicy', 'cpu-target.example.com', { matchConstraints: hpaRules('Equivalent'), validations });
+    await apply('ValidatingAdmissionPolicyBinding', 'cpu-target', {
+      policyName: 'cpu-target.example.com',
+      validationActions: ['Deny'],
+      matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'scaled' } } },
+    });
+    const hpa = (name: string, target: number) => ({
+      apiVersion: 'autoscaling/v1',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name },
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 5, targetCPUUtilizationPercentage: target },
+    });
+    const path = '/apis/autoscaling/v1/namespaces/scaled/horizontalpodautoscalers';
+    const refused = await until('the policy to apply', () => post(path, hpa('hot', 90), { dryRun: 'All' }), (answer) => answer.code === 422);
+    expect(refused.body['message']).toBe(
+      "ValidatingAdmissionPolicy 'cpu-target.example.com' with binding 'cpu-target' denied request: CPU targets above 80% are not allowed",
+    );
+    expect((await post(path, hpa('cool', 70))).code).toBe(201);
+    // Under Exact the v2 rule does not match a v1 request.
+    await apply('ValidatingAdmissionPolicy', 'cpu-target.example.com', { matchConstraints: hpaRules('Exact'), validations });
+    await until('the Exact policy to apply', () => post(path, hpa('hot', 90), { dryRun: 'All' }), (answer) => answer.code === 201);
+  });
+});

@@ -425,3 +425,87 @@ describe('mutating admission webhooks', () => {
     expect(firstReviews[1]?.request.object?.metadata.labels).toMatchObject({ first: 'yes', second: 'yes' });
   });
 });
+
+describe('matchPolicy', () => {
+  it('asks a webhook in the version its rules name (Equivalent): objects converted there and back, requestKind the request version; Exact ones only at their version', async () => {
+    await kubectl(shared.server, ['create', 'namespace', 'versions']);
+    const namespaceSelector = { matchLabels: { 'kubernetes.io/metadata.name': 'versions' } };
+    const hpaRules = (apiVersions: string[]) => [
+      { operations: ['CREATE'], apiGroups: ['autoscaling'], apiVersions, resources: ['horizontalpodautoscalers'] },
+    ];
+    // Registered for autoscaling/v2 only: patches v2's paths.
+    handlers.set('/hpa-v2', () => ({
+      allowed: true,
+      patch: [
+        { op: 'replace', path: '/spec/minReplicas', value: 3 },
+        { op: 'add', path: '/metadata/labels', value: { converted: 'yes' } },
+      ],
+    }));
+    await configure('Mutating', 'hpa-v2', {
+      name: 'v2.hpa.example.com',
+      clientConfig: { url: `${base}/hpa-v2`, caBundle },
+      rules: hpaRules(['v2']),
+      namespaceSelector,
+    });
+    await configure('Validating', 'hpa-v1-exact', {
+      name: 'v1-exact.hpa.example.com',
+      clientConfig: { url: `${base}/hpa-v1-exact`, caBundle },
+      rules: hpaRules(['v1']),
+      matchPolicy: 'Exact',
+      namespaceSelector,
+    });
+    await configure('Validating', 'hpa-v2-exact', {
+      name: 'v2-exact.hpa.example.com',
+      clientConfig: { url: `${base}/hpa-v2-exact`, caBundle },
+      rules: hpaRules(['v2']),
+      matchPolicy: 'Exact',
+      namespaceSelector,
+    });
+    const hpa = (name: string) => ({
+      apiVersion: 'autoscaling/v1',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        minReplicas: 1,
+        maxReplicas: 5,
+        targetCPUUtilizationPercentage: 70,
+      },
+    });
+    const path = '/apis/autoscaling/v1/namespaces/versions/horizontalpodautoscalers';
+    await until(
+      'the webhooks to apply',
+      () => post(path, hpa(`probe${Date.now()}`), { dryRun: 'All' }),
+      (answer) => received.some((entry) => entry.path === '/hpa-v1-exact') && (answer.body['spec'] as { minReplicas?: number }).minReplicas === 3,
+    );
+    received.length = 0;
+    const created = await post(path, hpa('web'));
+    expect(created.code).toBe(201);
+    // The v2 webhook's patch, converted back to the v1 the client wrote.
+    expect(created.body).toMatchObject({
+      apiVersion: 'autoscaling/v1',
+      metadata: { labels: { converted: 'yes' } },
+      spec: { minReplicas: 3, maxReplicas: 5, targetCPUUtilizationPercentage: 70 },
+    });
+    const asked = (path: string) => received.filter((entry) => entry.path === path).map((entry) => entry.request as AdmissionRequest & Record<string, unknown>);
+    const [mutating] = asked('/hpa-v2');
+    expect(mutating).toMatchObject({
+      kind: { group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' },
+      resource: { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' },
+      requestKind: { group: 'autoscaling', version: 'v1', kind: 'HorizontalPodAutoscaler' },
+      requestResource: { group: 'autoscaling', version: 'v1', resource: 'horizontalpodautoscalers' },
+      object: {
+        apiVersion: 'autoscaling/v2',
+        spec: { metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } }] },
+      },
+    });
+    // The Exact v1 webhook sees the request's version (the mutated object), the Exact v2 one is not asked.
+    const [validating] = asked('/hpa-v1-exact');
+    expect(validating).toMatchObject({
+      kind: { version: 'v1' },
+      requestKind: { version: 'v1' },
+      object: { apiVersion: 'autoscaling/v1', spec: { minReplicas: 3, targetCPUUtilizationPercentage: 70 } },
+    });
+    expect(asked('/hpa-v2-exact')).toHaveLength(0);
+  });
+});

@@ -3,7 +3,14 @@ import { ComposedVariables, compileAdmissionExpression } from '@kapi/apiextensio
 import { bindingSpecOf, policySpecOf, type MatchResources, type ParamRef, type PolicySpec } from '../resources/admission-policies.js';
 import { WatchedObjects, type WatchedStorage } from '../watched-objects.js';
 import { admissionRequest } from './webhook-dispatcher.js';
-import { namespaceSelectorMatches, objectSelectorMatches, rulesMatch, type AdmissionAttributes } from './webhook-matching.js';
+import {
+  atVersion,
+  matchedVersion,
+  namespaceSelectorMatches,
+  objectSelectorMatches,
+  rulesMatch,
+  type AdmissionAttributes,
+} from './webhook-matching.js';
 
 /** What the policies need of the server. */
 export interface AdmissionPolicySources {
@@ -66,13 +73,16 @@ export class ValidatingAdmissionPolicies {
       const policy = spec.policyName ? this.policies?.objects.get(`/${spec.policyName}`) : undefined;
       if (!policy) continue;
       const policySpec = policySpecOf(policy);
-      if (!(await this.matches(policySpec.matchConstraints, attributes, false))) continue;
-      if (spec.matchResources && !(await this.matches(spec.matchResources, attributes, true))) continue;
+      const version = await this.matches(policySpec.matchConstraints, attributes, false);
+      if (version === undefined) continue;
+      if (spec.matchResources && (await this.matches(spec.matchResources, attributes, true)) === undefined) continue;
+      // The objects in the version the policy's rules matched (the request's, or an equivalent one).
+      const asked = await atVersion(attributes, version);
       const namespaceObject = attributes.namespaced ? ((await this.sources.namespace(attributes.namespace)) ?? null) : null;
       const variables = {
-        object: attributes.object ?? null,
-        oldObject: attributes.oldObject ?? null,
-        request: admissionRequest(attributes),
+        object: asked.object ?? null,
+        oldObject: asked.oldObject ?? null,
+        request: admissionRequest(asked),
         namespaceObject,
       };
       const names = `ValidatingAdmissionPolicy '${policy.metadata.name ?? ''}' with binding '${binding.metadata.name ?? ''}'`;
@@ -117,15 +127,20 @@ export class ValidatingAdmissionPolicies {
     return { objects: [] };
   }
 
-  /** Upstream's matching of MatchResources (a binding's without resource rules matches what its policy matches). */
-  private async matches(match: MatchResources | undefined, attributes: AdmissionAttributes, binding: boolean): Promise<boolean> {
-    if (!match) return false;
+  /**
+   * Upstream's matching of MatchResources: the version the request is evaluated in when it matches (a
+   * binding's without resource rules matches what its policy matches), else undefined.
+   */
+  private async matches(match: MatchResources | undefined, attributes: AdmissionAttributes, binding: boolean): Promise<string | undefined> {
+    if (!match) return undefined;
     const rules = match.resourceRules ?? [];
     const policy = match.matchPolicy;
-    if (!(binding && rules.length === 0) && !rulesMatch({ rules, matchPolicy: policy }, attributes)) return false;
-    if (rulesMatch({ rules: match.excludeResourceRules ?? [], matchPolicy: policy }, attributes)) return false;
-    if (!objectSelectorMatches(match, attributes)) return false;
-    return namespaceSelectorMatches(match, attributes, async (namespace) => (await this.sources.namespace(namespace))?.metadata.labels ?? {});
+    const version = binding && rules.length === 0 ? attributes.version : matchedVersion({ rules, matchPolicy: policy }, attributes);
+    if (version === undefined) return undefined;
+    if (rulesMatch({ rules: match.excludeResourceRules ?? [], matchPolicy: policy }, attributes)) return undefined;
+    if (!objectSelectorMatches(match, attributes)) return undefined;
+    const namespaceLabels = async (namespace: string) => (await this.sources.namespace(namespace))?.metadata.labels ?? {};
+    return (await namespaceSelectorMatches(match, attributes, namespaceLabels)) ? version : undefined;
   }
 }
 

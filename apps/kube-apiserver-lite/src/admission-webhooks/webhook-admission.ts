@@ -9,8 +9,9 @@ const operations = { create: 'CREATE', update: 'UPDATE', delete: 'DELETE' } as c
 /**
  * `definition` with admission webhooks in its strategy: the mutating ones in `mutate` (before
  * validation, on the object in the version the client sent), ValidatingAdmissionPolicies and the
- * validating webhooks after the resource's own admission in `admit` (on the object as it will be stored). As upstream, the webhook configurations
- * themselves are never sent to webhooks (a broken webhook could otherwise not be removed).
+ * validating webhooks after the resource's own admission in `admit` (on the object as it will be
+ * stored, converted to the request's version). As upstream, the webhook configurations themselves are
+ * never sent to webhooks (a broken webhook could otherwise not be removed).
  */
 export function withAdmissionWebhooks(
   definition: ResourceDefinition,
@@ -27,7 +28,9 @@ export function withAdmissionWebhooks(
   ): AdmissionAttributes => ({
     operation: operations[operation],
     group: definition.group,
-    version: parseGroupVersion((object ?? old)?.apiVersion ?? '').version,
+    version: scope.version ?? parseGroupVersion((object ?? old)?.apiVersion ?? '').version,
+    versions: definition.versions,
+    ...(scope.convert ? { convert: scope.convert } : {}),
     resource: definition.resource,
     subresource: scope.subresource,
     kind: definition.kind,
@@ -55,7 +58,14 @@ export function withAdmissionWebhooks(
       async admit(operation, object, old, scope) {
         await inner?.admit?.(operation, object, old, scope);
         if (!dispatcher.active && !policies?.active) return;
-        const asked = attributes(operation, operation === 'delete' ? undefined : object, operation === 'create' ? undefined : old, scope);
+        // The hub objects, in the request's version (as upstream asks webhooks and policies).
+        const versioned = (o: KubeObject | undefined) =>
+          o && scope.version && scope.convert && parseGroupVersion(o.apiVersion ?? '').version !== scope.version ? scope.convert(o, scope.version) : o;
+        const [asObject, asOld] = await Promise.all([
+          versioned(operation === 'delete' ? undefined : object),
+          versioned(operation === 'create' ? undefined : old),
+        ]);
+        const asked = attributes(operation, asObject, asOld, scope);
         // Upstream's order: ValidatingAdmissionPolicy, then ValidatingAdmissionWebhook.
         if (policies?.active) await policies.validate(asked);
         if (dispatcher.active) await dispatcher.validate(asked);

@@ -6,9 +6,10 @@ import { webhooksOf, type AdmissionWebhook } from '../resources/admission-regist
 import { WatchedObjects, type WatchedStorage } from '../watched-objects.js';
 import type { WebhookCall, WebhookCallObserver } from './webhook-metrics.js';
 import {
+  atVersion,
+  matchedVersion,
   namespaceSelectorMatches,
   objectSelectorMatches,
-  rulesMatch,
   type AdmissionAttributes,
 } from './webhook-matching.js';
 
@@ -96,52 +97,66 @@ export class AdmissionWebhookDispatcher {
     return (this.mutating?.objects.size ?? 0) > 0 || (this.validating?.objects.size ?? 0) > 0;
   }
 
-  private async matching(attributes: AdmissionAttributes, mutating: boolean): Promise<AdmissionWebhook[]> {
-    const matched: AdmissionWebhook[] = [];
-    for (const hook of this.hooks())
-      if (hook.mutating === mutating && (await this.matches(hook.webhook, attributes))) matched.push(hook.webhook);
+  /** The webhooks of one kind that match, each with the attributes it is asked with. */
+  private async matching(attributes: AdmissionAttributes, mutating: boolean): Promise<Array<[AdmissionWebhook, AdmissionAttributes]>> {
+    const matched: Array<[AdmissionWebhook, AdmissionAttributes]> = [];
+    for (const hook of this.hooks()) {
+      const asked = hook.mutating === mutating ? await this.matches(hook.webhook, attributes) : undefined;
+      if (asked) matched.push([hook.webhook, asked]);
+    }
     return matched;
   }
 
-  private async matches(webhook: AdmissionWebhook, attributes: AdmissionAttributes): Promise<boolean> {
-    return (
-      rulesMatch(webhook, attributes) &&
-      objectSelectorMatches(webhook, attributes) &&
-      (await namespaceSelectorMatches(webhook, attributes, (namespace) => this.sources.namespaceLabels(namespace))) &&
-      conditionsMatch(webhook, attributes)
-    );
+  /**
+   * The attributes `webhook` is asked with when it matches the request (rules, selectors, then its
+   * matchConditions on the objects in the version it is asked in); undefined when it does not.
+   */
+  private async matches(webhook: AdmissionWebhook, attributes: AdmissionAttributes): Promise<AdmissionAttributes | undefined> {
+    const version = matchedVersion(webhook, attributes);
+    if (
+      version === undefined ||
+      !objectSelectorMatches(webhook, attributes) ||
+      !(await namespaceSelectorMatches(webhook, attributes, (namespace) => this.sources.namespaceLabels(namespace)))
+    )
+      return undefined;
+    const asked = await atVersion(attributes, version);
+    return conditionsMatch(webhook, asked) ? asked : undefined;
   }
 
   /**
    * The mutating webhooks on a create or update: the object as they leave it. As upstream, each webhook
    * is matched against the object as the webhooks before it left it (a label one adds can select the next).
+   * A webhook asked in another version than the request's (matchPolicy Equivalent) patches the object in
+   * that version, which is then converted back.
    */
   async mutate(attributes: AdmissionAttributes & { object: KubeObject }): Promise<KubeObject> {
     let object = attributes.object;
     const called: AdmissionWebhook[] = [];
     let changedAt = -1;
+    const askOnce = async (webhook: AdmissionWebhook): Promise<boolean> => {
+      const asked = await this.matches(webhook, { ...attributes, object });
+      if (!asked) return false;
+      called.push(webhook);
+      const patched = await this.ask(webhook, asked, true);
+      if (patched === undefined) return true;
+      object = asked.version === attributes.version || !attributes.convert ? patched : await attributes.convert(patched, attributes.version);
+      return true;
+    };
     for (const hook of this.hooks()) {
-      if (!hook.mutating || !(await this.matches(hook.webhook, { ...attributes, object }))) continue;
-      called.push(hook.webhook);
-      const patched = await this.ask(hook.webhook, { ...attributes, object }, true);
-      if (patched === undefined) continue;
-      object = patched;
-      changedAt = called.length - 1;
+      if (!hook.mutating) continue;
+      const before = object;
+      if ((await askOnce(hook.webhook)) && object !== before) changedAt = called.length - 1;
     }
     // Asked once more: the IfNeeded webhooks that saw the object before a later webhook changed it.
-    for (const webhook of called.slice(0, Math.max(changedAt, 0))) {
-      if (webhook.reinvocationPolicy !== 'IfNeeded' || !(await this.matches(webhook, { ...attributes, object }))) continue;
-      const patched = await this.ask(webhook, { ...attributes, object }, true);
-      if (patched !== undefined) object = patched;
-    }
+    for (const webhook of called.slice(0, Math.max(changedAt, 0))) if (webhook.reinvocationPolicy === 'IfNeeded') await askOnce(webhook);
     return object;
   }
 
   /** The validating webhooks (and, on delete, the mutating ones, which may only refuse it). */
   async validate(attributes: AdmissionAttributes): Promise<void> {
     if (attributes.operation === 'DELETE')
-      for (const webhook of await this.matching(attributes, true)) await this.ask(webhook, attributes, true);
-    await Promise.all((await this.matching(attributes, false)).map((webhook) => this.ask(webhook, attributes, false)));
+      for (const [webhook, asked] of await this.matching(attributes, true)) await this.ask(webhook, asked, true);
+    await Promise.all((await this.matching(attributes, false)).map(([webhook, asked]) => this.ask(webhook, asked, false)));
   }
 
   /** Asks one webhook; returns the patched object when a mutating one changed it (not on delete). */
@@ -235,13 +250,14 @@ function denied(name: string, status: AdmissionResponse['status']): StatusError 
 /** The AdmissionReview `request` of a call (a new uid each time). */
 export function admissionRequest(attributes: AdmissionAttributes) {
   const { group, version, user } = attributes;
+  const requestVersion = attributes.requestVersion ?? version;
   return {
     uid: randomUUID(),
     kind: { group, version, kind: attributes.kind },
     resource: { group, version, resource: attributes.resource },
     ...(attributes.subresource ? { subResource: attributes.subresource } : {}),
-    requestKind: { group, version, kind: attributes.kind },
-    requestResource: { group, version, resource: attributes.resource },
+    requestKind: { group, version: requestVersion, kind: attributes.kind },
+    requestResource: { group, version: requestVersion, resource: attributes.resource },
     ...(attributes.subresource ? { requestSubResource: attributes.subresource } : {}),
     name: attributes.name,
     ...(attributes.namespace ? { namespace: attributes.namespace } : {}),

@@ -1,7 +1,14 @@
 import type { KubeObject } from '@kapi/apimachinery';
 import { describe, expect, it } from 'vitest';
 import type { AdmissionWebhook } from '../resources/admission-registration.js';
-import { namespaceSelectorMatches, objectSelectorMatches, rulesMatch, type AdmissionAttributes } from './webhook-matching.js';
+import {
+  atVersion,
+  matchedVersion,
+  namespaceSelectorMatches,
+  objectSelectorMatches,
+  rulesMatch,
+  type AdmissionAttributes,
+} from './webhook-matching.js';
 
 const attributes = (overrides: Partial<AdmissionAttributes> = {}): AdmissionAttributes => ({
   operation: 'CREATE',
@@ -46,13 +53,26 @@ describe('admission webhook rules (upstream rule matcher)', () => {
     expect(on(['deployments/scale'])).toBe(false);
   });
 
-  it('checks the version only under matchPolicy Exact, and the scope', () => {
-    const v2 = attributes({ version: 'v2' });
-    expect(rulesMatch(webhook({}), v2)).toBe(true);
-    expect(rulesMatch(webhook({}, { matchPolicy: 'Exact' }), v2)).toBe(false);
+  it('matches another served version under matchPolicy Equivalent only, and the scope', () => {
+    const v2 = attributes({ version: 'v2', versions: ['v2', 'v1beta1', 'v1'] });
+    expect(matchedVersion(webhook({}), v2)).toBe('v1');
+    expect(matchedVersion(webhook({ apiVersions: ['v1', 'v2'] }), v2)).toBe('v2');
+    // The first served version (preferred first) a rule names.
+    expect(matchedVersion(webhook({ apiVersions: ['v1', 'v1beta1'] }), v2)).toBe('v1beta1');
+    expect(matchedVersion(webhook({}, { matchPolicy: 'Exact' }), v2)).toBeUndefined();
+    expect(matchedVersion(webhook({ apiVersions: ['v3'] }), v2)).toBeUndefined();
     expect(rulesMatch(webhook({ scope: 'Cluster' }), attributes())).toBe(false);
     expect(rulesMatch(webhook({ scope: 'Namespaced' }), attributes())).toBe(true);
     expect(rulesMatch(webhook({ scope: 'Namespaced' }), attributes({ namespaced: false }))).toBe(false);
+  });
+
+  it('converts the objects to the version a webhook is asked in, keeping the request version', async () => {
+    const convert = async (o: KubeObject, version: string) => ({ ...o, apiVersion: `apps/${version}` });
+    const request = attributes({ version: 'v2', object: { ...object({}), apiVersion: 'apps/v2' }, convert });
+    const asked = await atVersion(request, 'v1');
+    expect(asked).toMatchObject({ version: 'v1', requestVersion: 'v2', object: { apiVersion: 'apps/v1' } });
+    expect(asked.oldObject).toBeUndefined();
+    expect(await atVersion(request, 'v2')).toBe(request);
   });
 
   it('matches the objectSelector on the object or the old object', () => {

@@ -366,7 +366,7 @@ export class GenericStore {
       const current = await this.storage.get(key);
       if (!current) throw StatusError.notFound(this.groupResource, name);
       checkPreconditions(key, current, preconditions);
-      const scope = this.preparation.scope(namespace, name, context);
+      const scope = this.preparation.scope(namespace, name, context, version);
       await this.definition.strategy?.admit?.('delete', current, current, scope);
       const prepareForDelete = this.definition.strategy?.prepareForDelete;
       const firstDelete = !current.metadata.deletionTimestamp;

@@ -81,14 +81,22 @@ export class WritePreparation {
     return StatusError.invalid({ group: this.definition.group, kind: this.definition.kind }, name, errors);
   }
 
-  /** The strategy hooks' view of a write. */
-  scope(namespace: string, name: string, context: WriteContext): RequestScope {
-    const scope: RequestScope = { namespace, name, subresource: context.subresource, dryRun: context.dryRun };
+  /** The strategy hooks' view of a write at `version` (the request's). */
+  scope(namespace: string, name: string, context: WriteContext, version?: string): RequestScope {
+    const scope: RequestScope = { namespace, name, subresource: context.subresource, dryRun: context.dryRun, convert: this.convert };
     if (context.user) scope.user = context.user;
     if (context.authorizer) scope.authorizer = context.authorizer;
     if (context.warn) scope.warn = context.warn;
+    if (version) scope.version = version;
     return scope;
   }
+
+  /** {@link RequestScope.convert}: any version to `version`, on a copy. */
+  private readonly convert = async (object: KubeObject, version: string): Promise<KubeObject> => {
+    const converter = this.definition.converter;
+    if (converter) return convertOne(converter, object, version);
+    return this.scheme.convert(copyObject(object), { group: this.definition.group, version });
+  };
 
   /** The request-version object in the hub version (through the definition's converter when it has one). */
   private toHub(object: KubeObject): KubeObject | Promise<KubeObject> {
@@ -122,7 +130,8 @@ export class WritePreparation {
     else delete defaulted.metadata.namespace;
     const mutate = this.definition.strategy?.mutate;
     if (mutate) {
-      const mutated = mutate('create', defaulted, undefined, this.scope(namespace, defaulted.metadata.name ?? '', context));
+      const scope = this.scope(namespace, defaulted.metadata.name ?? '', context, parseGroupVersion(defaulted.apiVersion ?? '').version);
+      const mutated = mutate('create', defaulted, undefined, scope);
       defaulted = mutated instanceof Promise ? await mutated : mutated;
       if (this.definition.namespaced) defaulted.metadata.namespace = namespace;
     }
@@ -134,7 +143,7 @@ export class WritePreparation {
     ];
     if (errors.length > 0) throw this.invalid(name, errors);
     const hub = await this.toHub(defaulted);
-    const scope = this.scope(namespace, name, context);
+    const scope = this.scope(namespace, name, context, parseGroupVersion(defaulted.apiVersion ?? '').version);
     const strategy = this.definition.strategy;
     if (this.definition.subresources?.status) delete hub['status'];
     strategy?.prepareForCreate?.(hub, scope);
@@ -161,7 +170,8 @@ export class WritePreparation {
     const tracked = this.recordUpdate(write.currentVersioned, defaulted, context);
     const mutate = this.definition.strategy?.mutate;
     if (mutate) {
-      const mutated = mutate('update', defaulted, write.currentVersioned, this.scope(namespace, name, context));
+      const scope = this.scope(namespace, name, context, parseGroupVersion(defaulted.apiVersion ?? '').version);
+      const mutated = mutate('update', defaulted, write.currentVersioned, scope);
       defaulted = mutated instanceof Promise ? await mutated : mutated;
     }
     const metadata = defaulted.metadata;
@@ -214,7 +224,7 @@ export class WritePreparation {
     });
     const finalizerErrors = validateFinalizersWhileDeleting(hub, current);
     if (finalizerErrors.length > 0) throw this.invalid(name, finalizerErrors);
-    const scope = this.scope(namespace, name, context);
+    const scope = this.scope(namespace, name, context, parseGroupVersion(defaulted.apiVersion ?? '').version);
     const strategy = this.definition.strategy;
     strategy?.prepareForUpdate?.(hub, current, scope);
     const strategyErrors = strategy?.validateUpdate?.(hub, current, scope) ?? [];
