@@ -3,6 +3,8 @@ export type { JSONSchemaProps, ValidationRule, ExternalDocumentation } from './s
 export type { CompiledSchema, SchemaValidationResult, SchemaValidationOptions } from './schema/compiled-schema.js';
 export { compileSchema } from './schema/compile-schema.js';
 export { ComposedVariables, celCompilationCount, compileAdmissionExpression } from './cel/rule-program.js';
+export { authorizerVariable, evaluateWithAuthorizer } from './cel/authorizer-library.js';
+export type { CelAuthorizationCheck, CelAuthorizationDecision, CelAuthorizer } from './cel/authorizer-library.js';
 export type { AdmissionExpression } from './cel/rule-program.js';
 export { validateCustomResourceSchema } from './schema/validate-custom-resource-schema.js';
 export type {

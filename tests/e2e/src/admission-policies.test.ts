@@ -212,3 +212,44 @@ describe('ValidatingAdmissionPolicy matchPolicy', () => {
     await until('the Exact policy to apply', () => post(path, hpa('hot', 90), { dryRun: 'All' }), (answer) => answer.code === 201);
   });
 });
+
+describe('ValidatingAdmissionPolicy authorizer', () => {
+  it("asks the server's authorizer for the request's user: a label only users allowed to `approve` may set", async () => {
+    await kubectl(shared.server, ['create', 'namespace', 'approvals']);
+    await kubectl(shared.server, ['create', 'role', 'writer', '-n', 'approvals', '--verb=create', '--resource=configmaps']);
+    await kubectl(shared.server, ['create', 'rolebinding', 'writer', '-n', 'approvals', '--role=writer', '--user=alice']);
+    await apply('ValidatingAdmissionPolicy', 'approved-label.example.com', {
+      matchConstraints: { resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] },
+      validations: [
+        {
+          expression:
+            "!has(object.metadata.labels) || !('approved' in object.metadata.labels) || authorizer.group('').resource('configmaps').namespace(object.metadata.namespace).check('approve').allowed()",
+          messageExpression: "request.userInfo.username + ' may not approve: ' + authorizer.requestResource.check('approve').reason()",
+        },
+      ],
+    });
+    await apply('ValidatingAdmissionPolicyBinding', 'approved-label', {
+      policyName: 'approved-label.example.com',
+      validationActions: ['Deny'],
+      matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'approvals' } } },
+    });
+    const approved = (name: string) =>
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'approvals', labels: { approved: 'yes' } } });
+    const asAlice = (name: string) =>
+      kubectl(shared.server, ['--as=alice', 'create', '--dry-run=server', '-f', '-'], approved(name)).then(
+        () => 'created',
+        (error: Error) => error.message,
+      );
+    const refusal = await until('the policy to apply', () => asAlice('a1'), (outcome) => outcome !== 'created');
+    expect(refusal).toContain(
+      "ValidatingAdmissionPolicy 'approved-label.example.com' with binding 'approved-label' denied request: alice may not approve",
+    );
+    // Without the label, and for the admin, it is allowed.
+    await kubectl(shared.server, ['--as=alice', 'create', 'configmap', 'plain', '-n', 'approvals']);
+    await kubectl(shared.server, ['create', '-f', '-'], approved('by-admin'));
+    // Once alice may approve, so may her creates.
+    await kubectl(shared.server, ['create', 'role', 'approver', '-n', 'approvals', '--verb=approve', '--resource=configmaps']);
+    await kubectl(shared.server, ['create', 'rolebinding', 'approver', '-n', 'approvals', '--role=approver', '--user=alice']);
+    expect(await until('the role to apply', () => asAlice('a2'), (outcome) => outcome === 'created')).toBe('created');
+  });
+});

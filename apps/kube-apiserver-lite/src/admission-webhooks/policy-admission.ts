@@ -1,7 +1,8 @@
 import { StatusError, type KubeObject, type StatusReason } from '@kapi/apimachinery';
-import { ComposedVariables, compileAdmissionExpression } from '@kapi/apiextensions';
+import { ComposedVariables, compileAdmissionExpression, evaluateWithAuthorizer } from '@kapi/apiextensions';
 import { bindingSpecOf, policySpecOf, type MatchResources, type ParamRef, type PolicySpec } from '../resources/admission-policies.js';
 import { WatchedObjects, type WatchedStorage } from '../watched-objects.js';
+import { authorizerOf, celAuthorizerOf } from './admission-authorizer.js';
 import { admissionRequest } from './webhook-dispatcher.js';
 import {
   atVersion,
@@ -36,8 +37,8 @@ interface Failure {
 /**
  * Upstream's ValidatingAdmissionPolicy plugin: each ValidatingAdmissionPolicyBinding whose policy exists
  * and whose policy's matchConstraints, own matchResources and policy's matchConditions match the request
- * evaluates the policy's CEL validations on `object`, `oldObject`, `request`, `namespaceObject` and its
- * composition `variables`. A
+ * evaluates the policy's CEL validations on `object`, `oldObject`, `request`, `namespaceObject`,
+ * `authorizer` and its composition `variables`. A
  * failed validation denies the request (`Deny`: `ValidatingAdmissionPolicy '<policy>' with binding
  * '<binding>' denied request: <message>`, 422 unless the validation's reason says otherwise) and/or adds
  * a Warning (`Warn`); an expression that fails to evaluate is a failure under `failurePolicy: Fail`.
@@ -84,6 +85,7 @@ export class ValidatingAdmissionPolicies {
         oldObject: asked.oldObject ?? null,
         request: admissionRequest(asked),
         namespaceObject,
+        authorizer: authorizerOf(asked),
       };
       const names = `ValidatingAdmissionPolicy '${policy.metadata.name ?? ''}' with binding '${binding.metadata.name ?? ''}'`;
       const failures: Failure[] = [];
@@ -91,7 +93,9 @@ export class ValidatingAdmissionPolicies {
       if ('failure' in params) {
         if (policySpec.failurePolicy !== 'Ignore') failures.push(params.failure);
       } else {
-        for (const param of params.objects) failures.push(...evaluate(policySpec, { ...variables, params: param }));
+        const authorizer = celAuthorizerOf(asked);
+        for (const param of params.objects)
+          failures.push(...(await evaluateWithAuthorizer(authorizer, () => evaluate(policySpec, { ...variables, params: param }))));
       }
       const actions = spec.validationActions ?? [];
       for (const failure of failures) {

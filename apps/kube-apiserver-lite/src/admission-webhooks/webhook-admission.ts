@@ -40,6 +40,7 @@ export function withAdmissionWebhooks(
     ...(object ? { object } : {}),
     ...(old ? { oldObject: old } : {}),
     ...(scope.user ? { user: scope.user } : {}),
+    ...(scope.authorizer ? { authorizer: scope.authorizer } : {}),
     dryRun: scope.dryRun,
     ...(scope.warn ? { warn: scope.warn } : {}),
   });

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { StatusError, type KubeObject, type StatusReason } from '@kapi/apimachinery';
-import { WebhookClient, compileAdmissionExpression, type ServiceResolver } from '@kapi/apiextensions';
+import { WebhookClient, compileAdmissionExpression, evaluateWithAuthorizer, type ServiceResolver } from '@kapi/apiextensions';
 import { applyJsonPatch } from '@kapi/server';
 import { webhooksOf, type AdmissionWebhook } from '../resources/admission-registration.js';
 import { WatchedObjects, type WatchedStorage } from '../watched-objects.js';
+import { authorizerOf, celAuthorizerOf } from './admission-authorizer.js';
 import type { WebhookCall, WebhookCallObserver } from './webhook-metrics.js';
 import {
   atVersion,
@@ -120,7 +121,10 @@ export class AdmissionWebhookDispatcher {
     )
       return undefined;
     const asked = await atVersion(attributes, version);
-    return conditionsMatch(webhook, asked) ? asked : undefined;
+    const outcome = await evaluateWithAuthorizer(celAuthorizerOf(asked), () => conditionsOutcome(webhook, asked));
+    if (typeof outcome === 'boolean') return outcome ? asked : undefined;
+    if (webhook.failurePolicy === 'Ignore') return undefined;
+    throw StatusError.internal(`failed calling webhook "${webhook.name}": failed evaluating match conditions: ${outcome}`);
   }
 
   /**
@@ -273,13 +277,18 @@ export function admissionRequest(attributes: AdmissionAttributes) {
 }
 
 /**
- * Upstream's matchConditions: every condition true calls the webhook; any false skips it; otherwise an
- * evaluation error is the webhook's failure (`failed evaluating match conditions: ...`).
+ * Upstream's matchConditions: every condition true calls the webhook (true); any false skips it (false);
+ * otherwise the first evaluation error (the webhook's failure: `failed evaluating match conditions: ...`).
  */
-function conditionsMatch(webhook: AdmissionWebhook, attributes: AdmissionAttributes): boolean {
+function conditionsOutcome(webhook: AdmissionWebhook, attributes: AdmissionAttributes): boolean | string {
   const conditions = webhook.matchConditions ?? [];
   if (conditions.length === 0) return true;
-  const variables = { object: attributes.object ?? null, oldObject: attributes.oldObject ?? null, request: admissionRequest(attributes) };
+  const variables = {
+    object: attributes.object ?? null,
+    oldObject: attributes.oldObject ?? null,
+    request: admissionRequest(attributes),
+    authorizer: authorizerOf(attributes),
+  };
   let failure: string | undefined;
   for (const condition of conditions) {
     const compiled = compileAdmissionExpression(condition.expression);
@@ -288,7 +297,5 @@ function conditionsMatch(webhook: AdmissionWebhook, attributes: AdmissionAttribu
     if ('error' in result) failure ??= `${condition.name}: ${result.error}`;
     else if (result.value !== true) failure ??= `${condition.name}: the expression did not evaluate to a bool`;
   }
-  if (failure === undefined) return true;
-  if (webhook.failurePolicy === 'Ignore') return false;
-  throw StatusError.internal(`failed calling webhook "${webhook.name}": failed evaluating match conditions: ${failure}`);
+  return failure ?? true;
 }

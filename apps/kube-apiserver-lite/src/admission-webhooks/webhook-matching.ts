@@ -1,5 +1,5 @@
 import { labelSelectorFromObject, type KubeObject } from '@kapi/apimachinery';
-import type { UserInfo } from '@kapi/filters';
+import type { Authorizer, UserInfo } from '@kapi/filters';
 import type { AdmissionWebhook } from '../resources/admission-registration.js';
 
 /** What an admission webhook is asked about: one request's operation on one object. */
@@ -24,6 +24,8 @@ export interface AdmissionAttributes {
   object?: KubeObject;
   oldObject?: KubeObject;
   user?: UserInfo;
+  /** The server's authorizer (the `authorizer` variable of CEL expressions asks it). */
+  authorizer?: Authorizer;
   dryRun: boolean;
   /** Adds a `Warning` header to the response. */
   warn?: (message: string) => void;

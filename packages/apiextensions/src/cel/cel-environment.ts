@@ -1,6 +1,7 @@
-import { CelScalar, celEnv, type CelEnv } from '@bufbuild/cel';
+import { CelScalar, celEnv, type CelEnv, type CelFunc } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { RE2JS } from '@bufbuild/re2';
+import { authorizerLibrary } from './authorizer-library.js';
 import { kubernetesLibrary } from './kubernetes-library.js';
 import { optionalMethods } from './optional-value.js';
 
@@ -35,24 +36,27 @@ export function ruleEnvironment(): CelEnv {
 
 let admission: CelEnv | undefined;
 
-/** The CEL environment of admission expressions (webhook matchConditions): `object`, `oldObject` and `request`. */
+/** The CEL environment of admission expressions (webhook matchConditions): `object`, `oldObject`, `request` and `authorizer`. */
 export function admissionEnvironment(): CelEnv {
-  admission ??= environmentOf(['object', 'oldObject', 'request']);
+  admission ??= environmentOf(['object', 'oldObject', 'request', 'authorizer'], authorizerLibrary);
   return admission;
 }
 
 let policy: CelEnv | undefined;
 
-/** The CEL environment of ValidatingAdmissionPolicy expressions: `object`, `oldObject`, `request`, `params`, `namespaceObject` and `variables`. */
+/**
+ * The CEL environment of ValidatingAdmissionPolicy expressions: `object`, `oldObject`, `request`,
+ * `params`, `namespaceObject`, `variables` and `authorizer`.
+ */
 export function policyEnvironment(): CelEnv {
-  policy ??= environmentOf(['object', 'oldObject', 'request', 'params', 'namespaceObject', 'variables']);
+  policy ??= environmentOf(['object', 'oldObject', 'request', 'params', 'namespaceObject', 'variables', 'authorizer'], authorizerLibrary);
   return policy;
 }
 
-function environmentOf(variables: string[]): CelEnv {
+function environmentOf(variables: string[], extra: CelFunc[] = []): CelEnv {
   return celEnv({
     variables: Object.fromEntries(variables.map((name) => [name, CelScalar.DYN])),
-    funcs: [...strings, ...kubernetesLibrary, ...optionalMethods],
+    funcs: [...strings, ...kubernetesLibrary, ...optionalMethods, ...extra],
     re2: cachedRE2,
   });
 }

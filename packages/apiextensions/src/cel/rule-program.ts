@@ -208,8 +208,8 @@ const admissionExpressions = new Map<string, AdmissionExpression | { error: stri
 /**
  * Compiles an admission expression: a webhook's match condition (`object`, `oldObject`, `request`) or,
  * with `policy`, a ValidatingAdmissionPolicy's (also `params`, `namespaceObject` and `variables`), with the
- * libraries of CRD rules; an upstream-style `compilation failed: ERROR: ...` when it does not compile.
- * The `authorizer` variable is not offered.
+ * libraries of CRD rules and `authorizer` (bind it with {@link authorizerVariable} and evaluate within
+ * {@link evaluateWithAuthorizer}); an upstream-style `compilation failed: ERROR: ...` when it does not compile.
  */
 export function compileAdmissionExpression(expression: string, policy = false): AdmissionExpression | { error: string } {
   const key = `${policy ? 'policy' : 'webhook'}\u0000${expression}`;
@@ -220,7 +220,8 @@ export function compileAdmissionExpression(expression: string, policy = false): 
   else {
     const raw = (variables: Record<string, unknown>, composed?: ComposedVariables): unknown => {
       const bindings: Record<string, CelInput> = {};
-      for (const [name, value] of Object.entries(variables)) bindings[name] = toCelValue(value, undefined);
+      for (const [name, value] of Object.entries(variables))
+        bindings[name] = name === 'authorizer' ? (value as CelInput) : toCelValue(value, undefined);
       if (composed) bindings['variables'] = jsonCelMap(composed.values);
       return run(program.program, bindings);
     };
