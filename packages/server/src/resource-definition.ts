@@ -65,6 +65,8 @@ export interface RequestScope {
   dryRun: boolean;
   /** Adds a `Warning` header to the response (absent for internal writes). */
   warn?: (message: string) => void;
+  /** Adds an annotation to the request's audit event (absent for internal writes). */
+  annotate?: (key: string, value: string) => void;
   /** The version the request reads and writes the resource in (absent for internal writes). */
   version?: string;
   /**

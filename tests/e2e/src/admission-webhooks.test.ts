@@ -1,14 +1,22 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { generateCertificateAuthority, issueServingCertificate } from '@kapi/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { auditEventsOf } from './audit-log.js';
 import { customResourceDefinition, until } from './crd-fixtures.js';
 import { kubectl } from './harness.js';
 import { serverForFile } from './server-for-file.js';
 
 // admissionregistration.k8s.io/v1 webhooks, called by the server with AdmissionReviews over HTTPS: a real
-// webhook server in this process answers them, and kubectl and plain REST calls see the outcome.
-const shared = serverForFile();
+// webhook server in this process answers them, and kubectl and plain REST calls see the outcome (and the
+// audit log, the annotations webhooks add).
+const auditDir = mkdtempSync(join(tmpdir(), 'kapi-webhook-audit-'));
+const auditLog = join(auditDir, 'audit.log');
+writeFileSync(join(auditDir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n    resources: [{ group: "", resources: ["configmaps"] }]\n');
+const shared = serverForFile({ args: [`--audit-policy-file=${join(auditDir, 'policy.yaml')}`, `--audit-log-path=${auditLog}`] });
 
 interface AdmissionRequest {
   uid: string;
@@ -24,7 +32,13 @@ interface AdmissionRequest {
   dryRun: boolean;
 }
 
-type Answer = { allowed: boolean; status?: Record<string, unknown>; patch?: unknown[]; warnings?: string[] };
+type Answer = {
+  allowed: boolean;
+  status?: Record<string, unknown>;
+  patch?: unknown[];
+  warnings?: string[];
+  auditAnnotations?: Record<string, string>;
+};
 
 /** The webhook server: each path answers with its handler; every request is kept. */
 const handlers = new Map<string, (request: AdmissionRequest) => Answer>();
@@ -110,7 +124,7 @@ describe('validating admission webhooks', () => {
     handlers.set('/validate', (request) =>
       request.object?.data?.['forbidden'] !== undefined
         ? { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'the key "forbidden" is not allowed' } }
-        : { allowed: true, warnings: ['checked by deny.forbidden.example.com'] },
+        : { allowed: true, warnings: ['checked by deny.forbidden.example.com'], auditAnnotations: { checked: 'yes' } },
     );
     await configure('Validating', 'deny-forbidden', {
       name: 'deny.forbidden.example.com',
@@ -132,8 +146,11 @@ describe('validating admission webhooks', () => {
     expect((await shared.admin.raw({ method: 'GET', path: `${path}/bad` })).statusCode).toBe(404);
     const good = await shared.admin.raw({ method: 'POST', path, body: configMap('good', { fine: 'y' }) });
     expect(good.statusCode).toBe(201);
-    // The webhook's warnings reach the client.
+    // The webhook's warnings reach the client, its audit annotations the audit log (keyed by its name).
     expect(good.headers['warning']).toBe('299 - "checked by deny.forbidden.example.com"');
+    const audited = (await auditEventsOf(auditLog, String(good.headers['audit-id']))).at(-1);
+    expect(audited?.stage).toBe('ResponseComplete');
+    expect(audited?.annotations?.['deny.forbidden.example.com/checked']).toBe('yes');
     const review = received.filter((entry) => entry.path === '/validate').at(-1)?.request;
     expect(review).toMatchObject({
       kind: { group: '', version: 'v1', kind: 'ConfigMap' },

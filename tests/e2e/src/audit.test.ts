@@ -147,4 +147,62 @@ describe('audit log', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(events().filter((event) => event.auditID === probeID)).toEqual([]);
   });
+
+  it("carries admission policies' audit annotations and the failures of Audit bindings", async () => {
+    const create = (path: string, body: unknown) => admin.raw({ method: 'POST', path, body });
+    const policies = '/apis/admissionregistration.k8s.io/v1';
+    expect(
+      (
+        await create(`${policies}/validatingadmissionpolicies`, {
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingAdmissionPolicy',
+          metadata: { name: 'colours.example.com' },
+          spec: {
+            matchConstraints: { resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] },
+            validations: [
+              { expression: 'true' },
+              { expression: "!has(object.data) || !('colour' in object.data) || object.data.colour != 'red'", message: 'red is not a colour here' },
+            ],
+            auditAnnotations: [
+              { key: 'colour', valueExpression: "has(object.data) && 'colour' in object.data ? object.data.colour : null" },
+            ],
+          },
+        })
+      ).statusCode,
+    ).toBe(201);
+    expect(
+      (
+        await create(`${policies}/validatingadmissionpolicybindings`, {
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingAdmissionPolicyBinding',
+          metadata: { name: 'colours-audit' },
+          spec: { policyName: 'colours.example.com', validationActions: ['Audit'] },
+        })
+      ).statusCode,
+    ).toBe(201);
+    const configMap = (name: string, colour: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { colour } });
+    // The policy applies within moments of its creation.
+    let annotations: Record<string, string> | undefined;
+    for (let attempt = 0; attempt < 50 && !annotations?.['colours.example.com/colour']; attempt++) {
+      const probe = await create('/api/v1/namespaces/default/configmaps', configMap(`probe-${attempt}`, 'green'));
+      annotations = (await eventsOf(String(probe.headers['audit-id']))).at(-1)?.annotations;
+      if (!annotations?.['colours.example.com/colour']) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(annotations?.['colours.example.com/colour']).toBe('green');
+    expect(annotations?.['validation.policy.admission.k8s.io/validation_failure']).toBeUndefined();
+    // Audit alone does not refuse: the red one is stored, and its failure recorded.
+    const red = await create('/api/v1/namespaces/default/configmaps', configMap('red', 'red'));
+    expect(red.statusCode).toBe(201);
+    const [, complete] = await eventsOf(String(red.headers['audit-id']));
+    expect(complete?.annotations?.['colours.example.com/colour']).toBe('red');
+    expect(JSON.parse(complete?.annotations?.['validation.policy.admission.k8s.io/validation_failure'] ?? '[]')).toEqual([
+      {
+        message: 'red is not a colour here',
+        policy: 'colours.example.com',
+        binding: 'colours-audit',
+        expressionIndex: 1,
+        validationActions: ['Audit'],
+      },
+    ]);
+  });
 });

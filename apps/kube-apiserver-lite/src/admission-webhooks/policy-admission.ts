@@ -32,7 +32,21 @@ const codes: Record<string, number> = { Invalid: 422, Forbidden: 403, Unauthoriz
 interface Failure {
   message: string;
   reason: string;
+  /** The index of the validation in `spec.validations` (0 for other failures). */
+  index?: number;
 }
+
+/** What a policy's evaluation for one parameter object gives: failures and audit annotation values. */
+interface Evaluation {
+  failures: Failure[];
+  annotations: Array<[key: string, value: string]>;
+}
+
+/** The audit annotation of the failures of bindings with validationActions Audit (upstream's key and fields). */
+const validationFailureAnnotation = 'validation.policy.admission.k8s.io/validation_failure';
+
+/** Upstream truncates an audit annotation value at 10 KiB. */
+const maxAnnotationValue = 10 * 1024;
 
 /**
  * Upstream's ValidatingAdmissionPolicy plugin: each ValidatingAdmissionPolicyBinding whose policy exists
@@ -64,11 +78,18 @@ export class ValidatingAdmissionPolicies {
     return (this.bindings?.objects.size ?? 0) > 0;
   }
 
-  /** Runs every bound policy that matches the request; throws the first denial. */
+  /**
+   * Runs every bound policy that matches the request: warnings for `Warn` bindings, the request's audit
+   * annotations (the policies' auditAnnotations, and the failures of `Audit` bindings), then throws the
+   * first denial of a `Deny` binding.
+   */
   async validate(attributes: AdmissionAttributes): Promise<void> {
     const bindings = [...(this.bindings?.objects.values() ?? [])].sort((a, b) =>
       (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
     );
+    let denial: StatusError | undefined;
+    const audited: Array<{ message: string; policy: string; binding: string; expressionIndex: number; validationActions: string[] }> = [];
+    const annotations = new Map<string, Set<string>>();
     for (const binding of bindings) {
       const spec = bindingSpecOf(binding);
       const policy = spec.policyName ? this.policies?.objects.get(`/${spec.policyName}`) : undefined;
@@ -79,7 +100,7 @@ export class ValidatingAdmissionPolicies {
       if (spec.matchResources && (await this.matches(spec.matchResources, attributes, true)) === undefined) continue;
       // The objects in the version the policy's rules matched (the request's, or an equivalent one).
       const asked = await atVersion(attributes, version);
-      const namespaceObject = attributes.namespaced ? ((await this.sources.namespace(attributes.namespace)) ?? null) : null;
+      const namespaceObject = asked.namespaced ? ((await this.sources.namespace(asked.namespace)) ?? null) : null;
       const variables = {
         object: asked.object ?? null,
         oldObject: asked.oldObject ?? null,
@@ -87,23 +108,36 @@ export class ValidatingAdmissionPolicies {
         namespaceObject,
         authorizer: authorizerOf(asked),
       };
-      const names = `ValidatingAdmissionPolicy '${policy.metadata.name ?? ''}' with binding '${binding.metadata.name ?? ''}'`;
+      const policyName = policy.metadata.name ?? '';
+      const bindingName = binding.metadata.name ?? '';
+      const names = `ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}'`;
       const failures: Failure[] = [];
-      const params = await this.paramsOf(policySpec, spec.paramRef, attributes);
+      const params = await this.paramsOf(policySpec, spec.paramRef, asked);
       if ('failure' in params) {
         if (policySpec.failurePolicy !== 'Ignore') failures.push(params.failure);
       } else {
         const authorizer = celAuthorizerOf(asked);
-        for (const param of params.objects)
-          failures.push(...(await evaluateWithAuthorizer(authorizer, () => evaluate(policySpec, { ...variables, params: param }))));
+        for (const param of params.objects) {
+          const evaluation = await evaluateWithAuthorizer(authorizer, () => evaluate(policySpec, { ...variables, params: param }));
+          failures.push(...evaluation.failures);
+          for (const [key, value] of evaluation.annotations) {
+            const values = annotations.get(`${policyName}/${key}`) ?? new Set<string>();
+            annotations.set(`${policyName}/${key}`, values.add(value));
+          }
+        }
       }
       const actions = spec.validationActions ?? [];
       for (const failure of failures) {
         if (actions.includes('Warn')) attributes.warn?.(`Validation failed for ${names}: ${failure.message}`);
+        if (actions.includes('Audit'))
+          audited.push({ message: failure.message, policy: policyName, binding: bindingName, expressionIndex: failure.index ?? 0, validationActions: actions });
         if (actions.includes('Deny'))
-          throw StatusError.of(codes[failure.reason] ?? 422, failure.reason as StatusReason, `${names} denied request: ${failure.message}`);
+          denial ??= StatusError.of(codes[failure.reason] ?? 422, failure.reason as StatusReason, `${names} denied request: ${failure.message}`);
       }
     }
+    for (const [key, values] of annotations) attributes.annotate?.(key, [...values].join(', ').slice(0, maxAnnotationValue));
+    if (audited.length) attributes.annotate?.(validationFailureAnnotation, JSON.stringify(audited));
+    if (denial) throw denial;
   }
 
   /**
@@ -148,11 +182,12 @@ export class ValidatingAdmissionPolicies {
   }
 }
 
-/** The policy's failed validations (none when a matchCondition is false). */
-function evaluate(spec: PolicySpec, variables: Record<string, unknown>): Failure[] {
+/** The policy's failed validations and audit annotations (none when a matchCondition is false). */
+function evaluate(spec: PolicySpec, variables: Record<string, unknown>): Evaluation {
   const failOpen = spec.failurePolicy === 'Ignore';
-  const errorFailure = (expression: string, error: string): Failure[] =>
-    failOpen ? [] : [{ message: `expression '${expression}' resulted in error: ${error}`, reason: 'Invalid' }];
+  const errorFailure = (text: string, index?: number): Failure[] =>
+    failOpen ? [] : [{ message: text, reason: 'Invalid', ...(index === undefined ? {} : { index }) }];
+  const none: Evaluation = { failures: [], annotations: [] };
   // Composition variables, in order (each may read the ones before it). One that fails is left out: an
   // expression reading it then fails (upstream evaluates them lazily, on first read).
   const composed = new ComposedVariables();
@@ -160,28 +195,36 @@ function evaluate(spec: PolicySpec, variables: Record<string, unknown>): Failure
     const compiled = compileAdmissionExpression(variable.expression, true);
     if (!('error' in compiled)) compiled.compose(variables, composed, variable.name);
   }
+  const run = (expression: string) => {
+    const compiled = compileAdmissionExpression(expression, true);
+    return 'error' in compiled ? compiled : compiled.evaluate(variables, composed);
+  };
   for (const condition of spec.matchConditions ?? []) {
-    const compiled = compileAdmissionExpression(condition.expression, true);
-    const result = 'error' in compiled ? compiled : compiled.evaluate(variables, composed);
-    if ('error' in result) return errorFailure(condition.expression, result.error);
-    if (result.value === false) return [];
+    const result = run(condition.expression);
+    if ('error' in result) return { ...none, failures: errorFailure(`expression '${condition.expression}' resulted in error: ${result.error}`) };
+    if (result.value === false) return none;
   }
   const failures: Failure[] = [];
-  for (const validation of spec.validations ?? []) {
-    const compiled = compileAdmissionExpression(validation.expression, true);
-    const result = 'error' in compiled ? compiled : compiled.evaluate(variables, composed);
+  (spec.validations ?? []).forEach((validation, index) => {
+    const result = run(validation.expression);
     if ('error' in result) {
-      failures.push(...errorFailure(validation.expression, result.error));
-      continue;
+      failures.push(...errorFailure(`expression '${validation.expression}' resulted in error: ${result.error}`, index));
+      return;
     }
-    if (result.value === true) continue;
+    if (result.value === true) return;
     let message = validation.message || `failed expression: ${validation.expression.trim()}`;
     if (validation.messageExpression) {
-      const messageProgram = compileAdmissionExpression(validation.messageExpression, true);
-      const text = 'error' in messageProgram ? undefined : messageProgram.evaluate(variables, composed);
-      if (text && 'value' in text && typeof text.value === 'string' && text.value.trim()) message = text.value.trim();
+      const text = run(validation.messageExpression);
+      if ('value' in text && typeof text.value === 'string' && text.value.trim()) message = text.value.trim();
     }
-    failures.push({ message, reason: validation.reason ?? 'Invalid' });
+    failures.push({ message, reason: validation.reason ?? 'Invalid', index });
+  });
+  // auditAnnotations: a string value is kept (an empty one or null omits the annotation).
+  const annotations: Evaluation['annotations'] = [];
+  for (const annotation of spec.auditAnnotations ?? []) {
+    const result = run(annotation.valueExpression);
+    if ('error' in result) failures.push(...errorFailure(`valueExpression '${annotation.valueExpression}' resulted in error: ${result.error}`));
+    else if (typeof result.value === 'string' && result.value !== '') annotations.push([annotation.key, result.value]);
   }
-  return failures;
+  return { failures, annotations };
 }

@@ -43,6 +43,7 @@ export function withAdmissionWebhooks(
     ...(scope.authorizer ? { authorizer: scope.authorizer } : {}),
     dryRun: scope.dryRun,
     ...(scope.warn ? { warn: scope.warn } : {}),
+    ...(scope.annotate ? { annotate: scope.annotate } : {}),
   });
   return {
     ...definition,

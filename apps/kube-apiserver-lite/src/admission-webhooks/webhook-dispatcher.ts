@@ -22,6 +22,7 @@ interface AdmissionResponse {
   patch?: string;
   patchType?: string;
   warnings?: string[];
+  auditAnnotations?: Record<string, string>;
 }
 
 /** A webhook that could not be asked (upstream's ErrCallingWebhook): its failure policy decides. */
@@ -189,6 +190,9 @@ export class AdmissionWebhookDispatcher {
       throw StatusError.internal(`failed calling webhook "${webhook.name}": ${error.message}`);
     }
     for (const warning of response.warnings ?? []) if (typeof warning === 'string') attributes.warn?.(warning);
+    // As upstream, a webhook's audit annotations are keyed by its name.
+    for (const [key, value] of Object.entries(response.auditAnnotations ?? {}))
+      if (typeof value === 'string') attributes.annotate?.(`${webhook.name}/${key}`, value);
     if (!response.allowed) {
       const refusal = denied(webhook.name, response.status);
       observed('denied', 200, refusal.code);

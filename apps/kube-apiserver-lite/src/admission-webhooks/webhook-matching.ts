@@ -29,6 +29,8 @@ export interface AdmissionAttributes {
   dryRun: boolean;
   /** Adds a `Warning` header to the response. */
   warn?: (message: string) => void;
+  /** Adds an annotation to the request's audit event. */
+  annotate?: (key: string, value: string) => void;
 }
 
 const labelsOf = (object: KubeObject | undefined) => object?.metadata.labels ?? {};

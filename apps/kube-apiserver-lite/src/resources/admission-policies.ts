@@ -1,4 +1,4 @@
-import { Type, kindSchema, nameIsDNSSubdomain, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { Type, kindSchema, isQualifiedName, nameIsDNSSubdomain, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
 import { compileAdmissionExpression } from '@kapi/apiextensions';
 import type { ResourceDefinition } from '@kapi/server';
 import {
@@ -129,6 +129,7 @@ export interface PolicySpec {
   failurePolicy?: string;
   matchConditions?: Array<{ name: string; expression: string }>;
   variables?: Array<{ name: string; expression: string }>;
+  auditAnnotations?: Array<{ key: string; valueExpression: string }>;
 }
 
 /** Where a binding's parameters are: one object by name, or those a selector picks; in `namespace` (else the request's). */
@@ -192,8 +193,20 @@ export function validatePolicy(object: KubeObject): FieldError[] {
     validateExpression(variable.expression, `${path}.expression`, errors);
   });
   validateMatchResources(spec.matchConstraints, 'spec.matchConstraints', errors, true);
-  if (!spec.validations?.length)
+  if (!spec.validations?.length && !spec.auditAnnotations?.length)
     errors.push({ field: 'spec.validations', type: 'FieldValueRequired', detail: 'validations or auditAnnotations must contain at least one item' });
+  const keys = new Set<string>();
+  (spec.auditAnnotations ?? []).forEach((annotation, index) => {
+    const path = `spec.auditAnnotations[${index}]`;
+    if (!annotation.key) errors.push({ field: `${path}.key`, type: 'FieldValueRequired', detail: '' });
+    else {
+      const problems = isQualifiedName(`${object.metadata.name ?? ''}/${annotation.key}`.toLowerCase());
+      if (problems.length) errors.push({ field: `${path}.key`, type: 'FieldValueInvalid', value: annotation.key, detail: problems.join('; ') });
+      if (keys.has(annotation.key)) errors.push({ field: `${path}.key`, type: 'FieldValueDuplicate', value: annotation.key, detail: '' });
+      keys.add(annotation.key);
+    }
+    validateExpression(annotation.valueExpression, `${path}.valueExpression`, errors);
+  });
   (spec.validations ?? []).forEach((validation, index) => {
     const path = `spec.validations[${index}]`;
     validateExpression(validation.expression, `${path}.expression`, errors);

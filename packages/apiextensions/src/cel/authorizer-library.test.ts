@@ -14,7 +14,7 @@ const variables = {
   authorizer: authorizerVariable({ group: 'apps', resource: 'deployments', namespace: 'default', name: 'web' }),
 };
 
-function evaluate(expression: string): { value: boolean | string } | { error: string } {
+function evaluate(expression: string): { value: boolean | string | null } | { error: string } {
   const compiled = compileAdmissionExpression(expression, true);
   if ('error' in compiled) return compiled;
   return compiled.evaluate(variables);

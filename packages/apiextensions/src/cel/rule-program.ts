@@ -196,9 +196,9 @@ export class ComposedVariables {
 export interface AdmissionExpression {
   /**
    * Evaluates it with JSON values bound to its variables (and a policy's `variables` so far): a boolean,
-   * a string, or an error text.
+   * a string, null, or an error text.
    */
-  evaluate(variables: Record<string, unknown>, composed?: ComposedVariables): { value: boolean | string } | { error: string };
+  evaluate(variables: Record<string, unknown>, composed?: ComposedVariables): { value: boolean | string | null } | { error: string };
   /** Evaluates it as the composition variable `name`: its value is kept in `composed`; an error text if it fails. */
   compose(variables: Record<string, unknown>, composed: ComposedVariables, name: string): string | undefined;
 }
@@ -228,9 +228,9 @@ export function compileAdmissionExpression(expression: string, policy = false): 
     compiled = {
       evaluate(variables, composed) {
         const result = raw(variables, composed);
-        if (typeof result === 'boolean' || typeof result === 'string') return { value: result };
+        if (typeof result === 'boolean' || typeof result === 'string' || result === null) return { value: result };
         if (isCelError(result)) return { error: result.message };
-        return { error: 'the expression did not evaluate to a bool or a string' };
+        return { error: 'the expression did not evaluate to a bool, a string or null' };
       },
       compose(variables, composed, name) {
         const result = raw(variables, composed);

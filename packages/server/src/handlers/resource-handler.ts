@@ -86,7 +86,12 @@ function writeContext(
   subresource: string,
   write?: WriteQuery,
 ): WriteContext {
-  const context: WriteContext = { dryRun, subresource, warn: (message) => addWarning(request, message) };
+  const context: WriteContext = {
+    dryRun,
+    subresource,
+    warn: (message) => addWarning(request, message),
+    annotate: (key, value) => void (requestContext(request).auditAnnotations[key] = value),
+  };
   const user = requestContext(request).user;
   if (user) context.user = user;
   if (environment.authorizer) context.authorizer = environment.authorizer;

@@ -25,6 +25,8 @@ export interface WriteContext {
   subresource: string;
   /** Adds a `Warning` header to the response (e.g. an admission webhook's warnings). */
   warn?: (message: string) => void;
+  /** Adds an annotation to the request's audit event (e.g. an admission policy's auditAnnotations). */
+  annotate?: (key: string, value: string) => void;
   /**
    * The field manager of the write (`fieldManager`, else the User-Agent prefix): creates and updates
    * are then recorded in `metadata.managedFields`. Writes without one (internal callers) are not tracked.

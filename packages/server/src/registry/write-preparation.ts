@@ -87,6 +87,7 @@ export class WritePreparation {
     if (context.user) scope.user = context.user;
     if (context.authorizer) scope.authorizer = context.authorizer;
     if (context.warn) scope.warn = context.warn;
+    if (context.annotate) scope.annotate = context.annotate;
     if (version) scope.version = version;
     return scope;
   }
