@@ -64,12 +64,48 @@ try {
   assert.equal(invalid.body.reason, 'Invalid');
   assert.equal((await call('GET', `${widgets}/bad`)).status, 404, 'nothing of the refused create was stored');
 
+  // @kapi/admission: a ValidatingAdmissionPolicy stored in this server refuses large widgets.
+  const admissionregistration = '/apis/admissionregistration.k8s.io/v1';
+  const policy = await call('POST', `${admissionregistration}/validatingadmissionpolicies`, {
+    body: {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: 'small-widgets.example.com' },
+      spec: {
+        matchConstraints: { resourceRules: [{ operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets'] }] },
+        validations: [{ expression: 'object.spec.size <= 10', message: 'widgets are at most 10 big' }],
+      },
+    },
+  });
+  assert.equal(policy.status, 201, JSON.stringify(policy.body));
+  const binding = await call('POST', `${admissionregistration}/validatingadmissionpolicybindings`, {
+    body: {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: 'small-widgets' },
+      spec: { policyName: 'small-widgets.example.com', validationActions: ['Deny'] },
+    },
+  });
+  assert.equal(binding.status, 201, JSON.stringify(binding.body));
+  let big;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    big = await call('POST', `${widgets}?dryRun=All`, { body: { ...widget, metadata: { name: 'big' }, spec: { size: 20 } } });
+    if (big.status !== 201) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal(big.status, 422, JSON.stringify(big.body));
+  assert.equal(
+    big.body.message,
+    "ValidatingAdmissionPolicy 'small-widgets.example.com' with binding 'small-widgets' denied request: widgets are at most 10 big",
+  );
+  assert.equal((await call('POST', widgets, { body: { ...widget, metadata: { name: 'small' }, spec: { size: 5 } } })).status, 201);
+
   if (existsSync('/usr/bin/kubectl')) {
     const flags = [`--server=${url}`, `--certificate-authority=${dataDir}/ca.crt`, '--token=secret-token'];
     const names = execFileSync('/usr/bin/kubectl', [...flags, 'get', 'widgets', '-n', 'default', '-o', 'name'], {
       encoding: 'utf8',
     });
-    assert.equal(names.trim(), 'widget.example.com/first');
+    assert.equal(names.trim(), 'widget.example.com/first\nwidget.example.com/small');
   }
   console.log(`consumer apiserver OK at ${url}`);
 } finally {

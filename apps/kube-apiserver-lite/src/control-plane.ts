@@ -52,7 +52,7 @@ import type { ServerOptions } from './options.js';
 import { CONTROLLER_MANAGER_HOOK, startControllerManager } from './controller-manager.js';
 import { leaderStatusGauge } from './leader-elected.js';
 import { RBACCache } from './rbac-cache.js';
-import { createAdmission } from './admission-webhooks/index.js';
+import { createAdmission } from './admission.js';
 import { withRBACEscalationChecks } from './rbac-escalation.js';
 import { authorizationResources, builtInConversions, builtInKinds, builtInResources } from './resources/index.js';
 import { installAPIServices } from './apiservices.js';

@@ -1,6 +1,6 @@
 import type { ClusterRole, ClusterRoleBinding, RBACRuleSource, Role, RoleBinding } from '@kapi/filters';
 import type { Interface } from '@kapi/storage';
-import { WatchedObjects } from './watched-objects.js';
+import { WatchedObjects } from '@kapi/storage';
 
 /** The storage (and key prefix) of one RBAC resource. */
 export interface RBACStorage {

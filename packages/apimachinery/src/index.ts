@@ -97,6 +97,7 @@ export {
   ownerReferenceSchema,
   managedFieldsEntrySchema,
   kindSchema,
+  labelSelectorSchema,
   kindListSchema,
 } from './kind-schema.js';
 export type {
@@ -149,3 +150,5 @@ export {
   deleteOptionsDescriptor,
   preconditionsDescriptor,
 } from './protobuf/index.js';
+export { withFieldDescriptions } from './field-descriptions.js';
+export type { FieldDescriptions } from './field-descriptions.js';

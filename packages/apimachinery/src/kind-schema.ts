@@ -84,6 +84,19 @@ const objectMetaProperties = {
   managedFields: Type.Optional(Type.Array(managedFieldsEntrySchema, { 'x-kubernetes-list-type': 'atomic' })),
 };
 
+/** metav1.LabelSelector: matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist). */
+export const labelSelectorSchema = Type.Object(
+  {
+    matchLabels: Type.Optional(Type.Record(Type.String(), Type.String())),
+    matchExpressions: Type.Optional(
+      Type.Array(
+        Type.Object({ key: Type.String(), operator: Type.String(), values: Type.Optional(Type.Array(Type.String())) }),
+      ),
+    ),
+  },
+  { 'x-kubernetes-map-type': 'atomic' },
+);
+
 /** metav1.ObjectMeta as a schema (every field optional; managedFields kept as given). */
 export const objectMetaSchema: TObject<typeof objectMetaProperties> = Type.Object(objectMetaProperties);
 

@@ -76,3 +76,5 @@ export {
   parseEncryptionConfiguration,
   providersTransformer,
 } from './transformers/encryption-configuration.js';
+export { WatchedObjects } from './watched-objects.js';
+export type { WatchedStorage } from './watched-objects.js';

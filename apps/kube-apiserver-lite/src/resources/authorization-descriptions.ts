@@ -1,4 +1,4 @@
-import type { FieldDescriptions } from './field-descriptions.js';
+import { type FieldDescriptions } from '@kapi/apimachinery';
 
 // The descriptions upstream publishes for authorization.k8s.io/v1 (kubernetes/kubernetes
 // api/openapi-spec/v3/apis__authorization.k8s.io__v1_openapi.json), verbatim; field paths as in

@@ -1,4 +1,4 @@
-import { StatusError, Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { StatusError, Type, kindSchema, type KindDefinition, type KubeObject, withFieldDescriptions } from '@kapi/apimachinery';
 import type { PolicyRule, UserInfo } from '@kapi/filters';
 import type { ResourceDefinition } from '@kapi/server';
 import {
@@ -6,7 +6,6 @@ import {
   reviewKindDescription,
   rulesReviewDescriptions,
 } from './authorization-descriptions.js';
-import { withFieldDescriptions } from './field-descriptions.js';
 import {
   answerReview,
   subjectAccessReviewKinds,

@@ -1,4 +1,4 @@
-import type { FieldDescriptions } from './field-descriptions.js';
+import { type FieldDescriptions } from '@kapi/apimachinery';
 
 // The descriptions upstream publishes for autoscaling/v2 HorizontalPodAutoscaler (kubernetes/kubernetes
 // api/openapi-spec/v3/apis__autoscaling__v2_openapi.json), verbatim; field paths as in

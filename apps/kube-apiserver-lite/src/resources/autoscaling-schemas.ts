@@ -1,7 +1,6 @@
-import { Type, kindSchema } from '@kapi/apimachinery';
+import { Type, kindSchema, withFieldDescriptions } from '@kapi/apimachinery';
 import { hpaDescription, hpaDescriptions } from './autoscaling-descriptions.js';
 import { conditionsSchema } from './common-schemas.js';
-import { withFieldDescriptions } from './field-descriptions.js';
 
 const group = 'autoscaling';
 

@@ -40,16 +40,3 @@ export const conditionsSchema = () =>
 
 /** map[string]string. */
 export const stringMapSchema = () => Type.Optional(Type.Record(Type.String(), Type.String()));
-
-/** metav1.LabelSelector: matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist). */
-export const labelSelectorSchema = Type.Object(
-  {
-    matchLabels: Type.Optional(Type.Record(Type.String(), Type.String())),
-    matchExpressions: Type.Optional(
-      Type.Array(
-        Type.Object({ key: Type.String(), operator: Type.String(), values: Type.Optional(Type.Array(Type.String())) }),
-      ),
-    ),
-  },
-  { 'x-kubernetes-map-type': 'atomic' },
-);

@@ -1,7 +1,6 @@
-import { Type, kindSchema, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { Type, kindSchema, type FieldError, type KindDefinition, type KubeObject, withFieldDescriptions } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 import { leaseDescription, leaseDescriptions } from './coordination-descriptions.js';
-import { withFieldDescriptions } from './field-descriptions.js';
 
 const microTime = () => Type.Optional(Type.String({ format: 'date-time' }));
 

@@ -1,4 +1,4 @@
-import type { FieldDescriptions } from './field-descriptions.js';
+import { type FieldDescriptions } from '@kapi/apimachinery';
 
 // The descriptions upstream publishes for the core/v1 kinds served here (kubernetes/kubernetes
 // api/openapi-spec/v3/api__v1_openapi.json), verbatim; field paths as in field-descriptions.ts.

@@ -1,11 +1,10 @@
-import { Type, kindSchema, nameIsDNSLabel, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { Type, kindSchema, nameIsDNSLabel, type FieldError, type KindDefinition, type KubeObject, withFieldDescriptions } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 import { conditionsSchema, localObjectReferenceSchema, objectReferenceSchema, stringMapSchema } from './common-schemas.js';
 import { validateConfigMapContents } from './config-map-validation.js';
 import { eventPrinterColumns, objectReferenceFields } from './event-table.js';
 import { validateEvent } from './event-validation.js';
 import { validateSecretContents } from './secret-validation.js';
-import { withFieldDescriptions } from './field-descriptions.js';
 import {
   configMapDescription,
   configMapDescriptions,

@@ -1,11 +1,10 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
-import { StatusError, Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { StatusError, Type, kindSchema, type KindDefinition, type KubeObject, withFieldDescriptions } from '@kapi/apimachinery';
 import { allAuthenticatedGroup, type Authenticator, type UserInfo } from '@kapi/filters';
 import type { ResourceDefinition } from '@kapi/server';
 import { setRequestedAudiences } from '../service-accounts/service-account-authenticator.js';
 import { tokenReviewDescription, tokenReviewDescriptions } from './authentication-descriptions.js';
-import { withFieldDescriptions } from './field-descriptions.js';
 
 const authentication = 'authentication.k8s.io';
 const version = 'v1';

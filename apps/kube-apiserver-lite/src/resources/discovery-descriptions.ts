@@ -1,5 +1,5 @@
+import { type FieldDescriptions } from '@kapi/apimachinery';
 import { objectReferenceDescriptions } from './core-descriptions.js';
-import type { FieldDescriptions } from './field-descriptions.js';
 
 // The descriptions upstream publishes for discovery.k8s.io/v1 EndpointSlice (kubernetes/kubernetes
 // api/openapi-spec/v3/apis__discovery.k8s.io__v1_openapi.json), verbatim, for the fields this

@@ -1,5 +1,5 @@
+import { type FieldDescriptions } from '@kapi/apimachinery';
 import { objectReferenceDescriptions } from './core-descriptions.js';
-import type { FieldDescriptions } from './field-descriptions.js';
 
 // The descriptions upstream publishes for core/v1 Endpoints (kubernetes/kubernetes
 // api/openapi-spec/v3/api__v1_openapi.json), verbatim; field paths as in field-descriptions.ts.

@@ -1,9 +1,8 @@
-import { Type, kindSchema, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { Type, kindSchema, type FieldError, type KindDefinition, type KubeObject, withFieldDescriptions } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 import { isIP } from 'node:net';
 import { objectReferenceSchema } from './common-schemas.js';
 import { endpointsDescription, endpointsDescriptions } from './endpoints-descriptions.js';
-import { withFieldDescriptions } from './field-descriptions.js';
 
 // core/v1 Endpoints, storage only (no endpoints controller): served as upstream serves it since 1.33,
 // deprecated in favour of EndpointSlices, with its Warning on every request.

@@ -1,5 +1,5 @@
+import { type FieldDescriptions } from '@kapi/apimachinery';
 import { eventSourceDescriptions, objectReferenceDescriptions } from './core-descriptions.js';
-import type { FieldDescriptions } from './field-descriptions.js';
 
 // The descriptions upstream publishes for events.k8s.io/v1 Event (kubernetes/kubernetes
 // api/openapi-spec/v3/apis__events.k8s.io__v1_openapi.json), verbatim, for the fields this server's

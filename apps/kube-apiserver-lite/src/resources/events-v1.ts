@@ -1,10 +1,9 @@
-import { Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { Type, kindSchema, type KindDefinition, type KubeObject, withFieldDescriptions } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 import { objectReferenceSchema } from './common-schemas.js';
 import { eventPrinterColumns, objectReferenceFields } from './event-table.js';
 import { eventsV1Description, eventsV1Descriptions } from './events-v1-descriptions.js';
 import { validateEventsV1Create, validateEventsV1Update } from './events-v1-validation.js';
-import { withFieldDescriptions } from './field-descriptions.js';
 
 const events = { group: 'events.k8s.io', version: 'v1' } as const;
 

@@ -1,7 +1,11 @@
 import type { ConversionDefinition, KindDefinition } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
-import { admissionPolicyKinds, admissionPolicyResources } from './admission-policies.js';
-import { admissionRegistrationKinds, admissionRegistrationResources } from './admission-registration.js';
+import {
+  admissionPolicyKinds,
+  admissionPolicyResources,
+  admissionRegistrationKinds,
+  admissionRegistrationResources,
+} from '@kapi/admission';
 import { authorizationKinds } from './authorization.js';
 import { autoscalingConversions, autoscalingKinds, autoscalingResources } from './autoscaling.js';
 import { coordinationKinds, coordinationResources } from './coordination.js';

@@ -1,7 +1,5 @@
-import { Type, kindSchema, nameIsPathSegment, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { Type, kindSchema, nameIsPathSegment, type FieldError, type KindDefinition, type KubeObject, withFieldDescriptions, labelSelectorSchema } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
-import { labelSelectorSchema } from './common-schemas.js';
-import { withFieldDescriptions } from './field-descriptions.js';
 import {
   clusterRoleBindingDescription,
   clusterRoleBindingDescriptions,

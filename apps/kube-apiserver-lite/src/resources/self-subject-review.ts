@@ -1,10 +1,9 @@
-import { StatusError, Type, kindSchema, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { StatusError, Type, kindSchema, type KindDefinition, type KubeObject, withFieldDescriptions } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 import {
   selfSubjectReviewDescription,
   selfSubjectReviewDescriptions,
 } from './authentication-descriptions.js';
-import { withFieldDescriptions } from './field-descriptions.js';
 
 const group = 'authentication.k8s.io';
 const version = 'v1';

@@ -1,4 +1,4 @@
-import type { FieldDescriptions } from './field-descriptions.js';
+import { type FieldDescriptions } from '@kapi/apimachinery';
 
 // The descriptions upstream publishes for core/v1 Service (kubernetes/kubernetes
 // api/openapi-spec/v3/api__v1_openapi.json), verbatim, for the fields this server's schema has;

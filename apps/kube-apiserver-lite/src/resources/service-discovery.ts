@@ -1,14 +1,7 @@
-import {
-  Type,
-  kindSchema,
-  nameIsDNSLabel,
-  type KindDefinition,
-  type KubeObject,
-} from '@kapi/apimachinery';
+import { Type, kindSchema, nameIsDNSLabel, type KindDefinition, type KubeObject, withFieldDescriptions } from '@kapi/apimachinery';
 import type { ResourceDefinition } from '@kapi/server';
 import { conditionsSchema, objectReferenceSchema, stringMapSchema } from './common-schemas.js';
 import { endpointSliceDescription, endpointSliceDescriptions } from './discovery-descriptions.js';
-import { withFieldDescriptions } from './field-descriptions.js';
 import { serviceDescription, serviceDescriptions } from './service-descriptions.js';
 import { defaultServicePorts, validateService } from './service-validation.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate } from './endpoint-slice-validation.js';

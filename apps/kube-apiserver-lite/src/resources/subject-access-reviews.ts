@@ -1,14 +1,5 @@
-import {
-  StatusError,
-  Type,
-  kindSchema,
-  type FieldError,
-  type KindDefinition,
-  type KubeObject,
-  type TSchema,
-} from '@kapi/apimachinery';
+import { StatusError, Type, kindSchema, type FieldError, type KindDefinition, type KubeObject, type TSchema, withFieldDescriptions } from '@kapi/apimachinery';
 import { accessReviewDescriptions, reviewKindDescription } from './authorization-descriptions.js';
-import { withFieldDescriptions } from './field-descriptions.js';
 import {
   alwaysAllowAuthorizer,
   authorizeAttributes,

@@ -3,15 +3,15 @@ import type { ServiceResolver } from '@kapi/apiextensions';
 import { ResourceClient, type RestClient } from '@kapi/client';
 import type { Registry } from 'prom-client';
 import type { ResourceDefinition } from '@kapi/server';
-import { namespaceLifecycleAdmission, type NamespaceLookup } from '../namespace-lifecycle.js';
-import type { ParamRef } from '../resources/admission-policies.js';
-import type { WatchedStorage } from '../watched-objects.js';
-import { withAdmissionWebhooks } from './webhook-admission.js';
-import { ValidatingAdmissionPolicies } from './policy-admission.js';
-import { AdmissionWebhookDispatcher } from './webhook-dispatcher.js';
-import { webhookMetrics } from './webhook-metrics.js';
-
-export { AdmissionWebhookDispatcher } from './webhook-dispatcher.js';
+import { namespaceLifecycleAdmission, type NamespaceLookup } from './namespace-lifecycle.js';
+import type { WatchedStorage } from '@kapi/storage';
+import {
+  AdmissionWebhookDispatcher,
+  ValidatingAdmissionPolicies,
+  webhookMetrics,
+  withAdmissionWebhooks,
+  type ParamRef,
+} from '@kapi/admission';
 
 /** The admission of kube-apiserver-lite's resources (built-in and custom). */
 export interface Admission {

@@ -1,5 +1,5 @@
+import { type FieldDescriptions } from '@kapi/apimachinery';
 import { labelSelectorDescriptions, ruleDescriptions } from './admission-registration-descriptions.js';
-import type { FieldDescriptions } from './field-descriptions.js';
 
 // The descriptions upstream publishes for admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and
 // ValidatingAdmissionPolicyBinding (kubernetes/kubernetes

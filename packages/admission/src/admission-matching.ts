@@ -1,6 +1,6 @@
 import { labelSelectorFromObject, type KubeObject } from '@kapi/apimachinery';
 import type { Authorizer, UserInfo } from '@kapi/filters';
-import type { AdmissionWebhook } from '../resources/admission-registration.js';
+import type { AdmissionWebhook } from './admission-registration.js';
 
 /** What an admission webhook is asked about: one request's operation on one object. */
 export interface AdmissionAttributes {

@@ -1,6 +1,6 @@
 import { authorizerVariable, type CelAuthorizer } from '@kapi/apiextensions';
 import type { UserInfo } from '@kapi/filters';
-import type { AdmissionAttributes } from './webhook-matching.js';
+import type { AdmissionAttributes } from './admission-matching.js';
 
 /** A service account's user, as the token authenticator names it. */
 function serviceAccountUser(namespace: string, name: string): UserInfo {

@@ -1,6 +1,6 @@
 import type { KubeObject } from '@kapi/apimachinery';
 import { describe, expect, it } from 'vitest';
-import type { AdmissionWebhook } from '../resources/admission-registration.js';
+import type { AdmissionWebhook } from './admission-registration.js';
 import {
   atVersion,
   matchedVersion,
@@ -8,7 +8,7 @@ import {
   objectSelectorMatches,
   rulesMatch,
   type AdmissionAttributes,
-} from './webhook-matching.js';
+} from './admission-matching.js';
 
 const attributes = (overrides: Partial<AdmissionAttributes> = {}): AdmissionAttributes => ({
   operation: 'CREATE',

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { StatusError, type KubeObject, type StatusReason } from '@kapi/apimachinery';
 import { WebhookClient, compileAdmissionExpression, evaluateWithAuthorizer, type ServiceResolver } from '@kapi/apiextensions';
 import { applyJsonPatch } from '@kapi/server';
-import { webhooksOf, type AdmissionWebhook } from '../resources/admission-registration.js';
-import { WatchedObjects, type WatchedStorage } from '../watched-objects.js';
+import { webhooksOf, type AdmissionWebhook } from './admission-registration.js';
+import { WatchedObjects, type WatchedStorage } from '@kapi/storage';
 import { authorizerOf, celAuthorizerOf } from './admission-authorizer.js';
 import type { WebhookCall, WebhookCallObserver } from './webhook-metrics.js';
 import {
@@ -12,7 +12,7 @@ import {
   namespaceSelectorMatches,
   objectSelectorMatches,
   type AdmissionAttributes,
-} from './webhook-matching.js';
+} from './admission-matching.js';
 
 /** An AdmissionReview's `response`. */
 interface AdmissionResponse {
@@ -40,10 +40,13 @@ class CallFailure extends Error {
 export interface AdmissionWebhookSources {
   /** The storages of the two configuration resources (looked up on start, once they are installed). */
   storages(): { validating: WatchedStorage; mutating: WatchedStorage };
-  /** Resolves a webhook's `clientConfig.service` to an address. */
-  resolveService: ServiceResolver;
-  /** The labels of a namespace ({} when it does not exist). */
-  namespaceLabels(namespace: string): Promise<Record<string, string>>;
+  /**
+   * Resolves a webhook's `clientConfig.service` to an address (e.g. from its EndpointSlices). Without one,
+   * only webhooks with a `url` can be called.
+   */
+  resolveService?: ServiceResolver;
+  /** The labels of a namespace ({} when it does not exist; the default, for a server without namespaces). */
+  namespaceLabels?(namespace: string): Promise<Record<string, string>>;
   /** Told of every webhook call (the metrics). */
   observe?: WebhookCallObserver;
 }
@@ -118,7 +121,7 @@ export class AdmissionWebhookDispatcher {
     if (
       version === undefined ||
       !objectSelectorMatches(webhook, attributes) ||
-      !(await namespaceSelectorMatches(webhook, attributes, (namespace) => this.sources.namespaceLabels(namespace)))
+      !(await namespaceSelectorMatches(webhook, attributes, async (namespace) => (await this.sources.namespaceLabels?.(namespace)) ?? {}))
     )
       return undefined;
     const asked = await atVersion(attributes, version);
@@ -214,7 +217,7 @@ export class AdmissionWebhookDispatcher {
     const request = admissionRequest(attributes);
     const uid = request.uid;
     const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request };
-    const client = new WebhookClient(webhook.clientConfig, this.sources.resolveService, webhook.timeoutSeconds ?? 10);
+    const client = new WebhookClient(webhook.clientConfig, this.sources.resolveService ?? noServices, webhook.timeoutSeconds ?? 10);
     let answer: { status: number; body: string };
     try {
       answer = await client.post(JSON.stringify(review));
@@ -242,6 +245,11 @@ export class AdmissionWebhookDispatcher {
     return response;
   }
 }
+
+/** The resolver of a server that cannot reach Services. */
+const noServices: ServiceResolver = (service) => {
+  throw new Error(`service "${service.namespace}/${service.name}" cannot be resolved by this server: use clientConfig.url`);
+};
 
 /** Upstream's ToStatusErr: a webhook's refusal, with its code (400 when it gave none below 400). */
 function denied(name: string, status: AdmissionResponse['status']): StatusError {

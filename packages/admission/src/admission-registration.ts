@@ -1,21 +1,10 @@
-import {
-  Type,
-  isDNS1123Subdomain,
-  isQualifiedName,
-  kindSchema,
-  nameIsDNSSubdomain,
-  type FieldError,
-  type KindDefinition,
-  type KubeObject,
-} from '@kapi/apimachinery';
+import { Type, isDNS1123Subdomain, isQualifiedName, kindSchema, nameIsDNSSubdomain, type FieldError, type KindDefinition, type KubeObject, withFieldDescriptions, labelSelectorSchema } from '@kapi/apimachinery';
 import { compileAdmissionExpression } from '@kapi/apiextensions';
 import type { ResourceDefinition } from '@kapi/server';
 import {
   mutatingWebhookConfigurationDescriptions,
   validatingWebhookConfigurationDescriptions,
 } from './admission-registration-descriptions.js';
-import { labelSelectorSchema } from './common-schemas.js';
-import { withFieldDescriptions } from './field-descriptions.js';
 
 // admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration and MutatingWebhookConfiguration:
 // upstream's schema, v1 defaults and validation. The dispatcher that calls them is admission-webhooks/.

@@ -1,5 +1,5 @@
 import type { KubeObject } from '@kapi/apimachinery';
-import type { Interface } from '@kapi/storage';
+import type { Interface } from './interfaces.js';
 
 /** The storage (and key prefix) of one resource. */
 export interface WatchedStorage {
@@ -7,7 +7,11 @@ export interface WatchedStorage {
   prefix: string;
 }
 
-/** A map of objects kept current by a storage watch, restarted (from a fresh list) when it ends. */
+/**
+ * A map of one resource's objects kept current by a storage watch, restarted (from a fresh list) when it
+ * ends: what a server reads on every request without a storage call (e.g. webhook configurations,
+ * policies, RBAC rules).
+ */
 export class WatchedObjects {
   /** The objects by `<namespace>/<name>` (`/<name>` when cluster-scoped). */
   readonly objects = new Map<string, KubeObject>();

@@ -1,4 +1,4 @@
-import { Type, kindSchema, isQualifiedName, nameIsDNSSubdomain, type FieldError, type KindDefinition, type KubeObject } from '@kapi/apimachinery';
+import { Type, kindSchema, isQualifiedName, nameIsDNSSubdomain, type FieldError, type KindDefinition, type KubeObject, withFieldDescriptions, labelSelectorSchema } from '@kapi/apimachinery';
 import { compileAdmissionExpression } from '@kapi/apiextensions';
 import type { ResourceDefinition } from '@kapi/server';
 import {
@@ -6,8 +6,6 @@ import {
   validatingAdmissionPolicyDescriptions,
 } from './admission-policies-descriptions.js';
 import { ruleSchema, validateMatchConditions, validateRules } from './admission-registration.js';
-import { labelSelectorSchema } from './common-schemas.js';
-import { withFieldDescriptions } from './field-descriptions.js';
 
 // admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding: CEL
 // validations the server runs itself (admission-webhooks/policy-admission.ts), with parameters read

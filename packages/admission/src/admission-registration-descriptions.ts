@@ -1,4 +1,4 @@
-import type { FieldDescriptions } from './field-descriptions.js';
+import { type FieldDescriptions } from '@kapi/apimachinery';
 
 // The descriptions upstream publishes for admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration
 // and MutatingWebhookConfiguration (kubernetes/kubernetes

@@ -1,4 +1,4 @@
-import type { TSchema } from '@kapi/apimachinery';
+import type { TSchema } from '@sinclair/typebox';
 
 /**
  * Field descriptions of a kind, keyed by field path (the texts upstream publishes in its OpenAPI

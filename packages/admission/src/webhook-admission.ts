@@ -2,7 +2,7 @@ import { parseGroupVersion, type KubeObject } from '@kapi/apimachinery';
 import type { RequestScope, ResourceDefinition } from '@kapi/server';
 import type { ValidatingAdmissionPolicies } from './policy-admission.js';
 import type { AdmissionWebhookDispatcher } from './webhook-dispatcher.js';
-import type { AdmissionAttributes } from './webhook-matching.js';
+import type { AdmissionAttributes } from './admission-matching.js';
 
 const operations = { create: 'CREATE', update: 'UPDATE', delete: 'DELETE' } as const;
 

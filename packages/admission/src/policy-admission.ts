@@ -1,7 +1,7 @@
 import { StatusError, type KubeObject, type StatusReason } from '@kapi/apimachinery';
 import { ComposedVariables, compileAdmissionExpression, evaluateWithAuthorizer } from '@kapi/apiextensions';
-import { bindingSpecOf, policySpecOf, type MatchResources, type ParamRef, type PolicySpec } from '../resources/admission-policies.js';
-import { WatchedObjects, type WatchedStorage } from '../watched-objects.js';
+import { bindingSpecOf, policySpecOf, type MatchResources, type ParamRef, type PolicySpec } from './admission-policies.js';
+import { WatchedObjects, type WatchedStorage } from '@kapi/storage';
 import { authorizerOf, celAuthorizerOf } from './admission-authorizer.js';
 import { admissionRequest } from './webhook-dispatcher.js';
 import {
@@ -11,19 +11,20 @@ import {
   objectSelectorMatches,
   rulesMatch,
   type AdmissionAttributes,
-} from './webhook-matching.js';
+} from './admission-matching.js';
 
 /** What the policies need of the server. */
 export interface AdmissionPolicySources {
   /** The storages of the two resources (looked up on start, once they are installed). */
   storages(): { policies: WatchedStorage; bindings: WatchedStorage };
-  /** A namespace, if it exists. */
-  namespace(name: string): Promise<KubeObject | undefined>;
+  /** A namespace, if it exists (`namespaceObject`, namespaceSelector); none without it. */
+  namespace?(name: string): Promise<KubeObject | undefined>;
   /**
    * The parameter objects of `paramKind` a binding's paramRef names (by name or selector), in `namespace`
-   * when the kind is namespaced; throws an Error explaining why they cannot be read.
+   * when the kind is namespaced; throws an Error explaining why they cannot be read. Without it, a
+   * policy with a paramKind fails to configure (its failurePolicy applies).
    */
-  params(paramKind: { apiVersion?: string; kind?: string }, namespace: string, ref: ParamRef): Promise<KubeObject[]>;
+  params?(paramKind: { apiVersion?: string; kind?: string }, namespace: string, ref: ParamRef): Promise<KubeObject[]>;
 }
 
 const codes: Record<string, number> = { Invalid: 422, Forbidden: 403, Unauthorized: 401, RequestEntityTooLarge: 413 };
@@ -100,7 +101,7 @@ export class ValidatingAdmissionPolicies {
       if (spec.matchResources && (await this.matches(spec.matchResources, attributes, true)) === undefined) continue;
       // The objects in the version the policy's rules matched (the request's, or an equivalent one).
       const asked = await atVersion(attributes, version);
-      const namespaceObject = asked.namespaced ? ((await this.sources.namespace(asked.namespace)) ?? null) : null;
+      const namespaceObject = asked.namespaced ? ((await this.sources.namespace?.(asked.namespace)) ?? null) : null;
       const variables = {
         object: asked.object ?? null,
         oldObject: asked.oldObject ?? null,
@@ -155,6 +156,7 @@ export class ValidatingAdmissionPolicies {
     if (!ref) return misconfigured('paramRef is required when the policy has a paramKind');
     let objects: KubeObject[];
     try {
+      if (!this.sources.params) throw new Error('this server does not read policy parameters');
       objects = await this.sources.params(policy.paramKind, ref.namespace || attributes.namespace, ref);
     } catch (error) {
       return misconfigured(error instanceof Error ? error.message : String(error));
@@ -177,7 +179,7 @@ export class ValidatingAdmissionPolicies {
     if (version === undefined) return undefined;
     if (rulesMatch({ rules: match.excludeResourceRules ?? [], matchPolicy: policy }, attributes)) return undefined;
     if (!objectSelectorMatches(match, attributes)) return undefined;
-    const namespaceLabels = async (namespace: string) => (await this.sources.namespace(namespace))?.metadata.labels ?? {};
+    const namespaceLabels = async (namespace: string) => (await this.sources.namespace?.(namespace))?.metadata.labels ?? {};
     return (await namespaceSelectorMatches(match, attributes, namespaceLabels)) ? version : undefined;
   }
 }

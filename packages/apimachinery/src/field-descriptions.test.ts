@@ -1,4 +1,4 @@
-import { Type, kindSchema, validateAgainstSchema } from '@kapi/apimachinery';
+import { Type, kindSchema, validateAgainstSchema } from './index.js';
 import { describe, expect, it } from 'vitest';
 import { withFieldDescriptions } from './field-descriptions.js';
 
