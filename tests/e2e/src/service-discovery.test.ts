@@ -212,6 +212,8 @@ ports:
       ['fqdn', { addressType: 'FQDN', endpoints: [{ addresses: ['localhost'] }] }, 'endpoints[0].addresses[0]: Invalid value: "localhost": should be a domain with at least two segments separated by dots'],
       ['hostname', { addressType: 'IPv4', endpoints: [{ addresses: ['10.1.2.3'], hostname: 'Not_A_Label' }] }, 'endpoints[0].hostname: Invalid value: "Not_A_Label": a lowercase RFC 1123 label must consist of'],
       ['port-names', { addressType: 'IPv4', endpoints: [], ports: [{ name: 'a', port: 1 }, { name: 'a', port: 2, protocol: 'ICMP' }] }, 'ports[1].name: Duplicate value: "a", ports[1].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"'],
+      ['zone-hints', { addressType: 'IPv4', endpoints: [{ addresses: ['10.1.2.3'], hints: { forZones: [{ name: 'a' }, { name: 'a' }, { name: 'no way' }] } }] }, 'endpoints[0].hints.forZones[1].name: Duplicate value: "a", endpoints[0].hints.forZones[2].name: Invalid value: "no way": a valid label must be'],
+      ['many-hints', { addressType: 'IPv4', endpoints: [{ addresses: ['10.1.2.3'], hints: { forZones: Array.from({ length: 9 }, (_, i) => ({ name: `z${i}` })) } }] }, 'endpoints[0].hints.forZones: Too many: 9: must have at most 8 items'],
     ];
     for (const [name, body, message] of slices) {
       const answer = await post('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
@@ -225,6 +227,27 @@ ports:
     }
     // The address type may not change.
     const slicePath = '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices';
+    // A hint of the wrong type does not decode (400, as upstream); well-formed topology hints are kept.
+    const typed = await post(slicePath, {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'typed-hints' },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: ['10.1.2.3'], hints: { forZones: 'zone-a' } }],
+    });
+    expect(typed.code).toBe(400);
+    expect(typed.body['message']).toContain('hints.forZones');
+    const hinted = await post(slicePath, {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'hinted' },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: ['10.1.2.3'], zone: 'zone-a', hints: { forZones: [{ name: 'zone-a' }], forNodes: [{ name: 'node-1' }] } }],
+    });
+    expect(hinted.code).toBe(201);
+    expect(hinted.body['endpoints']).toEqual([
+      { addresses: ['10.1.2.3'], zone: 'zone-a', hints: { forZones: [{ name: 'zone-a' }], forNodes: [{ name: 'node-1' }] } },
+    ]);
     const v4 = await post(slicePath, { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'v4' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.1.2.3'] }] });
     expect(v4.code).toBe(201);
     const changed = await shared.admin.raw({

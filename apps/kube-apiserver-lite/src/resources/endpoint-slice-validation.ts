@@ -3,6 +3,7 @@ import {
   isDNS1123Label,
   isDNS1123Subdomain,
   isQualifiedName,
+  isValidLabelValue,
   type FieldError,
   type KubeObject,
 } from '@kapi/apimachinery';
@@ -15,6 +16,7 @@ interface Endpoint {
   addresses?: string[];
   hostname?: string;
   nodeName?: string;
+  hints?: { forZones?: Array<{ name?: string }>; forNodes?: Array<{ name?: string }> };
 }
 
 interface EndpointPort {
@@ -25,6 +27,8 @@ interface EndpointPort {
 
 const maxEndpoints = 1000;
 const maxAddresses = 100;
+/** Upstream's maxZoneHints and maxNodeHints. */
+const maxHints = 8;
 const supported = (values: string[]) => `supported values: ${values.map((v) => JSON.stringify(v)).join(', ')}`;
 
 /** Why `address` is not an address of `addressType` (upstream's IsValidIPv4Address, IsValidIPv6Address, IsFullyQualifiedDomainName). */
@@ -73,6 +77,27 @@ function validateEndpoints(endpoints: Endpoint[], addressType: string, errors: F
     if (endpoint.hostname !== undefined)
       for (const detail of isDNS1123Label(endpoint.hostname))
         errors.push({ field: `${path}.hostname`, type: 'FieldValueInvalid', value: endpoint.hostname, detail });
+    if (endpoint.hints) {
+      validateHints(endpoint.hints.forZones, `${path}.hints.forZones`, isValidLabelValue, errors);
+      validateHints(endpoint.hints.forNodes, `${path}.hints.forNodes`, isDNS1123Subdomain, errors);
+    }
+  });
+}
+
+/** Upstream's validateHints: at most 8 zones (nodes), each named once, with a valid name. */
+function validateHints(hints: Array<{ name?: string }> | undefined, path: string, check: (name: string) => string[], errors: FieldError[]): void {
+  if (!hints) return;
+  if (hints.length > maxHints) {
+    errors.push({ field: path, type: 'FieldValueTooMany', value: hints.length, detail: `must have at most ${maxHints} items` });
+    return;
+  }
+  const seen = new Set<string>();
+  hints.forEach((hint, index) => {
+    const name = hint.name ?? '';
+    const field = `${path}[${index}].name`;
+    if (seen.has(name)) errors.push({ field, type: 'FieldValueDuplicate', value: name, detail: '' });
+    seen.add(name);
+    for (const detail of check(name)) errors.push({ field, type: 'FieldValueInvalid', value: name, detail });
   });
 }
 

@@ -133,6 +133,12 @@ export const serviceDiscoveryKinds: KindDefinition[] = [
               nodeName: Type.Optional(Type.String()),
               zone: Type.Optional(Type.String()),
               targetRef: Type.Optional(objectReferenceSchema),
+              hints: Type.Optional(
+                Type.Object({
+                  forZones: Type.Optional(Type.Array(Type.Object({ name: Type.String() }), { 'x-kubernetes-list-type': 'atomic' })),
+                  forNodes: Type.Optional(Type.Array(Type.Object({ name: Type.String() }), { 'x-kubernetes-list-type': 'atomic' })),
+                }),
+              ),
             }),
             { 'x-kubernetes-list-type': 'atomic' },
           ),
