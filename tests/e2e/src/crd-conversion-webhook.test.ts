@@ -21,7 +21,7 @@ describe('custom resources converted by a conversion webhook over HTTPS', () => 
   let started: WebhookConvertedServer | undefined;
 
   beforeAll(async () => {
-    started = await startWebhookConvertedServer(group);
+    started = await startWebhookConvertedServer(group, ['--storage-version-migrator=false']);
     ({ server, client, webhook } = started);
   });
 

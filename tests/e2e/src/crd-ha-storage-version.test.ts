@@ -43,7 +43,7 @@ describe('two replicas on one etcd agree on a CRD\'s storage version', () => {
   it('publishes both replicas\' encoding version and follows a storage-version switch', async () => {
     etcd = await startEtcd();
     const endpoint = etcd.endpoint;
-    ({ servers } = await startReplicas(2, (replica) => ['--storage=etcd', `--etcd-servers=${endpoint}`, `--hostname-override=crd-replica-${replica + 1}`]));
+    ({ servers } = await startReplicas(2, (replica) => ['--storage=etcd', `--etcd-servers=${endpoint}`, `--hostname-override=crd-replica-${replica + 1}`, '--storage-version-migrator=false']));
     const [first, second] = servers as [TestServer, TestServer];
     const client = new RestClient(loadKubeconfig(second.kubeconfig));
     try {

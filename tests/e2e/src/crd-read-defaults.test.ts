@@ -91,7 +91,8 @@ describe('custom resources stored at an older version', () => {
     });
 
   beforeAll(async () => {
-    server = await startServer();
+    // Without the migrator, which would rewrite the old object at the new storage version (and its defaults).
+    server = await startServer({ args: ['--storage-version-migrator=false'] });
     client = server.client();
     await kubectl(server, ['apply', '-f', '-'], JSON.stringify(gadgetsCrd('v1alpha1')));
     await kubectl(server, ['wait', '--for=condition=Established', `crd/gadgets.${multi}`, '--timeout=30s']);
