@@ -176,6 +176,32 @@ describe('objects without the spec their strategy reads', () => {
     expect(await spec()).toEqual(before);
   });
 
+  it('a CustomResourceDefinition with a value of the wrong type in a version or its schema: 400 as Go decodes it; a null schema is empty', async () => {
+    const crd = (name: string, version: Record<string, unknown>) => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `${name}.example.com` },
+      spec: { group: 'example.com', scope: 'Namespaced', names: { plural: name, kind: 'Thing' }, versions: [{ name: 'v1', served: true, storage: true, ...version }] },
+    });
+    const objectSchema = (spec: Record<string, unknown>) => ({ schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } });
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['columns', { ...objectSchema({ type: 'object' }), additionalPrinterColumns: 'x' }, 'additionalPrinterColumns'],
+      ['selectables', { ...objectSchema({ type: 'object' }), selectableFields: [null, 'x'] }, 'selectableFields'],
+      ['messages', objectSchema({ type: 'object', 'x-kubernetes-validations': [{ rule: 'true', message: ['x'] }] }), 'json: cannot unmarshal array into Go struct field ValidationRule.spec.versions.schema.openAPIV3Schema.properties.x-kubernetes-validations.message of type string'],
+      ['types', objectSchema({ type: 5 }), 'json: cannot unmarshal number into Go struct field JSONSchemaProps.spec.versions.schema.openAPIV3Schema.properties.type of type string'],
+      ['required', objectSchema({ type: 'object', required: 'size' }), 'json: cannot unmarshal string into Go struct field JSONSchemaProps.spec.versions.schema.openAPIV3Schema.properties.required of type []string'],
+    ];
+    for (const [name, version, message] of cases) {
+      const answer = await send({ method: 'POST', path: crds, body: crd(name, version) });
+      expect([answer.code, answer.reason], name).toEqual([400, 'BadRequest']);
+      expect(answer.message, name).toContain(message);
+      expect(await resourceVersionOf(`${crds}/${name}.example.com`), name).toBeUndefined();
+    }
+    // A null property schema decodes to an empty one, which a structural schema refuses (it has no type).
+    const nullProperty = await send({ method: 'POST', path: crds, body: crd('nulls', objectSchema({ type: 'object', properties: { size: null } })) });
+    expect([nullProperty.code, nullProperty.fields]).toEqual([422, ['spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type']]);
+  });
+
   it('an APIService without a spec: 422 (its priorities are zero), not created', async () => {
     const apiServices = '/apis/apiregistration.k8s.io/v1/apiservices';
     const answer = await send({ method: 'POST', path: apiServices, body: { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'v1.things.example.com' } } });

@@ -128,8 +128,10 @@ export function delegationReviewResources(options: {
           const spec = (object.spec ?? {}) as TokenReviewSpec;
           if (!spec.token)
             throw StatusError.badRequest('token is required for TokenReview in authentication');
-          const found = await authenticateToken(options.authenticators, spec.token, spec.audiences);
-          return { ...object, status: tokenReviewStatus(found, spec.audiences) };
+          // A null list is an absent one (Go decodes it to a nil slice).
+          const audiences = spec.audiences ?? undefined;
+          const found = await authenticateToken(options.authenticators, spec.token, audiences);
+          return { ...object, status: tokenReviewStatus(found, audiences) };
         },
       },
     },

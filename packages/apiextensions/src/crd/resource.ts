@@ -1,4 +1,5 @@
 import {
+  StatusError,
   Type,
   kindSchema,
   setCondition,
@@ -10,6 +11,7 @@ import type { ResourceDefinition, ResourceStrategy } from '@kapi/server';
 import { validateCustomResourceSchema } from '../schema/validate-custom-resource-schema.js';
 import type { JSONSchemaProps } from '../schema/json-schema-props.js';
 import { isRecord } from '../schema/schema-node.js';
+import { schemaDecodeError } from './schema-types.js';
 import {
   APIEXTENSIONS_GROUP,
   CLEANUP_FINALIZER,
@@ -24,8 +26,8 @@ import {
 } from './validation.js';
 
 // Descriptions are upstream's (kubernetes/kubernetes api/openapi-spec/v3/
-// apis__apiextensions.k8s.io__v1_openapi.json), verbatim, for `kubectl explain`; versions, conversion and
-// conditions are schemaless here, so only the fields themselves are described.
+// apis__apiextensions.k8s.io__v1_openapi.json), verbatim, for `kubectl explain`; a version's schema and
+// subresources, conversion and conditions are schemaless here, so only the fields themselves are described.
 const free = (description?: string) =>
   Type.Object(
     {},
@@ -67,6 +69,91 @@ const namesSchema = Type.Object(namesProperties, {
   description: 'names specify the resource and kind names for the custom resource.',
 });
 
+// A version's fields are typed (a value of the wrong JSON type is a 400 decode error, as upstream); its
+// schema and subresources stay free-form (openAPIV3Schema is checked by schemaDecodeError).
+const columnSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ description: 'name is a human readable name for the column.' })),
+    type: Type.Optional(Type.String({
+      description:
+        'type is an OpenAPI type definition for this column. See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.',
+      }),
+    ),
+    format: Type.Optional(
+      Type.String({
+        description:
+          "format is an optional OpenAPI type definition for this column. The 'name' format is applied to the primary identifier column to assist in clients identifying column is the resource name. See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.",
+      }),
+    ),
+    description: Type.Optional(Type.String({ description: 'description is a human readable description of this column.' })),
+    priority: Type.Optional(
+      Type.Integer({
+        format: 'int32',
+        description:
+          'priority is an integer defining the relative importance of this column compared to others. Lower numbers are considered higher priority. Columns that may be omitted in limited space scenarios should be given a priority greater than 0.',
+      }),
+    ),
+    jsonPath: Type.Optional(Type.String({
+      description:
+        'jsonPath is a simple JSON path (i.e. with array notation) which is evaluated against each custom resource to produce the value for this column.',
+      }),
+    ),
+  },
+  { description: 'CustomResourceColumnDefinition specifies a column for server side printing.' },
+);
+const selectableFieldSchema = Type.Object(
+  {
+    jsonPath: Type.Optional(Type.String({
+      description:
+        'jsonPath is a simple JSON path which is evaluated against each custom resource to produce a field selector value. Only JSON paths without the array notation are allowed. Must point to a field of type string, boolean or integer. Types with enum values and strings with formats are allowed. If jsonPath refers to absent field in a resource, the jsonPath evaluates to an empty string. Must not point to metdata fields. Required.',
+      }),
+    ),
+  },
+  { description: 'SelectableField specifies the JSON path of a field that may be used with field selectors.' },
+);
+const versionSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({
+      description:
+        'name is the version name, e.g. “v1”, “v2beta1”, etc. The custom resources are served under this version at `/apis/<group>/<version>/...` if `served` is true.',
+      }),
+    ),
+    served: Type.Optional(Type.Boolean({ description: 'served is a flag enabling/disabling this version from being served via REST APIs' })),
+    storage: Type.Optional(Type.Boolean({
+      description:
+        'storage indicates this version should be used when persisting custom resources to storage. There must be exactly one version with storage=true.',
+      }),
+    ),
+    deprecated: Type.Optional(
+      Type.Boolean({
+        description:
+          'deprecated indicates this version of the custom resource API is deprecated. When set to true, API requests to this version receive a warning header in the server response. Defaults to false.',
+      }),
+    ),
+    deprecationWarning: Type.Optional(
+      Type.String({
+        description:
+          'deprecationWarning overrides the default warning returned to API clients. May only be set when `deprecated` is true. The default warning indicates this version is deprecated and recommends use of the newest served version of equal or greater stability, if one exists.',
+      }),
+    ),
+    schema: Type.Optional(free('schema describes the schema used for validation, pruning, and defaulting of this version of the custom resource.')),
+    subresources: Type.Optional(free('subresources specify what subresources this version of the defined custom resource have.')),
+    additionalPrinterColumns: Type.Optional(
+      Type.Array(columnSchema, {
+        description:
+          'additionalPrinterColumns specifies additional columns returned in Table output. See https://kubernetes.io/docs/reference/using-api/api-concepts/#receiving-resources-as-tables for details. If no columns are specified, a single column displaying the age of the custom resource is used.',
+      }),
+    ),
+    selectableFields: Type.Optional(
+      Type.Array(selectableFieldSchema, {
+        description:
+          'selectableFields specifies paths to fields that may be used as field selectors. A maximum of 8 selectable fields are allowed. See https://kubernetes.io/docs/concepts/overview/working-with-objects/field-selectors',
+      }),
+    ),
+  },
+  { description: 'CustomResourceDefinitionVersion describes a version for CRD.' },
+);
+
 const crdSchema = kindSchema({
   group: APIEXTENSIONS_GROUP,
   version: 'v1',
@@ -84,7 +171,7 @@ const crdSchema = kindSchema({
         description:
           'scope indicates whether the defined custom resource is cluster- or namespace-scoped. Allowed values are `Cluster` and `Namespaced`.',
       }),
-      versions: Type.Array(free('CustomResourceDefinitionVersion describes a version for CRD.'), {
+      versions: Type.Array(versionSchema, {
         description:
           'versions is the list of all API versions of the defined custom resource. Version names are used to compute the order in which served versions are listed in API discovery. If the version string is "kube-like", it will sort above non "kube-like" version strings, which are ordered lexicographically. "Kube-like" versions start with a "v", then are followed by a number (the major version), then optionally the string "alpha" or "beta" and another number (the minor version). These are sorted first by GA > beta > alpha (where GA is a version with no suffix such as beta or alpha), and then by comparing major version, then minor version. An example sorted list of versions: v10, v2, v1, v11beta2, v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10.',
       }),
@@ -185,14 +272,23 @@ function recordStorageVersion(crd: CustomResourceDefinition): void {
   if (!stored.includes(storage)) status.storedVersions = [...stored, storage];
 }
 
+/** A 400 for a version schema that would not decode (see schemaDecodeError); nulls in it dropped. */
+function checkSchemaTypes(crd: CustomResourceDefinition): void {
+  const error = schemaDecodeError(crd.spec.versions);
+  if (error) throw StatusError.badRequest(`CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: ${error}`);
+}
+
 const strategy: ResourceStrategy = {
   prepareForCreate(object) {
     const crd = object as CustomResourceDefinition;
+    checkSchemaTypes(crd);
     crd.status = { conditions: null, acceptedNames: { plural: '', kind: '' }, storedVersions: [] };
     recordStorageVersion(crd);
   },
   prepareForUpdate(object, _old, scope) {
-    if (scope.subresource === '') recordStorageVersion(object as CustomResourceDefinition);
+    if (scope.subresource !== '') return;
+    checkSchemaTypes(object as CustomResourceDefinition);
+    recordStorageVersion(object as CustomResourceDefinition);
   },
   validate(object) {
     const crd = object as CustomResourceDefinition;
