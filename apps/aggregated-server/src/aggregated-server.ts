@@ -13,6 +13,7 @@ import { publishStorageVersions, type StorageVersionPublisher } from './storage-
 import { addWardleToScheme } from './wardle-scheme.js';
 import { openWardleStorage } from './wardle-storage.js';
 import { wardleResources } from './wardle-resources.js';
+import { startWardleAdmission } from './wardle-admission.js';
 
 /** A running aggregated server. */
 export interface RunningAggregatedServer {
@@ -42,8 +43,8 @@ function reachableAddress(bindAddress: string): string {
 }
 
 /**
- * Starts the wardle server: its own storage and watch cache, authentication and authorization
- * delegated to the main server (`--kubeconfig`), HTTPS with a self-signed CA, then registration of its
+ * Starts the wardle server: its own storage and watch cache, authentication, authorization and dynamic
+ * admission (webhooks, policies) delegated to the main server (`--kubeconfig`), HTTPS with a self-signed CA, then registration of its
  * Service, EndpointSlice, APIServices and RBAC on the main server, and its identity Lease and
  * StorageVersions there (resolves once they are published).
  */
@@ -68,8 +69,9 @@ export async function startAggregatedServer(options: AggregatedServerOptions): P
   })
     .complete()
     .new();
+  const admission = await startWardleAdmission(main);
   for (const definition of wardleResources({ storageVersion: options.storageVersion, admitFlunder: banFlunder.admit })) {
-    server.installResource(definition);
+    server.installResource(admission.admitted(definition));
   }
 
   const service = `${options.serviceName}.${options.serviceNamespace}.svc`;
@@ -115,6 +117,7 @@ export async function startAggregatedServer(options: AggregatedServerOptions): P
     server,
     async stop() {
       authentication.stop();
+      admission.stop();
       await publisher?.stop();
       await banFlunder.stop();
       await server.shutdown();

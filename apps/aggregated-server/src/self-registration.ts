@@ -66,6 +66,33 @@ export function registrationObjects(options: RegistrationOptions): Array<{ path:
         subjects: [serviceAccount],
       },
     },
+    // What sample-apiserver's aggregated-apiserver-clusterrole grants: the admission plugins' informers.
+    {
+      path: `/apis/${rbac}/v1/clusterroles/wardle:aggregated-apiserver`,
+      object: {
+        apiVersion: `${rbac}/v1`,
+        kind: 'ClusterRole',
+        metadata: { name: 'wardle:aggregated-apiserver' },
+        rules: [
+          { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+          {
+            apiGroups: ['admissionregistration.k8s.io'],
+            resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations', 'validatingadmissionpolicies', 'validatingadmissionpolicybindings'],
+            verbs: ['get', 'list', 'watch'],
+          },
+        ],
+      },
+    },
+    {
+      path: `/apis/${rbac}/v1/clusterrolebindings/wardle:aggregated-apiserver`,
+      object: {
+        apiVersion: `${rbac}/v1`,
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'wardle:aggregated-apiserver' },
+        roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'wardle:aggregated-apiserver' },
+        subjects: [serviceAccount],
+      },
+    },
     {
       path: `/apis/${rbac}/v1/namespaces/kube-system/roles/extension-apiserver-authentication-reader`,
       object: {

@@ -8,6 +8,8 @@ import type { WatchedStorage } from '@kapi/storage';
 import {
   AdmissionWebhookDispatcher,
   ValidatingAdmissionPolicies,
+  storedPolicies,
+  storedWebhookConfigurations,
   webhookMetrics,
   withAdmissionWebhooks,
   type ParamRef,
@@ -45,7 +47,8 @@ export function createAdmission(options: {
     return storage;
   };
   const webhooks = new AdmissionWebhookDispatcher({
-    storages: () => ({ validating: required('validatingwebhookconfigurations'), mutating: required('mutatingwebhookconfigurations') }),
+    configurations: () =>
+      storedWebhookConfigurations({ validating: required('validatingwebhookconfigurations'), mutating: required('mutatingwebhookconfigurations') }),
     resolveService: options.resolveService,
     namespaceLabels: async (namespace) => (await options.lookup().get(namespace))?.metadata.labels ?? {},
     ...(options.metrics ? { observe: webhookMetrics(options.metrics) } : {}),
@@ -53,7 +56,7 @@ export function createAdmission(options: {
   // The kinds served (built-in and custom), for the parameters of policies.
   const served = new Map<string, ResourceDefinition>();
   const policies = new ValidatingAdmissionPolicies({
-    storages: () => ({ policies: required('validatingadmissionpolicies'), bindings: required('validatingadmissionpolicybindings') }),
+    objects: () => storedPolicies({ policies: required('validatingadmissionpolicies'), bindings: required('validatingadmissionpolicybindings') }),
     namespace: (name) => options.lookup().get(name),
     params: (paramKind, namespace, ref) => readParams(served, options.rest(), paramKind, namespace, ref),
   });

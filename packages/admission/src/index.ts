@@ -20,3 +20,12 @@ export type { AdmissionPolicySources } from './policy-admission.js';
 export { withAdmissionWebhooks } from './webhook-admission.js';
 export { webhookMetrics } from './webhook-metrics.js';
 export type { WebhookCall, WebhookCallObserver } from './webhook-metrics.js';
+export {
+  InformedObjects,
+  servedNamespaces,
+  servedPolicies,
+  servedWebhookConfigurations,
+  storedPolicies,
+  storedWebhookConfigurations,
+} from './object-sets.js';
+export type { ObjectSet } from './object-sets.js';

@@ -1,7 +1,7 @@
 import { StatusError, type KubeObject, type StatusReason } from '@kapi/apimachinery';
 import { ComposedVariables, compileAdmissionExpression, evaluateWithAuthorizer } from '@kapi/apiextensions';
 import { bindingSpecOf, policySpecOf, type MatchResources, type ParamRef, type PolicySpec } from './admission-policies.js';
-import { WatchedObjects, type WatchedStorage } from '@kapi/storage';
+import type { ObjectSet } from './object-sets.js';
 import { authorizerOf, celAuthorizerOf } from './admission-authorizer.js';
 import { admissionRequest } from './webhook-dispatcher.js';
 import {
@@ -15,8 +15,11 @@ import {
 
 /** What the policies need of the server. */
 export interface AdmissionPolicySources {
-  /** The storages of the two resources (looked up on start, once they are installed). */
-  storages(): { policies: WatchedStorage; bindings: WatchedStorage };
+  /**
+   * The policies and bindings, kept current (called on start, once they are installed): {@link storedPolicies}
+   * of this server's storage, or {@link servedPolicies} of another server.
+   */
+  objects(): Promise<{ policies: ObjectSet; bindings: ObjectSet }>;
   /** A namespace, if it exists (`namespaceObject`, namespaceSelector); none without it. */
   namespace?(name: string): Promise<KubeObject | undefined>;
   /**
@@ -59,14 +62,14 @@ const maxAnnotationValue = 10 * 1024;
  * a Warning (`Warn`); an expression that fails to evaluate is a failure under `failurePolicy: Fail`.
  */
 export class ValidatingAdmissionPolicies {
-  private policies: WatchedObjects | undefined;
-  private bindings: WatchedObjects | undefined;
+  private policies: ObjectSet | undefined;
+  private bindings: ObjectSet | undefined;
 
   constructor(private readonly sources: AdmissionPolicySources) {}
 
   /** Starts the watches; resolves once both listed. Until then no policy applies. */
   async start(): Promise<void> {
-    ({ policies: this.policies, bindings: this.bindings } = await WatchedObjects.started(this.sources.storages()));
+    ({ policies: this.policies, bindings: this.bindings } = await this.sources.objects());
   }
 
   stop(): void {

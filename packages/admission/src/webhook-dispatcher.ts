@@ -3,7 +3,7 @@ import { StatusError, type KubeObject, type StatusReason } from '@kapi/apimachin
 import { WebhookClient, compileAdmissionExpression, evaluateWithAuthorizer, type ServiceResolver } from '@kapi/apiextensions';
 import { applyJsonPatch } from '@kapi/server';
 import { webhooksOf, type AdmissionWebhook } from './admission-registration.js';
-import { WatchedObjects, type WatchedStorage } from '@kapi/storage';
+import type { ObjectSet } from './object-sets.js';
 import { authorizerOf, celAuthorizerOf } from './admission-authorizer.js';
 import type { WebhookCall, WebhookCallObserver } from './webhook-metrics.js';
 import {
@@ -38,8 +38,12 @@ class CallFailure extends Error {
 
 /** What the dispatcher needs of the server. */
 export interface AdmissionWebhookSources {
-  /** The storages of the two configuration resources (looked up on start, once they are installed). */
-  storages(): { validating: WatchedStorage; mutating: WatchedStorage };
+  /**
+   * The two configuration resources' objects, kept current (called on start, once they are installed):
+   * {@link storedWebhookConfigurations} of this server's storage, or {@link servedWebhookConfigurations}
+   * of another server (an aggregated server's main server).
+   */
+  configurations(): Promise<{ validating: ObjectSet; mutating: ObjectSet }>;
   /**
    * Resolves a webhook's `clientConfig.service` to an address (e.g. from its EndpointSlices). Without one,
    * only webhooks with a `url` can be called.
@@ -68,15 +72,15 @@ const operationOptions = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DEL
  * cannot be asked refuses it with 500 under `failurePolicy: Fail` and is skipped under `Ignore`.
  */
 export class AdmissionWebhookDispatcher {
-  private validating: WatchedObjects | undefined;
-  private mutating: WatchedObjects | undefined;
+  private validating: ObjectSet | undefined;
+  private mutating: ObjectSet | undefined;
   private cached: { generation: string; hooks: Configured[] } | undefined;
 
   constructor(private readonly sources: AdmissionWebhookSources) {}
 
   /** Starts the watches; resolves once both listed. Until then no webhook is called. */
   async start(): Promise<void> {
-    ({ validating: this.validating, mutating: this.mutating } = await WatchedObjects.started(this.sources.storages()));
+    ({ validating: this.validating, mutating: this.mutating } = await this.sources.configurations());
   }
 
   stop(): void {
@@ -88,7 +92,7 @@ export class AdmissionWebhookDispatcher {
   private hooks(): Configured[] {
     const generation = `${this.mutating?.generation}/${this.validating?.generation}`;
     if (this.cached?.generation === generation) return this.cached.hooks;
-    const of = (objects: WatchedObjects | undefined, mutating: boolean) =>
+    const of = (objects: ObjectSet | undefined, mutating: boolean) =>
       [...(objects?.objects.values() ?? [])]
         .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
         .flatMap((configuration) => webhooksOf(configuration).map((webhook) => ({ webhook, mutating })));

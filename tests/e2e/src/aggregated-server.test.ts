@@ -272,6 +272,58 @@ describe('wardle.example.com resources', () => {
   });
 });
 
+describe('admission configured on the main server', () => {
+  it("applies the main server's ValidatingAdmissionPolicies to Flunders, in the request's version", async () => {
+    const admissionregistration = '/apis/admissionregistration.k8s.io/v1';
+    await admin.request({
+      method: 'POST',
+      path: `${admissionregistration}/validatingadmissionpolicies`,
+      body: {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: 'no-bad-flunders.example.com' },
+        spec: {
+          matchConstraints: { resourceRules: [{ operations: ['CREATE'], apiGroups: [group], apiVersions: ['v1alpha1'], resources: ['flunders'] }] },
+          validations: [
+            {
+              expression: "!object.metadata.name.startsWith('bad-')",
+              messageExpression: "'no bad flunders (' + object.apiVersion + ', ' + request.userInfo.username + ')'",
+            },
+          ],
+        },
+      },
+    });
+    await admin.request({
+      method: 'POST',
+      path: `${admissionregistration}/validatingadmissionpolicybindings`,
+      body: {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: 'no-bad-flunders' },
+        spec: { policyName: 'no-bad-flunders.example.com', validationActions: ['Deny'] },
+      },
+    });
+    try {
+      const create = (version: string, name: string, query = '') =>
+        call('POST', `${flunders(version)}${query}`, {
+          ...asProxiedUser('alice'),
+          body: { apiVersion: `${group}/${version}`, kind: 'Flunder', metadata: { name } },
+        });
+      // The aggregated server watches the main server's policies: the new one applies within moments.
+      const refused = await until(422, () => create('v1beta1', 'bad-one', '?dryRun=All'));
+      expect(refused.body).toMatchObject({
+        reason: 'Invalid',
+        // The policy names v1alpha1 (matchPolicy Equivalent): the v1beta1 request is evaluated converted to it.
+        message: `ValidatingAdmissionPolicy 'no-bad-flunders.example.com' with binding 'no-bad-flunders' denied request: no bad flunders (${group}/v1alpha1, alice)`,
+      });
+      expect((await call('GET', `${flunders('v1beta1')}/bad-one`, asProxiedUser('alice'))).code).toBe(404);
+      expect((await create('v1alpha1', 'good-one')).code).toBe(201);
+    } finally {
+      await admin.raw({ method: 'DELETE', path: `${admissionregistration}/validatingadmissionpolicybindings/no-bad-flunders` });
+    }
+  });
+});
+
 describe('self-registration on the main server', () => {
   it('registers its APIServices with its CA, and the Service and EndpointSlice they route to', async () => {
     const port = Number(new URL(wardle.url).port);
