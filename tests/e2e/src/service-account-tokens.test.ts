@@ -88,6 +88,23 @@ describe('ServiceAccount tokens', () => {
     );
   });
 
+  it('refuses a TokenRequest with a value of the wrong type as Go decodes it (400), not a 500', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ audiences: 'api' }, 'json: cannot unmarshal string into Go struct field TokenRequestSpec.spec.audiences of type []string'],
+      [{ expirationSeconds: 3600.5 }, 'json: cannot unmarshal number into Go struct field TokenRequestSpec.spec.expirationSeconds of type int64'],
+      [{ boundObjectRef: { kind: 'Secret', apiVersion: 1, name: 's' } }, 'json: cannot unmarshal number into Go struct field BoundObjectReference.spec.boundObjectRef.apiVersion of type string'],
+    ];
+    for (const [spec, message] of cases) {
+      const answer = await server.client().raw({
+        method: 'POST',
+        path: '/api/v1/namespaces/default/serviceaccounts/default/token',
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec },
+      });
+      expect(answer.statusCode, message).toBe(400);
+      expect(JSON.parse(answer.body.toString()).message).toBe(`TokenRequest in version "v1" cannot be handled as a TokenRequest: ${message}`);
+    }
+  });
+
   it('answers 404 for a missing service account and keeps the subresource behind RBAC', async () => {
     await expect(kubectl(server, ['create', 'token', 'nobody', '-n', 'default'])).rejects.toThrow('serviceaccounts "nobody" not found');
     const token = (await kubectl(server, ['create', 'token', 'default', '-n', 'default'])).trim();

@@ -57,6 +57,8 @@ async function serveTokenRequest(request: IncomingMessage, response: ServerRespo
   if (metadata.namespace && metadata.namespace !== namespace) {
     throw StatusError.invalid(tokenRequestKind, name, [{ field: 'metadata.namespace', type: 'FieldValueInvalid', value: metadata.namespace, detail: 'must match the service account namespace if specified' }]);
   }
+  const typeError = specTypeError(object.spec);
+  if (typeError) throw StatusError.badRequest(`TokenRequest in version "v1" cannot be handled as a TokenRequest: ${typeError}`);
   const spec = (object.spec ?? {}) as TokenRequestSpec;
   const serviceAccount = await options.getObject('serviceaccounts', namespace, name);
   if (!serviceAccount) throw StatusError.notFound({ group: '', resource: 'serviceaccounts' }, name);
@@ -100,6 +102,32 @@ async function serveTokenRequest(request: IncomingMessage, response: ServerRespo
     },
     headers,
   );
+}
+
+/** encoding/json's name of a JSON value's type. */
+const jsonType = (value: unknown) => (Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value === 'object' ? 'object' : typeof value);
+
+/** Why the spec would not decode into Go's TokenRequestSpec (a value of the wrong JSON type), as upstream's 400. */
+function specTypeError(spec: unknown): string | undefined {
+  const unmarshal = (value: unknown, field: string, type: string) => `json: cannot unmarshal ${jsonType(value)} into Go struct field ${field} of type ${type}`;
+  if (spec === undefined || spec === null) return undefined;
+  if (typeof spec !== 'object' || Array.isArray(spec)) return unmarshal(spec, 'TokenRequest.spec', 'v1.TokenRequestSpec');
+  const { audiences, expirationSeconds, boundObjectRef } = spec as Record<string, unknown>;
+  if (audiences !== undefined && audiences !== null) {
+    if (!Array.isArray(audiences)) return unmarshal(audiences, 'TokenRequestSpec.spec.audiences', '[]string');
+    const item = audiences.find((audience) => audience !== null && typeof audience !== 'string');
+    if (item !== undefined) return unmarshal(item, 'TokenRequestSpec.spec.audiences', 'string');
+  }
+  // (A protobuf body's int64 arrives as its decimal text.)
+  const integral = Number.isInteger(expirationSeconds) || (typeof expirationSeconds === 'string' && /^-?\d+$/.test(expirationSeconds));
+  if (expirationSeconds !== undefined && expirationSeconds !== null && !integral)
+    return unmarshal(expirationSeconds, 'TokenRequestSpec.spec.expirationSeconds', 'int64');
+  if (boundObjectRef === undefined || boundObjectRef === null) return undefined;
+  if (typeof boundObjectRef !== 'object' || Array.isArray(boundObjectRef)) return unmarshal(boundObjectRef, 'TokenRequestSpec.spec.boundObjectRef', 'v1.BoundObjectReference');
+  for (const [key, value] of Object.entries(boundObjectRef))
+    if (['kind', 'apiVersion', 'name', 'uid'].includes(key) && value !== null && typeof value !== 'string')
+      return unmarshal(value, `BoundObjectReference.spec.boundObjectRef.${key}`, key === 'uid' ? 'types.UID' : 'string');
+  return undefined;
 }
 
 /** Checks `spec.boundObjectRef` as upstream: Pod (running as this service account), Secret or Node; uid must match. */
