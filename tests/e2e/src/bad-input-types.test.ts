@@ -137,6 +137,23 @@ describe('members of the wrong type, before the defaults that would read them', 
   });
 });
 
+describe('access reviews', () => {
+  it('a SubjectAccessReview with a selector of the wrong type: 400 as Go decodes it; a well-formed one is answered', async () => {
+    const review = (labelSelector: unknown) => ({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: { user: 'alice', resourceAttributes: { verb: 'list', resource: 'configmaps', labelSelector } },
+    });
+    const path = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
+    const wrong = await send({ method: 'POST', path, body: review({ rawSelector: 5 }) });
+    expect([wrong.code, wrong.reason]).toEqual([400, 'BadRequest']);
+    expect(wrong.message).toContain('json: cannot unmarshal number into Go struct field');
+    expect(wrong.message).toContain('spec.resourceAttributes.labelSelector.rawSelector of type string');
+    const right = await send({ method: 'POST', path, body: review({ requirements: [{ key: 'app', operator: 'In', values: ['web'] }] }) });
+    expect(right.code).toBe(201);
+  });
+});
+
 describe('objects without the spec their strategy reads', () => {
   const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 

@@ -2,8 +2,8 @@ import { type FieldDescriptions } from '@kapi/apimachinery';
 
 // The descriptions upstream publishes for authorization.k8s.io/v1 (kubernetes/kubernetes
 // api/openapi-spec/v3/apis__authorization.k8s.io__v1_openapi.json), verbatim; field paths as in
-// field-descriptions.ts. resourceAttributes.fieldSelector and labelSelector are newer than the
-// document these were taken from, so they have none.
+// field-descriptions.ts. resourceAttributes.fieldSelector and labelSelector are newer than that
+// document: theirs are from the current one.
 
 const reviewKindDescriptions: Record<string, string> = {
   SelfSubjectAccessReview:
@@ -58,6 +58,8 @@ export function accessReviewDescriptions(kind: string): FieldDescriptions {
     'spec.resourceAttributes.verb':
       'Verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete, proxy.  "*" means all.',
     'spec.resourceAttributes.version': 'Version is the API Version of the Resource.  "*" means all.',
+    ...selectorDescriptions('field'),
+    ...selectorDescriptions('label'),
     ...subject,
     status: 'Status is filled in by the server and indicates whether the request is allowed or not',
     'status.allowed': 'Allowed is required. True if the action would be allowed, false otherwise.',
@@ -66,6 +68,31 @@ export function accessReviewDescriptions(kind: string): FieldDescriptions {
     'status.evaluationError':
       'EvaluationError is an indication that some error occurred during the authorization check. It is entirely possible to get an error and be able to continue determine authorization status in spite of it. For instance, RBAC can be missing a role, but enough roles are still present and bound to reason about the request.',
     'status.reason': 'Reason is optional.  It indicates why a request was allowed or denied.',
+  };
+}
+
+/** resourceAttributes.fieldSelector / labelSelector (FieldSelectorAttributes, LabelSelectorAttributes). */
+function selectorDescriptions(kind: 'field' | 'label'): FieldDescriptions {
+  const path = `spec.resourceAttributes.${kind}Selector`;
+  const Kind = kind === 'field' ? 'Field' : 'Label';
+  return {
+    [path]: `${Kind}SelectorAttributes indicates a ${kind} limited access. Webhook authors are encouraged to * ensure rawSelector and requirements are not both set * consider the requirements field if set * not try to parse or consider the rawSelector field if set. This is to avoid another CVE-2022-2880 (i.e. getting different systems to agree on how exactly to parse a query is not something we want), see https://www.oxeye.io/resources/golang-parameter-smuggling-attack for more details. For the *SubjectAccessReview endpoints of the kube-apiserver: * If rawSelector is empty and requirements are empty, the request is not limited. * If rawSelector is present and requirements are empty, the rawSelector will be parsed and limited if the parsing succeeds. * If rawSelector is empty and requirements are present, the requirements should be honored * If rawSelector is present and requirements are present, the request is invalid.`,
+    [`${path}.rawSelector`]:
+      "rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present.",
+    [`${path}.requirements`]: `requirements is the parsed interpretation of a ${kind} selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.`,
+    [`${path}.requirements[]`]:
+      kind === 'field'
+        ? 'FieldSelectorRequirement is a selector that contains values, a key, and an operator that relates the key and values.'
+        : 'A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.',
+    [`${path}.requirements[].key`]: kind === 'field' ? 'key is the field selector key that the requirement applies to.' : 'key is the label key that the selector applies to.',
+    [`${path}.requirements[].operator`]:
+      kind === 'field'
+        ? "operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. The list of operators may grow in the future."
+        : "operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist.",
+    [`${path}.requirements[].values`]:
+      kind === 'field'
+        ? 'values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty.'
+        : 'values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.',
   };
 }
 

@@ -18,6 +18,12 @@ const group = 'authorization.k8s.io';
 const version = 'v1';
 const strings = () => Type.Optional(Type.Array(Type.String()));
 
+/** FieldSelectorAttributes / LabelSelectorAttributes: a raw selector or its parsed requirements. */
+function selectorAttributes() {
+  const requirement = Type.Object({ key: Type.String(), operator: Type.String(), values: strings() });
+  return Type.Object({ rawSelector: Type.Optional(Type.String()), requirements: Type.Optional(Type.Array(requirement)) });
+}
+
 const resourceAttributes = Type.Object({
   namespace: Type.Optional(Type.String()),
   verb: Type.Optional(Type.String()),
@@ -26,8 +32,8 @@ const resourceAttributes = Type.Object({
   resource: Type.Optional(Type.String()),
   subresource: Type.Optional(Type.String()),
   name: Type.Optional(Type.String()),
-  fieldSelector: Type.Optional(Type.Object({}, { 'x-kubernetes-preserve-unknown-fields': true })),
-  labelSelector: Type.Optional(Type.Object({}, { 'x-kubernetes-preserve-unknown-fields': true })),
+  fieldSelector: Type.Optional(selectorAttributes()),
+  labelSelector: Type.Optional(selectorAttributes()),
 });
 const nonResourceAttributes = Type.Object({
   path: Type.Optional(Type.String()),
