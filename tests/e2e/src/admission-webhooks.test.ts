@@ -163,6 +163,10 @@ describe('validating admission webhooks', () => {
       dryRun: false,
     });
     expect(review?.userInfo.username).toBeTruthy();
+    // As upstream, validating webhooks see the object with its system fields: the uid it is stored with.
+    const seen = review?.object?.metadata as { uid?: string; creationTimestamp?: string } | undefined;
+    expect(seen?.uid).toBe((good.body ? JSON.parse(good.body.toString()) : {}).metadata.uid);
+    expect(seen?.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT/);
     // Outside the selector's namespaces the webhook is not asked.
     const asked = received.length;
     expect((await post('/api/v1/namespaces/open/configmaps', configMap('bad', { forbidden: 'x' }))).code).toBe(201);

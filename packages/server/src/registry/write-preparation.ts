@@ -150,7 +150,7 @@ export class WritePreparation {
     strategy?.prepareForCreate?.(hub, scope);
     const strategyErrors = strategy?.validate?.(hub, scope) ?? [];
     if (strategyErrors.length > 0) throw this.invalid(name, strategyErrors);
-    await strategy?.admit?.('create', hub, undefined, scope);
+    // The system fields first (upstream's BeforeCreate): validating admission sees the uid and creation time.
     hub.metadata.uid = randomUUID();
     hub.metadata.creationTimestamp = formatTime(this.now());
     if (this.definition.tracksGeneration !== false) hub.metadata.generation = 1;
@@ -158,6 +158,7 @@ export class WritePreparation {
     delete hub.metadata.deletionTimestamp;
     delete hub.metadata.deletionGracePeriodSeconds;
     delete hub.metadata.selfLink;
+    await strategy?.admit?.('create', hub, undefined, scope);
     return hub;
   }
 
