@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { StatusError, type KubeObject, type StatusReason } from '@kapi/apimachinery';
 import { WebhookClient, compileAdmissionExpression, evaluateWithAuthorizer, type ServiceResolver } from '@kapi/apiextensions';
 import { applyJsonPatch } from '@kapi/server';
@@ -58,6 +59,8 @@ export interface AdmissionWebhookSources {
 interface Configured {
   webhook: AdmissionWebhook;
   mutating: boolean;
+  /** The name of its configuration. */
+  configuration: string;
 }
 
 const operationOptions = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions' } as const;
@@ -95,7 +98,9 @@ export class AdmissionWebhookDispatcher {
     const of = (objects: ObjectSet | undefined, mutating: boolean) =>
       [...(objects?.objects.values() ?? [])]
         .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
-        .flatMap((configuration) => webhooksOf(configuration).map((webhook) => ({ webhook, mutating })));
+        .flatMap((configuration) =>
+          webhooksOf(configuration).map((webhook) => ({ webhook, mutating, configuration: configuration.metadata.name ?? '' })),
+        );
     const hooks = [...of(this.mutating, true), ...of(this.validating, false)];
     this.cached = { generation, hooks };
     return hooks;
@@ -143,24 +148,33 @@ export class AdmissionWebhookDispatcher {
    */
   async mutate(attributes: AdmissionAttributes & { object: KubeObject }): Promise<KubeObject> {
     let object = attributes.object;
-    const called: AdmissionWebhook[] = [];
+    const called: Array<{ hook: Configured; index: number }> = [];
     let changedAt = -1;
-    const askOnce = async (webhook: AdmissionWebhook): Promise<boolean> => {
+    // Each call is recorded in the audit event as upstream's `mutation.webhook.admission.k8s.io/round_<r>_index_<i>`.
+    const askOnce = async (hook: Configured, index: number, round: number): Promise<boolean> => {
+      const { webhook } = hook;
       const asked = await this.matches(webhook, { ...attributes, object });
       if (!asked) return false;
-      called.push(webhook);
+      if (round === 0) called.push({ hook, index });
       const patched = await this.ask(webhook, asked, true);
-      if (patched === undefined) return true;
+      // Mutated when the patch changed something (an empty or no-op patch does not).
+      const mutated = patched !== undefined && !isDeepStrictEqual(patched, asked.object);
+      attributes.annotate?.(
+        `mutation.webhook.admission.k8s.io/round_${round}_index_${index}`,
+        JSON.stringify({ configuration: hook.configuration, webhook: webhook.name, mutated }),
+      );
+      if (!mutated) return true;
       object = asked.version === attributes.version || !attributes.convert ? patched : await attributes.convert(patched, attributes.version);
       return true;
     };
-    for (const hook of this.hooks()) {
-      if (!hook.mutating) continue;
+    const mutating = this.hooks().filter((hook) => hook.mutating);
+    for (const [index, hook] of mutating.entries()) {
       const before = object;
-      if ((await askOnce(hook.webhook)) && object !== before) changedAt = called.length - 1;
+      if ((await askOnce(hook, index, 0)) && object !== before) changedAt = called.length - 1;
     }
     // Asked once more: the IfNeeded webhooks that saw the object before a later webhook changed it.
-    for (const webhook of called.slice(0, Math.max(changedAt, 0))) if (webhook.reinvocationPolicy === 'IfNeeded') await askOnce(webhook);
+    for (const { hook, index } of called.slice(0, Math.max(changedAt, 0)))
+      if (hook.webhook.reinvocationPolicy === 'IfNeeded') await askOnce(hook, index, 1);
     return object;
   }
 

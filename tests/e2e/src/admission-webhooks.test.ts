@@ -444,6 +444,20 @@ describe('mutating admission webhooks', () => {
     const firstReviews = received.filter((entry) => entry.path === '/first' && entry.request.name === (created.body['metadata'] as { name: string }).name);
     expect(firstReviews).toHaveLength(2);
     expect(firstReviews[1]?.request.object?.metadata.labels).toMatchObject({ first: 'yes', second: 'yes' });
+    // The audit event records each call as upstream: round and index, configuration, webhook, and whether it changed the object.
+    const stored = await shared.admin.raw({ method: 'POST', path: '/api/v1/namespaces/chained/configmaps', body: configMap('audited', {}, { chain: 'on' }) });
+    expect(stored.statusCode).toBe(201);
+    const annotations = (await auditEventsOf(auditLog, String(stored.headers['audit-id']))).at(-1)?.annotations ?? {};
+    const calls = Object.fromEntries(
+      Object.entries(annotations)
+        .filter(([key]) => key.startsWith('mutation.webhook.admission.k8s.io/'))
+        .map(([key, value]) => [key.slice('mutation.webhook.admission.k8s.io/'.length), JSON.parse(value) as unknown]),
+    );
+    expect(calls).toEqual({
+      round_0_index_0: { configuration: 'a-first', webhook: 'first.chained.example.com', mutated: true },
+      round_0_index_1: { configuration: 'b-second', webhook: 'second.chained.example.com', mutated: true },
+      round_1_index_0: { configuration: 'a-first', webhook: 'first.chained.example.com', mutated: false },
+    });
   });
 });
 
