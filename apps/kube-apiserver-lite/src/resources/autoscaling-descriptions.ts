@@ -2,7 +2,7 @@ import { type FieldDescriptions } from '@kapi/apimachinery';
 
 // The descriptions upstream publishes for autoscaling/v2 HorizontalPodAutoscaler (kubernetes/kubernetes
 // api/openapi-spec/v3/apis__autoscaling__v2_openapi.json), verbatim; field paths as in
-// field-descriptions.ts. `tolerance` is newer than the document these were taken from, so it has none.
+// field-descriptions.ts. `tolerance` is newer than the document these were taken from: its text is from the current one.
 
 export const hpaDescription =
   'HorizontalPodAutoscaler is the configuration for a horizontal pod autoscaler, which automatically manages the replica count of any resource implementing the scale subresource based on the metrics specified.';
@@ -70,6 +70,8 @@ const scalingRules = (path: string, description: string): FieldDescriptions => (
     'Value contains the amount of change which is permitted by the policy. It must be greater than zero',
   [`${path}.selectPolicy`]:
     'selectPolicy is used to specify which policy should be used. If not set, the default value Max is used.',
+  [`${path}.tolerance`]:
+    'tolerance is the tolerance on the ratio between the current and desired metric value under which no updates are made to the desired number of replicas (e.g. 0.01 for 1%). Must be greater than or equal to zero. If not set, the default cluster-wide tolerance is applied (by default 10%).  For example, if autoscaling is configured with a memory consumption target of 100Mi, and scale-down and scale-up tolerances of 5% and 1% respectively, scaling will be triggered when the actual consumption falls below 95Mi or exceeds 101Mi.  This is an beta field and requires the HPAConfigurableTolerance feature gate to be enabled.',
   [`${path}.stabilizationWindowSeconds`]:
     'StabilizationWindowSeconds is the number of seconds for which past recommendations should be considered while scaling up or scaling down. StabilizationWindowSeconds must be greater than or equal to zero and less than or equal to 3600 (one hour). If not set, use the default values: - For scale up: 0 (i.e. no stabilization is done). - For scale down: 300 (i.e. the stabilization window is 300 seconds long).',
 });
