@@ -28,6 +28,36 @@ describe('/openapi/v2 as gnostic protobuf, for kubectl client-side validation', 
     expect(refused.statusCode).toBe(406);
   });
 
+  it('lists the discovery endpoints beside the resources, as upstream (/api/, /api/v1/, /apis/..., /version/), in v2 and in each v3 group-version', async () => {
+    const v2 = JSON.parse((await shared.admin.raw({ method: 'GET', path: '/openapi/v2' })).body.toString()) as {
+      paths: Record<string, { get?: { operationId: string; tags: string[]; produces: string[]; responses: Record<string, { schema?: { $ref: string } }> } }>;
+      definitions: Record<string, unknown>;
+    };
+    const operations = Object.fromEntries(
+      ['/api/', '/api/v1/', '/apis/', '/apis/coordination.k8s.io/', '/apis/coordination.k8s.io/v1/', '/version/'].map((path) => [path, v2.paths[path]?.get?.operationId]),
+    );
+    expect(operations).toEqual({
+      '/api/': 'getCoreAPIVersions',
+      '/api/v1/': 'getCoreV1APIResources',
+      '/apis/': 'getAPIVersions',
+      '/apis/coordination.k8s.io/': 'getCoordinationAPIGroup',
+      '/apis/coordination.k8s.io/v1/': 'getCoordinationV1APIResources',
+      '/version/': 'getCodeVersion',
+    });
+    const resources = v2.paths['/api/v1/']?.get;
+    expect(resources?.tags).toEqual(['core_v1']);
+    expect(resources?.produces).toEqual(['application/json', 'application/vnd.kubernetes.protobuf', 'application/yaml']);
+    expect(resources?.responses['200']?.schema).toEqual({ $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList' });
+    for (const name of ['APIResourceList', 'APIResource', 'APIVersions', 'APIGroupList', 'APIGroup'])
+      expect(v2.definitions[`io.k8s.apimachinery.pkg.apis.meta.v1.${name}`], name).toBeDefined();
+    const v3 = JSON.parse((await shared.admin.raw({ method: 'GET', path: '/openapi/v3/apis/coordination.k8s.io/v1' })).body.toString()) as {
+      paths: Record<string, { get?: { operationId: string } }>;
+      components: { schemas: Record<string, unknown> };
+    };
+    expect(v3.paths['/apis/coordination.k8s.io/v1/']?.get?.operationId).toBe('getCoordinationV1APIResources');
+    expect(v3.components.schemas['io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList']).toBeDefined();
+  });
+
   it('kubectl get cm -o yaml > all.yaml && kubectl apply -f all.yaml (a kind: List) works', async () => {
     await kubectl(shared.server, ['create', 'configmap', 'listed', '-n', 'default', '--from-literal=a=1']);
     await kubectl(shared.server, ['create', 'secret', 'generic', 'listed', '-n', 'default', '--from-literal=b=2']);

@@ -4,10 +4,10 @@ import type { GroupVersionKind } from '@kapi/apimachinery';
 import { servedGroups, type InstalledResource } from '../discovery/discovery-documents.js';
 import { failureStatus, rejectNonGet, requestPath, requestQuery, sendBody, sendJson, type PathHandler } from '../discovery/http-response.js';
 import { metaDefinitions, type JSONSchema } from './meta-definitions.js';
-import { resourcePaths } from './openapi-paths.js';
+import { operationTag, resourcePaths } from './openapi-paths.js';
 import { encodeOpenAPIV2Protobuf, OPENAPI_V2_PROTOBUF_CONTENT_TYPE, OPENAPI_V2_PROTOBUF_MEDIA_TYPES } from './openapi-v2-protobuf.js';
 import { customResourceDefinitionName, defaultDefinitionName, refFor, resourceDefinitions, type DefinitionNamer, type OpenAPIFlavour } from './openapi-schemas.js';
-import { rootV3Document, rootV3Paths } from './root-documents.js';
+import { groupVersionDiscovery, rootV3Document, rootV3Paths, swaggerPartOf } from './root-documents.js';
 import { externalSubresources } from './subresource-definitions.js';
 import type { ResourceDefinition } from '../resource-definition.js';
 
@@ -107,6 +107,24 @@ function sortKeys<T>(record: Record<string, T>): Record<string, T> {
 export function buildOpenAPIV2(options: OpenAPIOptions): JSONSchema {
   const resolved = resolve(options);
   const { definitions, paths } = collect(resolved, 'v2', () => true);
+  // The discovery and root endpoints, as upstream's /openapi/v2 lists them beside the resources.
+  const groups = servedGroups(resolved.resources);
+  const documents = [
+    ...rootV3Paths(groups.map((group) => group.name)).map((key) => rootV3Document(key, groups.map((group) => group.name), resolved.info)),
+    ...groups.flatMap((group) =>
+      group.versions.map((version) => {
+        const { paths: discovery, schemas } = groupVersionDiscovery(group.name, version, operationTag(group.name, version));
+        return { paths: discovery, components: { schemas } };
+      }),
+    ),
+    ...Object.values(options.extraV3Documents?.() ?? {}),
+  ];
+  for (const document of documents) {
+    if (!document) continue;
+    const part = swaggerPartOf(document);
+    for (const [path, item] of Object.entries(part.paths)) paths[path] ??= item;
+    for (const [name, definition] of Object.entries(part.definitions)) definitions[name] ??= definition;
+  }
   for (const part of options.extraV2?.() ?? []) {
     for (const [path, item] of Object.entries(part.paths)) paths[path] ??= item;
     for (const [name, definition] of Object.entries(part.definitions)) definitions[name] ??= definition;
@@ -146,12 +164,13 @@ export function buildOpenAPIV3(options: OpenAPIOptions, group: string, version: 
   const served = resolved.resources.some(({ definition }) => definition.group === group && definition.versions.includes(version));
   if (!served) return undefined;
   const { definitions, paths } = collect(resolved, 'v3', (definition, candidate) => definition.group === group && candidate === version);
+  const discovery = groupVersionDiscovery(group, version, operationTag(group, version));
   return {
     openapi: '3.0.0',
     info: resolved.info,
-    paths,
+    paths: sortKeys({ ...paths, ...discovery.paths }),
     components: {
-      schemas: definitions,
+      schemas: sortKeys({ ...definitions, ...discovery.schemas }),
       securitySchemes: { BearerToken: { type: 'apiKey', description: 'Bearer Token authentication', name: 'authorization', in: 'header' } },
     },
     security: [{ BearerToken: [] }],

@@ -74,6 +74,11 @@ export function operationGroupName(group: string): string {
     .join('');
 }
 
+/** The tag of a group-version's operations (`core_v1`, `coordination_v1`). */
+export function operationTag(group: string, version: string): string {
+  return `${group === '' ? 'core' : group.replace(/\.k8s\.io$/, '').replace(/[.-]/g, '')}_${version}`;
+}
+
 function capitalize(text: string): string {
   return text ? text[0]!.toUpperCase() + text.slice(1) : text;
 }
@@ -194,7 +199,7 @@ export function resourcePaths(installed: InstalledResource, version: string, opt
     }
   }
 
-  const tag = `${definition.group === '' ? 'core' : definition.group.replace(/\.k8s\.io$/, '').replace(/[.-]/g, '')}_${version}`;
+  const tag = operationTag(definition.group, version);
   const rendered: Record<string, JSONSchema> = {};
   for (const [path, item] of Object.entries(paths)) {
     const pathItem: JSONSchema = {};

@@ -14,6 +14,8 @@ const names = {
   apiGroup: `${meta}.APIGroup`,
   groupVersionForDiscovery: `${meta}.GroupVersionForDiscovery`,
   serverAddressByClientCIDR: `${meta}.ServerAddressByClientCIDR`,
+  apiResourceList: `${meta}.APIResourceList`,
+  apiResource: `${meta}.APIResource`,
   versionInfo: 'io.k8s.apimachinery.pkg.version.Info',
 } as const;
 
@@ -83,6 +85,52 @@ const apiGroupList: JSONSchema = {
     kind: { type: 'string', description: commonDescriptions.kind },
   },
   'x-kubernetes-group-version-kind': [{ group: '', kind: 'APIGroupList', version: 'v1' }],
+};
+
+const strings = (description: string): JSONSchema => ({ type: 'array', description, items: { type: 'string', default: '' }, 'x-kubernetes-list-type': 'atomic' });
+const apiResource: JSONSchema = {
+  description: 'APIResource specifies the name of a resource and whether it is namespaced.',
+  type: 'object',
+  required: ['name', 'singularName', 'namespaced', 'kind', 'verbs'],
+  properties: {
+    categories: strings("categories is a list of the grouped resources this resource belongs to (e.g. 'all')"),
+    group: { type: 'string', description: 'group is the preferred group of the resource.  Empty implies the group of the containing resource list. For subresources, this may have a different value, for example: Scale".' },
+    kind: { type: 'string', default: '', description: "kind is the kind for the resource (e.g. 'Foo' is the kind for a resource 'foo')" },
+    name: { type: 'string', default: '', description: 'name is the plural name of the resource.' },
+    namespaced: { type: 'boolean', default: false, description: 'namespaced indicates if a resource is namespaced or not.' },
+    shortNames: strings('shortNames is a list of suggested short names of the resource.'),
+    singularName: {
+      type: 'string',
+      default: '',
+      description:
+        'singularName is the singular name of the resource.  This allows clients to handle plural and singular opaquely. The singularName is more correct for reporting status on a single item and both singular and plural are allowed from the kubectl CLI interface.',
+    },
+    storageVersionHash: {
+      type: 'string',
+      description:
+        'The hash value of the storage version, the version this resource is converted to when written to the data store. Value must be treated as opaque by clients. Only equality comparison on the value is valid. This is an alpha feature and may change or be removed in the future. The field is populated by the apiserver only if the StorageVersionHash feature gate is enabled. This field will remain optional even if it graduates.',
+    },
+    verbs: { type: 'array', description: 'verbs is a list of supported kube verbs (this includes get, list, watch, create, update, patch, delete, deletecollection, and proxy)', items: { type: 'string', default: '' } },
+    version: {
+      type: 'string',
+      description:
+        'version is the preferred version of the resource.  Empty implies the version of the containing resource list For subresources, this may have a different value, for example: v1 (while inside a v1beta1 version of the core resource\'s group)".',
+    },
+  },
+};
+
+const apiResourceList: JSONSchema = {
+  description:
+    'APIResourceList is a list of APIResource, it is used to expose the name of the resources supported in a specific group and version, and if the resource is namespaced.',
+  type: 'object',
+  required: ['groupVersion', 'resources'],
+  properties: {
+    apiVersion: { type: 'string', description: commonDescriptions.apiVersion },
+    groupVersion: { type: 'string', default: '', description: 'groupVersion is the group and version this APIResourceList is for.' },
+    kind: { type: 'string', description: commonDescriptions.kind },
+    resources: { type: 'array', description: 'resources contains the name of the resources and if they are namespaced.', items: refProperty(names.apiResource, { default: {} }), 'x-kubernetes-list-type': 'atomic' },
+  },
+  'x-kubernetes-group-version-kind': [{ group: '', kind: 'APIResourceList', version: 'v1' }],
 };
 
 const versionString = (description?: string, optional = false): JSONSchema => ({ type: 'string', ...(optional ? {} : { default: '' }), ...(description ? { description } : {}) });
@@ -166,6 +214,50 @@ export function rootV3Document(key: string, groups: readonly string[], info: Doc
   const groupName = operationGroupName(group);
   const tag = groupName.charAt(0).toLowerCase() + groupName.slice(1);
   return document(info, { ...discovery, path: `/apis/${group}/`, operationId: `get${groupName}APIGroup`, description: 'get information of a group', tag, schema: names.apiGroup }, groupTypes);
+}
+
+/**
+ * The discovery operation of a group-version (GET /api/v1/ `getCoreV1APIResources`, GET /apis/<g>/<v>/
+ * `get<Group><Version>APIResources`, an APIResourceList), with the schemas it uses, for that group-version's
+ * OpenAPI 3 document.
+ */
+export function groupVersionDiscovery(group: string, version: string, tag: string): { paths: Record<string, JSONSchema>; schemas: Record<string, JSONSchema> } {
+  const path = group === '' ? `/api/${version}/` : `/apis/${group}/${version}/`;
+  const operationId = `get${operationGroupName(group)}${version.charAt(0).toUpperCase()}${version.slice(1)}APIResources`;
+  const documentOf = document(
+    { title: '', version: '' },
+    { path, operationId, description: 'get available resources', tag, schema: names.apiResourceList, mediaTypes: discoveryMediaTypes },
+    { [names.apiResourceList]: apiResourceList, [names.apiResource]: apiResource },
+  );
+  return { paths: documentOf['paths'] as Record<string, JSONSchema>, schemas: { [names.apiResourceList]: apiResourceList, [names.apiResource]: apiResource } };
+}
+
+/**
+ * The Swagger 2.0 paths and definitions of an OpenAPI 3 document of GET operations (the root documents, a
+ * group-version's discovery, the issuer discovery documents), as upstream's `/openapi/v2` carries them.
+ */
+export function swaggerPartOf(v3: JSONSchema): { paths: Record<string, JSONSchema>; definitions: Record<string, JSONSchema> } {
+  const toV2 = <T>(value: T): T => JSON.parse(JSON.stringify(value).replaceAll('"#/components/schemas/', '"#/definitions/')) as T;
+  const paths: Record<string, JSONSchema> = {};
+  for (const [path, item] of Object.entries((v3['paths'] ?? {}) as Record<string, { get: JSONSchema }>)) {
+    const { tags, description, operationId, responses } = item.get as { tags: string[]; description: string; operationId: string; responses: Record<string, JSONSchema> };
+    const content = (responses['200']?.['content'] ?? {}) as Record<string, { schema?: JSONSchema }>;
+    const produces = Object.keys(content);
+    const schema = Object.values(content)[0]?.schema;
+    paths[path] = {
+      get: {
+        consumes: produces,
+        description,
+        operationId,
+        produces,
+        responses: { '200': { description: 'OK', ...(schema ? { schema: toV2(schema) } : {}) }, ...(responses['401'] ? { '401': { description: 'Unauthorized' } } : {}) },
+        schemes: ['https'],
+        tags,
+      },
+    };
+  }
+  const schemas = ((v3['components'] as { schemas?: Record<string, JSONSchema> } | undefined)?.schemas ?? {});
+  return { paths, definitions: toV2(schemas) };
 }
 
 /**
