@@ -74,7 +74,10 @@ export function registrationObjects(options: RegistrationOptions): Array<{ path:
         kind: 'ClusterRole',
         metadata: { name: 'wardle:aggregated-apiserver' },
         rules: [
-          { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+          // Webhooks' Services, resolved as the aggregator resolves them.
+          { apiGroups: [''], resources: ['namespaces', 'services'], verbs: ['get', 'list', 'watch'] },
+          { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] },
+          { apiGroups: ['apiregistration.k8s.io'], resources: ['apiservices'], verbs: ['get', 'list', 'watch'] },
           {
             apiGroups: ['admissionregistration.k8s.io'],
             resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations', 'validatingadmissionpolicies', 'validatingadmissionpolicybindings'],

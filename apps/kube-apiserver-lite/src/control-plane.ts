@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtInGroupPriority, customResourcePriority } from '@kapi/aggregator';
+import { builtInGroupPriority, customResourcePriority, webhookServiceResolver } from '@kapi/aggregator';
 import { Scheme } from '@kapi/apimachinery';
 import { ResourceClient, RestClient, type Lease } from '@kapi/client';
 import {
@@ -58,7 +58,6 @@ import { authorizationResources, builtInConversions, builtInKinds, builtInResour
 import { installAPIServices } from './apiservices.js';
 import { createAggregation, startAggregation } from './aggregation.js';
 import { CustomResourceAPIServices } from './crd-apiservices.js';
-import { webhookServiceResolver } from './webhook-service-resolver.js';
 import { addServiceHooks, createServiceAllocators, withServiceAllocations } from './service-allocations.js';
 import { delegationReviewKinds, delegationReviewResources } from './resources/delegation-reviews.js';
 import { selfSubjectReviewKind, selfSubjectReviewResource } from './resources/self-subject-review.js';

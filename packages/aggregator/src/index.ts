@@ -16,6 +16,8 @@ export { BackendAgents, identityHeaders, escapeExtraKey } from './backend-transp
 export type { ProxyClientCertificate } from './backend-transport.js';
 export { resolveEndpoint, isEndpointFailure, serviceNameLabel } from './endpoint-resolver.js';
 export type { ServiceLookup, ResolvedEndpoint, EndpointFailure } from './endpoint-resolver.js';
+export { webhookServiceResolver } from './webhook-service-resolver.js';
+export type { WebhookServiceReference } from './webhook-service-resolver.js';
 export { backendGet, aggregatorCheckIdentity } from './discovery-check.js';
 export type { BackendAnswer } from './discovery-check.js';
 export { ensureFrontProxyCertificates, frontProxyClientName } from './front-proxy-certificates.js';

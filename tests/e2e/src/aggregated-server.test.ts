@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:http2';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestClient } from '@kapi/client';
-import { generateCertificateAuthority, issueClientCertificate, type CertificateAndKey } from '@kapi/server';
+import { generateCertificateAuthority, issueClientCertificate, issueServingCertificate, type CertificateAndKey } from '@kapi/server';
 import { startAggregatedServer, type TestAggregatedServer } from './aggregated-server.js';
 import { httpsCall, type HttpsCallOptions } from './https-call.js';
 import { startServer, type TestServer } from './harness.js';
@@ -320,6 +322,85 @@ describe('admission configured on the main server', () => {
       expect((await create('v1alpha1', 'good-one')).code).toBe(201);
     } finally {
       await admin.raw({ method: 'DELETE', path: `${admissionregistration}/validatingadmissionpolicybindings/no-bad-flunders` });
+    }
+  });
+});
+
+describe('admission webhooks configured on the main server', () => {
+  it('calls a webhook behind a Service of the main server for Flunders, and refuses what it denies', async () => {
+    const ca = generateCertificateAuthority({ commonName: 'wardle-hook-ca' });
+    const serving = issueServingCertificate(ca, { hosts: ['wardle-hook.default.svc'] });
+    const asked: string[] = [];
+    const hook = createHttpsServer({ key: serving.privateKeyPem, cert: serving.certificatePem }, (request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        const review = JSON.parse(body) as { request: { uid: string; name: string; kind: { kind: string } } };
+        asked.push(`${review.request.kind.kind}/${review.request.name}`);
+        const denied = review.request.name.startsWith('hooked-');
+        response.setHeader('content-type', 'application/json');
+        response.end(
+          JSON.stringify({
+            apiVersion: 'admission.k8s.io/v1',
+            kind: 'AdmissionReview',
+            response: { uid: review.request.uid, allowed: !denied, ...(denied ? { status: { code: 403, message: 'no hooked flunders' } } : {}) },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    const port = (hook.address() as AddressInfo).port;
+    try {
+      await admin.request({
+        method: 'POST',
+        path: '/api/v1/namespaces/default/services',
+        body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'wardle-hook' }, spec: { ports: [{ name: 'https', port: 443, targetPort: port }] } },
+      });
+      await admin.request({
+        method: 'POST',
+        path: '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices',
+        body: {
+          apiVersion: 'discovery.k8s.io/v1',
+          kind: 'EndpointSlice',
+          metadata: { name: 'wardle-hook-1', labels: { 'kubernetes.io/service-name': 'wardle-hook' } },
+          addressType: 'IPv4',
+          endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+          ports: [{ name: 'https', port }],
+        },
+      });
+      await admin.request({
+        method: 'POST',
+        path: '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+        body: {
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingWebhookConfiguration',
+          metadata: { name: 'wardle-hook' },
+          webhooks: [
+            {
+              name: 'flunders.wardle-hook.example.com',
+              clientConfig: { service: { namespace: 'default', name: 'wardle-hook', path: '/validate' }, caBundle: Buffer.from(ca.certificatePem).toString('base64') },
+              rules: [{ operations: ['CREATE'], apiGroups: [group], apiVersions: ['*'], resources: ['flunders'] }],
+              sideEffects: 'None',
+              admissionReviewVersions: ['v1'],
+            },
+          ],
+        },
+      });
+      const create = (name: string, query = '') =>
+        call('POST', `${flunders('v1beta1')}${query}`, {
+          ...asProxiedUser('alice'),
+          body: { apiVersion: `${group}/v1beta1`, kind: 'Flunder', metadata: { name } },
+        });
+      const refused = await until(403, () => create('hooked-one', '?dryRun=All'));
+      expect(refused.body).toMatchObject({
+        code: 403,
+        message: 'admission webhook "flunders.wardle-hook.example.com" denied the request: no hooked flunders',
+      });
+      expect((await create('plain-one')).code).toBe(201);
+      expect(asked).toEqual(expect.arrayContaining(['Flunder/hooked-one', 'Flunder/plain-one']));
+    } finally {
+      await admin.raw({ method: 'DELETE', path: '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/wardle-hook' });
+      await new Promise((resolve) => hook.close(resolve));
     }
   });
 });

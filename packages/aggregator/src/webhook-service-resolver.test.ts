@@ -1,5 +1,5 @@
 import type { KubeObject } from '@kapi/apimachinery';
-import type { ServiceLookup } from '@kapi/aggregator';
+import type { ServiceLookup } from './endpoint-resolver.js';
 import { describe, expect, it } from 'vitest';
 import { webhookServiceResolver } from './webhook-service-resolver.js';
 
