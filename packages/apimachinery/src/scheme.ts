@@ -27,26 +27,28 @@ function unregisteredVersion(gvk: GroupVersionKind, version: string): Error {
   return new Error(`no kind "${gvk.kind}" is registered for version "${groupVersionString({ group: gvk.group, version })}" in scheme`);
 }
 
-function entryKey(group: string, kind: string): string {
-  return `${group}/${kind}`;
-}
-
 /**
  * The registry of kinds, their versions, schemas and conversions (runtime.Scheme). Each kind has a hub
  * (internal) version; every other version converts to and from the hub, so any version converts to any other.
  */
 export class Scheme {
-  private readonly kinds = new Map<string, KindEntry>();
-  /** objectKind results of registered kinds, by `apiVersion\0kind`. */
-  private readonly parsedKinds = new Map<string, GroupVersionKind>();
+  /** Kinds by group, then kind (two lookups: no key string made per lookup, as a write makes several). */
+  private readonly kinds = new Map<string, Map<string, KindEntry>>();
+  /** Every kind's entry, in the order the kinds were first registered. */
+  private readonly registered = new Set<KindEntry>();
+  /** objectKind results of registered kinds, by apiVersion, then kind. */
+  private readonly parsedKinds = new Map<string, Map<string, GroupVersionKind>>();
 
   private entry(group: string, kind: string, create: true): KindEntry;
   private entry(group: string, kind: string, create?: false): KindEntry | undefined;
   private entry(group: string, kind: string, create = false): KindEntry | undefined {
-    let entry = this.kinds.get(entryKey(group, kind));
+    let entry = this.kinds.get(group)?.get(kind);
     if (entry === undefined && create) {
       entry = { group, kind, versions: new Map(), conversions: new Map() };
-      this.kinds.set(entryKey(group, kind), entry);
+      let ofGroup = this.kinds.get(group);
+      if (ofGroup === undefined) this.kinds.set(group, (ofGroup = new Map()));
+      ofGroup.set(kind, entry);
+      this.registered.add(entry);
     }
     return entry;
   }
@@ -73,8 +75,10 @@ export class Scheme {
 
   /** Forgets a kind at every version, with its conversions and hub (e.g. a CustomResourceDefinition being re-installed). */
   removeKind(group: string, kind: string): this {
-    this.kinds.delete(entryKey(group, kind));
-    for (const [key, gvk] of this.parsedKinds) if (gvk.group === group && gvk.kind === kind) this.parsedKinds.delete(key);
+    const entry = this.entry(group, kind);
+    if (entry) this.registered.delete(entry);
+    this.kinds.get(group)?.delete(kind);
+    for (const ofVersion of this.parsedKinds.values()) if (ofVersion.get(kind)?.group === group) ofVersion.delete(kind);
     return this;
   }
 
@@ -119,7 +123,7 @@ export class Scheme {
   /** Every registered group/version/kind. */
   allKinds(): GroupVersionKind[] {
     const out: GroupVersionKind[] = [];
-    for (const entry of this.kinds.values()) {
+    for (const entry of this.registered) {
       for (const version of entry.versions.keys())
         out.push({ group: entry.group, version, kind: entry.kind });
     }
@@ -133,12 +137,15 @@ export class Scheme {
       throw new Error("Object 'apiVersion' is missing");
     }
     if (typeof kind !== 'string' || kind === '') throw new Error("Object 'Kind' is missing");
-    const key = `${apiVersion}\0${kind}`;
-    const known = this.parsedKinds.get(key);
+    const known = this.parsedKinds.get(apiVersion)?.get(kind);
     if (known) return known;
     const gvk = Object.freeze({ ...parseGroupVersion(apiVersion), kind });
     // Only registered kinds are remembered, so arbitrary input cannot grow the map.
-    if (this.kindFor(gvk) !== undefined) this.parsedKinds.set(key, gvk);
+    if (this.kindFor(gvk) !== undefined) {
+      let ofVersion = this.parsedKinds.get(apiVersion);
+      if (ofVersion === undefined) this.parsedKinds.set(apiVersion, (ofVersion = new Map()));
+      ofVersion.set(kind, gvk);
+    }
     return gvk;
   }
 

@@ -186,6 +186,12 @@ export interface DeleteOptions {
 export interface CreateOptions {
   /** Delete the object automatically after this many seconds. */
   ttlSeconds?: number;
+  /**
+   * The caller gives `object` to the store: it neither reads nor changes it once the call has returned
+   * (unless the create failed). The store may then return `object` itself, its resourceVersion set, rather
+   * than a copy: one copy fewer per create, where a watch event needs its own.
+   */
+  handOver?: boolean;
 }
 
 /**

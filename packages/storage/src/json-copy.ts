@@ -45,12 +45,18 @@ function copy(value: unknown): unknown {
     return items;
   }
   const prototype: unknown = Object.getPrototypeOf(value);
-  if ((prototype !== Object.prototype && prototype !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') throw notPlain;
+  if (prototype !== Object.prototype && prototype !== null) throw notPlain;
   const result: Record<string, unknown> = {};
-  // for-in visits own enumerable string keys in JSON.stringify's order (plain objects inherit none).
+  // for-in visits own enumerable string keys in JSON.stringify's order (plain objects inherit none). A
+  // toJSON method can then only be an own member, checked as the keys go by: looking up an absent
+  // `toJSON` on every object (through its prototype) costs more than the copy of a small one.
   for (const key in value) {
     const member: unknown = (value as Record<string, unknown>)[key];
-    if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+    if (typeof member === 'function') {
+      if (key === 'toJSON') throw notPlain;
+      continue;
+    }
+    if (member === undefined || typeof member === 'symbol') continue;
     const item = copy(member);
     // JSON.parse makes "__proto__" an own property; keep it one (assignment would set the prototype).
     if (key === '__proto__') Object.defineProperty(result, key, { value: item, enumerable: true, writable: true, configurable: true });

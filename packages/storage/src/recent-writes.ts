@@ -26,6 +26,10 @@ interface RecentWrite {
    * {@link RecentWrites.forgetSource}): a watch event arriving meanwhile copies it instead of parsing.
    */
   source?: KubeObject | undefined;
+  /** The writer gave `source` to the store (CreateOptions.handOver): it reads back `source` itself. */
+  handedOver?: boolean;
+  /** The write's watch event has made its own copy (of a handed-over source). */
+  eventDecoded?: boolean;
 }
 
 export class RecentWrites {
@@ -44,9 +48,9 @@ export class RecentWrites {
    * decode (it keeps no large values longer than their writes are in flight). `source`: the object `data`
    * is the verbatim JSON of, readable until {@link forgetSource}.
    */
-  remember(key: string, stored: Uint8Array, data: Uint8Array, untilShared = false, source?: KubeObject): void {
+  remember(key: string, stored: Uint8Array, data: Uint8Array, untilShared = false, source?: KubeObject, handedOver = false): void {
     this.entries.delete(key);
-    this.entries.set(key, { stored, data, untilShared, source });
+    this.entries.set(key, handedOver ? { stored, data, untilShared, source, handedOver } : { stored, data, untilShared, source });
     if (this.entries.size > this.capacity) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
@@ -95,6 +99,19 @@ export class RecentWrites {
     if (!decoded || !decoded.forEvent || decoded.revision !== revision) return undefined;
     this.shared(key, entry);
     return decoded.object;
+  }
+
+  /** The watch event of `entry` (of `key`) has copied the handed-over source: the writer need keep nothing for it. */
+  eventDecoded(key: string, entry: RecentWrite): void {
+    entry.eventDecoded = true;
+    entry.source = undefined;
+    this.shared(key, entry);
+  }
+
+  /** Whether the watch event of the write of `stored` at `key` may still come and want a copy kept for it. */
+  awaitsEvent(key: string, stored: Uint8Array): boolean {
+    const entry = this.entries.get(key);
+    return entry !== undefined && entry.stored === stored && entry.eventDecoded !== true;
   }
 
   /** The writer and the event of `entry` have shared their decode. */

@@ -323,6 +323,44 @@ describe('StoreCodec: a codec that encodes verbatim (reads back by copying the w
     expect(parses).toHaveLength(2);
   });
 
+  it('a handed-over create reads back the written object itself; its watch event gets the one copy, in either order', () => {
+    const parses: Uint8Array[] = [];
+    const codec = new StoreCodec(verbatim(parses), identityTransformer, 1 << 20);
+    const ended = codec.watchStarted();
+    const fresh = () => {
+      const written = source();
+      delete written.metadata.resourceVersion;
+      return written;
+    };
+    const eventOf = (encoded: { stored: Uint8Array }, revision: number): KVEntry => ({ key, value: Uint8Array.from(encoded.stored), createRevision: revision, modRevision: revision });
+
+    // The event first (SQLite's writer thread): it copies the source during the write.
+    const first = fresh();
+    const one = codec.encode(key, first, true);
+    codec.written(key, one);
+    const event = codec.decodeEvent(eventOf(one, 7));
+    codec.writeReturned(key, one);
+    const created = codec.decodeWritten(key, one, 7);
+    expect(created).toBe(first);
+    expect(created.metadata.resourceVersion).toBe('7');
+    expect(event).toStrictEqual(asParsed(first, 7));
+    expect(event.metadata).not.toBe(created.metadata);
+    expect(codec.rememberedWrites).toBe(0);
+
+    // The writer first (etcd): it keeps a copy for the event, which takes it.
+    const second = fresh();
+    const two = codec.encode(key, second, true);
+    codec.written(key, two);
+    codec.writeReturned(key, two);
+    const returned = codec.decodeWritten(key, two, 8);
+    expect(returned).toBe(second);
+    returned.metadata.labels!.l = 'changed by the caller after the write';
+    const late = codec.decodeEvent(eventOf(two, 8));
+    expect(late.metadata).toStrictEqual({ name: 'a', labels: { l: 'v' }, resourceVersion: '8' });
+    expect(parses).toHaveLength(0);
+    ended();
+  });
+
   it('Store.create returns what a parse would, without parsing', async () => {
     const parses: Uint8Array[] = [];
     const store = new Store({ kv: copyingBackend(), codec: verbatim(parses) });

@@ -30,6 +30,8 @@ export interface EncodedObject {
    * object it passed): read only while the write is in flight.
    */
   source?: KubeObject | undefined;
+  /** The caller gave `source` to the store (CreateOptions.handOver): the write's read-back is `source` itself. */
+  handedOver?: boolean;
 }
 
 /** Encoding, decoding and transformation of a store's objects, with storage errors naming the key. */
@@ -44,15 +46,19 @@ export class StoreCodec {
     readonly maxObjectSize: number,
   ) {}
 
-  /** Encodes `object` without its resourceVersion, transforms it, and enforces the size limit. */
-  encode(key: string, object: KubeObject): EncodedObject {
+  /**
+   * Encodes `object` without its resourceVersion, transforms it, and enforces the size limit. `handOver`:
+   * the caller gives `object` to the store (see CreateOptions.handOver).
+   */
+  encode(key: string, object: KubeObject, handOver = false): EncodedObject {
     const plain = withoutResourceVersion(object);
     const data = this.codec.encode(plain);
     const stored = this.transformer.toStorage(data, { key });
     if (stored.byteLength > this.maxObjectSize) {
       throw StorageError.requestTooLarge(key, stored.byteLength, this.maxObjectSize);
     }
-    return { data, stored, source: this.codec.encodesVerbatim?.(plain) === true ? plain : undefined };
+    if (this.codec.encodesVerbatim?.(plain) !== true) return { data, stored };
+    return handOver ? { data, stored, source: plain, handedOver: true } : { data, stored, source: plain };
   }
 
   /** The codec bytes of `object` with `metadata.resourceVersion` cleared. */
@@ -67,9 +73,10 @@ export class StoreCodec {
    * plain bytes holds whether or not the write succeeds.
    */
   written(key: string, encoded: EncodedObject): void {
+    const handedOver = encoded.handedOver === true;
     if (encoded.stored !== encoded.data || this.codec.recognizesOwnEncodings === true)
-      this.recentWrites.remember(key, encoded.stored, encoded.data, false, encoded.source);
-    else if (this.watches > 0) this.recentWrites.remember(key, encoded.stored, encoded.data, true, encoded.source);
+      this.recentWrites.remember(key, encoded.stored, encoded.data, false, encoded.source, handedOver);
+    else if (this.watches > 0) this.recentWrites.remember(key, encoded.stored, encoded.data, true, encoded.source, handedOver);
   }
 
   /**
@@ -132,6 +139,12 @@ export class StoreCodec {
     const kept = this.recentWrites.takeForEvent(entry.key, written, entry.modRevision);
     if (kept) return kept;
     if (written.decoded?.revision === entry.modRevision) return deepCopy(written.decoded.object);
+    if (written.handedOver && written.source) {
+      // The writer reads back its own object: the event's copy is the only one to make.
+      const copy = this.readBack(entry.key, written.data, written.source, entry.modRevision);
+      this.recentWrites.eventDecoded(entry.key, written);
+      return copy;
+    }
     const object = this.readBack(entry.key, written.data, written.source, entry.modRevision);
     this.recentWrites.keepDecoded(entry.key, written.stored, object, entry.modRevision);
     return deepCopy(object);
@@ -144,6 +157,14 @@ export class StoreCodec {
    * the only reference.
    */
   decodeWritten(key: string, encoded: EncodedObject, revision: number): KubeObject {
+    const source = encoded.source;
+    if (encoded.handedOver && source) {
+      // The caller's own object comes back; a watch event still to come gets a copy.
+      source.metadata.resourceVersion = String(revision);
+      if (this.watches > 0 && this.recentWrites.awaitsEvent(key, encoded.stored))
+        this.recentWrites.keepForEvent(key, encoded.stored, this.readBack(key, encoded.data, source, revision), revision);
+      return source;
+    }
     const kept = this.recentWrites.takeDecoded(key, encoded.stored, revision);
     if (kept) return kept;
     const object = this.readBack(key, encoded.data, encoded.source, revision);

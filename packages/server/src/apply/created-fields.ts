@@ -23,53 +23,59 @@ const metadataNeverOwned: ReadonlySet<string> = new Set(metadataNeverOwnedFields
 
 /**
  * The fieldsV1 of the only entry a create records: every field of `value` (every node, as
- * structured-merge-diff's Compare marks an added subtree) less the never-owned ones, written straight
- * from the object instead of built as field sets, diffed and serialized. `undefined` when it owns
- * nothing. Throws {@link TypedValueError} where the general path does (e.g. a list-map item without
- * its key), so the caller handles both alike.
+ * structured-merge-diff's Compare marks an added subtree) less the never-owned ones, built straight
+ * from the object instead of as field sets, diffed and serialized. `undefined` when it owns nothing.
+ * Throws {@link TypedValueError} where the general path does (e.g. a list-map item without its key), so
+ * the caller handles both alike.
  */
 export function createdFieldsV1(value: JsonRecord, schema: SchemaNode | undefined): FieldsV1 | undefined {
-  const text = childrenText(value, schemaType(schema), [], topNeverOwned);
-  return text === '' ? undefined : (JSON.parse(`{${text}}`) as FieldsV1);
+  return childrenFields(value, schemaType(schema), [], false, topNeverOwned);
 }
 
 /**
- * The fieldsV1 text (without braces) of the children of `value`, in sibling order; `neverOwned` names
- * the map keys that are not members themselves (their children still are).
+ * The fieldsV1 node of `value` (at `path`), whose children are its members in sibling order, `"."` first
+ * when `value` itself is a `member`; undefined when it is neither a member nor has members below.
+ * `neverOwned` names the map keys that are not members themselves (their children still are).
  */
-function childrenText(value: unknown, type: SchemaType, path: PathElement[], neverOwned?: ReadonlySet<string>): string {
+function childrenFields(
+  value: unknown,
+  type: SchemaType,
+  path: PathElement[],
+  member: boolean,
+  neverOwned?: ReadonlySet<string>,
+): FieldsV1 | undefined {
   const shape = shapeOf(value, type);
-  if (shape === 'leaf') return '';
-  let text = '';
+  if (shape === 'leaf') return member ? {} : undefined;
+  let fields: FieldsV1 | undefined;
   if (shape === 'map') {
     const record = value as JsonRecord;
     for (const name of sortedKeys(record)) {
       const childSchema = fieldSchema(type, name);
-      path.push(fieldElement(name));
-      const below = childrenText(
+      const element = fieldElement(name);
+      path.push(element);
+      const node = childrenFields(
         record[name],
         schemaType(childSchema === false ? undefined : childSchema),
         path,
+        !neverOwned?.has(name),
         neverOwned === topNeverOwned && name === 'metadata' ? metadataNeverOwned : undefined,
       );
       path.pop();
-      const node = nodeText(!neverOwned?.has(name), below);
-      // `"f:<name>"`: the name's JSON string with the element's prefix inside the quotes.
-      if (node !== undefined) text += `${text === '' ? '' : ','}"f:${JSON.stringify(name).slice(1)}:${node}`;
+      if (node !== undefined) (fields ??= member ? { '.': {} } : {})[element] = node;
     }
-    return text;
+    return fields ?? (member ? {} : undefined);
   }
   const listType = type as Extract<SchemaType, { kind: 'list' }>;
   const itemType = schemaType(listType.items);
-  const items: Array<[PathElement, string]> = [];
+  const items: Array<[PathElement, FieldsV1]> = [];
   for (const [element, item] of indexItems(value as unknown[], listType, path, true)) {
     path.push(element);
-    items.push([element, nodeText(true, childrenText(item, itemType, path)) as string]);
+    items.push([element, childrenFields(item, itemType, path, true) as FieldsV1]);
     path.pop();
   }
   items.sort(([left], [right]) => compareElements(left, right));
-  for (const [element, node] of items) text += `${text === '' ? '' : ','}${JSON.stringify(element)}:${node}`;
-  return text;
+  for (const [element, node] of items) (fields ??= member ? { '.': {} } : {})[element] = node;
+  return fields ?? (member ? {} : undefined);
 }
 
 /**
@@ -86,10 +92,4 @@ function sortedKeys(record: JsonRecord): string[] {
     keys[at] = key;
   }
   return keys;
-}
-
-/** One node's fieldsV1 value: `{}` for a member leaf, `"."` first for a member with children. */
-function nodeText(member: boolean, below: string): string | undefined {
-  if (below === '') return member ? '{}' : undefined;
-  return member ? `{".":{},${below}}` : `{${below}}`;
 }

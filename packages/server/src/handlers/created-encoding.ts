@@ -1,6 +1,5 @@
 import type { KubeObject } from '@kapi/apimachinery';
 import { storedEncodingOf } from '@kapi/storage';
-import { primeSerialization } from './shared-serialization.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -11,20 +10,17 @@ const CLOSE_BRACKET = 0x5d;
 const METADATA_KEY = Buffer.from('"metadata":');
 
 /**
- * Lets a create's response reuse the bytes the store wrote instead of encoding the object again: the
+ * Lets a write's response reuse the bytes the store wrote instead of encoding the object again: the
  * store's JSON with `"resourceVersion"` added as the last field of `metadata`, which is byte for byte
- * what JSON.stringify makes of the object the store returned. Returns whether the object's JSON is now
- * primed for {@link sharedSerialization}; false when the store did not keep its bytes (a codec that
- * converts or defaults on read, a webhook-converted kind) or they have no top-level metadata object.
+ * what JSON.stringify makes of the object the store returned. Undefined when the store did not keep its
+ * bytes (a codec that converts or defaults on read, a webhook-converted kind) or they have no top-level
+ * metadata object.
  */
-export function reuseStoredEncoding(created: KubeObject): boolean {
-  const stored = storedEncodingOf(created);
-  const resourceVersion = created.metadata.resourceVersion;
-  if (!stored || resourceVersion === undefined) return false;
-  const json = withResourceVersion(Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength), resourceVersion);
-  if (!json) return false;
-  primeSerialization(created, 'json', json);
-  return true;
+export function storedResponseJson(written: KubeObject): Buffer | undefined {
+  const stored = storedEncodingOf(written);
+  const resourceVersion = written.metadata.resourceVersion;
+  if (!stored || resourceVersion === undefined) return undefined;
+  return withResourceVersion(Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength), resourceVersion);
 }
 
 /** `json` (compact JSON of an object) with `metadata.resourceVersion` appended to its metadata. */

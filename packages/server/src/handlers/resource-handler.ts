@@ -4,7 +4,7 @@ import { requestContext, requestTarget, type Authorizer } from '@kapi/filters';
 import type { ServerMetrics } from '../metrics/index.js';
 import type { Verb } from '../resource-definition.js';
 import type { GenericStore, WriteContext } from '../registry/generic-store.js';
-import { reuseStoredEncoding } from './created-encoding.js';
+import { storedResponseJson } from './created-encoding.js';
 import { decodeRequestObject, type Endpoint } from './decode-object.js';
 import { duplicateJsonKeys } from './duplicate-json-keys.js';
 import { handlePatch, isApplyPatch } from './patch-handler.js';
@@ -123,7 +123,11 @@ function listParameters(query: ReadQuery) {
   };
 }
 
-/** Writes one object or list as the client negotiated (object, Table or PartialObjectMetadata). */
+/**
+ * Writes one object or list as the client negotiated (object, Table or PartialObjectMetadata). `json`:
+ * see {@link writeObject} (true for an object read from the watch cache, its compact JSON when a write
+ * already has it).
+ */
 function respond(
   request: IncomingMessage,
   response: ServerResponse,
@@ -132,12 +136,12 @@ function respond(
   body: KubeObject,
   isList: boolean,
   now?: () => Date,
-  shared = false,
+  json: boolean | Buffer = false,
 ): void | Promise<void> {
   const form = negotiateResponseForm(request);
   // A list's items are spliced in from their (cached) encodings rather than encoded as one string.
   if (form.as === 'object' && isList && !form.yaml) return writeList(request, response, code, body);
-  if (form.as === 'object') return writeObject(request, response, code, body, form.yaml ? 'yaml' : 'json', shared);
+  if (form.as === 'object') return writeObject(request, response, code, body, form.yaml ? 'yaml' : 'json', json);
   const items = isList ? ((body['items'] as KubeObject[]) ?? []) : [body];
   if (form.as === 'Table') {
     const includeObject = parseIncludeObject(requestTarget(request).query.get('includeObject'));
@@ -311,7 +315,7 @@ async function serveVerb(
         decodeRequestObject(request, decodeObjectBody(objectMediaType(request), await readBody(request), environment.protobuf), route, 'Ignore');
       const created = await store.create(namespace, object, version, context);
       // The response reuses the bytes just stored when the store kept them (one encoding per create).
-      return respond(request, response, route, 201, created, false, undefined, reuseStoredEncoding(created));
+      return respond(request, response, route, 201, created, false, undefined, storedResponseJson(created));
     }
     case 'update': {
       const write = parseWriteQuery(query, 'UpdateOptions');
@@ -335,7 +339,7 @@ async function serveVerb(
         writeContext(request, environment, write.dryRun, path.subresource, write),
       );
       // An update that wrote answers with the bytes the store wrote, as a create does.
-      return respond(request, response, route, result.created ? 201 : 200, result.object, false, undefined, reuseStoredEncoding(result.object));
+      return respond(request, response, route, result.created ? 201 : 200, result.object, false, undefined, storedResponseJson(result.object));
     }
     case 'patch': {
       const write = parseWriteQuery(query, 'PatchOptions', isApplyPatch(request));
@@ -346,7 +350,7 @@ async function serveVerb(
         context: writeContext(request, environment, write.dryRun, path.subresource, write),
       });
       // A patch that wrote answers with the bytes the store wrote, as an update does.
-      return respond(request, response, route, patched.created ? 201 : 200, patched.object, false, undefined, reuseStoredEncoding(patched.object));
+      return respond(request, response, route, patched.created ? 201 : 200, patched.object, false, undefined, storedResponseJson(patched.object));
     }
     case 'delete': {
       const options = await readDeleteOptions(request, query, environment.protobuf);

@@ -30,8 +30,9 @@ export function wantsPretty(request: IncomingMessage): boolean {
 }
 
 /**
- * Writes a JSON (or YAML) body with the request's warnings. `shared`: the body is a read-only object
- * that may be served again (from the watch cache), so its compact JSON is made once and reused.
+ * Writes a JSON (or YAML) body with the request's warnings. `json`: true when the body is a read-only
+ * object that may be served again (from the watch cache), so its compact JSON is made once and reused;
+ * or the body's compact JSON, already made (a write's stored bytes).
  */
 export function writeObject(
   request: IncomingMessage,
@@ -39,7 +40,7 @@ export function writeObject(
   code: number,
   body: unknown,
   format: 'json' | 'yaml' = 'json',
-  shared = false,
+  json: boolean | Buffer = false,
 ): void {
   if (response.headersSent) {
     response.end();
@@ -49,7 +50,8 @@ export function writeObject(
   let data: Buffer;
   if (format === 'yaml') data = Buffer.from(toYaml(body));
   else if (wantsPretty(request)) data = Buffer.from(`${JSON.stringify(body, null, 2)}\n`);
-  else if (shared && typeof body === 'object' && body !== null)
+  else if (Buffer.isBuffer(json)) data = json;
+  else if (json && typeof body === 'object' && body !== null)
     data = sharedSerialization(body, 'json', () => JSON.stringify(body));
   else data = Buffer.from(JSON.stringify(body));
   const type = format === 'yaml' ? 'application/yaml' : 'application/json';

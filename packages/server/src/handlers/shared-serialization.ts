@@ -20,13 +20,3 @@ export function sharedSerialization(object: object, key: string, encode: () => s
   }
   return encoded;
 }
-
-/** Sets the `key` encoding of `object` to `encoded` (bytes already made elsewhere, e.g. by the store). */
-export function primeSerialization(object: object, key: string, encoded: Buffer): void {
-  let byKey = serializations.get(object);
-  if (!byKey) {
-    byKey = new Map();
-    serializations.set(object, byKey);
-  }
-  byKey.set(key, encoded);
-}

@@ -223,7 +223,8 @@ export class GenericStore {
           if (existing) throw StatusError.alreadyExists(this.groupResource, name);
           return this.versioned(hub, version);
         }
-        return this.versioned(await this.storage.create(key, hub), version);
+        // The hub is this call's own (prepareCreate's): the store may return it rather than a copy.
+        return this.versioned(await this.storage.create(key, hub, { handOver: true }), version);
       } catch (error) {
         if (!context.dryRun) await this.abandon('create', hub, undefined, namespace, name, context);
         if (
