@@ -1,11 +1,5 @@
-import {
-  isJsonObject,
-  isNullable,
-  itemsOf,
-  mapValueSchema,
-  propertiesOf,
-  type JsonSchema,
-} from './json-schema.js';
+import { isJsonObject, isNullable, mapValueSchema, type JsonSchema } from './json-schema.js';
+import { schemaFacts } from './schema-facts.js';
 
 /**
  * Fills schema `default`s into `value` in place, recursively, only where the parent exists (structural
@@ -15,8 +9,9 @@ import {
  * its type (`""`, `0`, `false`, `{}`, `[]`), so `labels: {a: null}` is the label `a: ""`.
  */
 export function applySchemaDefaults(value: unknown, schema: JsonSchema): void {
+  const facts = schemaFacts(schema);
   if (Array.isArray(value)) {
-    const items = itemsOf(schema);
+    const items = facts.items;
     if (!items) return;
     for (let index = 0; index < value.length; index += 1) {
       if (value[index] === null && !isNullable(items)) value[index] = zeroValue(items) ?? null;
@@ -25,16 +20,17 @@ export function applySchemaDefaults(value: unknown, schema: JsonSchema): void {
     return;
   }
   if (!isJsonObject(value)) return;
-  const properties = propertiesOf(schema);
-  for (const [name, property] of defaultedPropertiesOf(schema, properties)) {
+  const properties = facts.properties;
+  for (const [name, property] of facts.defaulted) {
     const current = value[name];
     const missing = current === undefined || (current === null && !isNullable(property));
     if (missing && property['default'] !== undefined) value[name] = structuredClone(property['default']);
   }
-  // Keys, not entries: no [key, value] pair per field of every object defaulted.
+  // Keys, not entries: no [key, value] pair per field of every object defaulted (and a key deleted
+  // below is not visited again, as it could be with for-in).
   for (const key of Object.keys(value)) {
     const property = properties.get(key);
-    const childSchema = property ?? mapValueSchema(schema, key);
+    const childSchema = property ?? (facts.mapValues ? mapValueSchema(schema, key) : undefined);
     if (!childSchema) continue;
     if (value[key] === null && !isNullable(childSchema)) {
       if (property) {
@@ -64,19 +60,4 @@ function zeroValue(schema: JsonSchema): unknown {
     default:
       return undefined;
   }
-}
-
-const defaultedProperties = new WeakMap<JsonSchema, ReadonlyArray<readonly [string, JsonSchema]>>();
-
-/**
- * The properties of `schema` that have a `default` (cached, as {@link propertiesOf} is): most have none,
- * and a defaulting pass then looks at none of them instead of at every property of every object.
- */
-function defaultedPropertiesOf(schema: JsonSchema, properties: Map<string, JsonSchema>): ReadonlyArray<readonly [string, JsonSchema]> {
-  let out = defaultedProperties.get(schema);
-  if (out === undefined) {
-    out = [...properties].filter(([, property]) => property['default'] !== undefined);
-    defaultedProperties.set(schema, out);
-  }
-  return out;
 }

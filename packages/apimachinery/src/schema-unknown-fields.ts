@@ -1,16 +1,6 @@
 import { objectMetaSchema } from './kind-schema.js';
-import {
-  childPath,
-  indexPath,
-  isJsonObject,
-  isOpaque,
-  itemsOf,
-  keyPath,
-  mapValueSchema,
-  preservesUnknownFields,
-  propertiesOf,
-  type JsonSchema,
-} from './json-schema.js';
+import { childPath, indexPath, isJsonObject, keyPath, mapValueSchema, type JsonSchema } from './json-schema.js';
+import { schemaFacts } from './schema-facts.js';
 
 const metaSchema = objectMetaSchema as unknown as JsonSchema;
 const typeMetaFields = new Set(['apiVersion', 'kind']);
@@ -46,50 +36,37 @@ function walk(
   remove: boolean,
   isResource: boolean,
 ): void {
+  const facts = schemaFacts(schema);
   if (Array.isArray(value)) {
-    const items = itemsOf(schema);
+    const items = facts.items;
     if (items)
       value.forEach((item, index) => walk(item, items, indexPath(path, index), found, remove, false));
     return;
   }
   if (!isJsonObject(value)) return;
-  if (isOpaque(schema) && !isResource) return;
-  const embedded = isResource || schema['x-kubernetes-embedded-resource'] === true;
-  const preserve = preservesUnknownFields(schema);
-  const properties = propertiesOf(schema);
+  if (facts.opaque && !isResource) return;
+  const embedded = isResource || facts.embedded;
+  const properties = facts.properties;
+  // Keys, not for-in: a key deleted below (pruning) is not visited again.
   for (const key of Object.keys(value)) {
     const child = value[key];
     const property = properties.get(key);
     if (embedded && key === 'metadata') {
-      const declared = property && propertiesOf(property).size > 0 ? property : metaSchema;
+      const declared = property && schemaFacts(property).properties.size > 0 ? property : metaSchema;
       walk(child, declared, childPath(path, key), found, remove, false);
       continue;
     }
     if (property) {
-      walk(
-        child,
-        property,
-        childPath(path, key),
-        found,
-        remove,
-        property['x-kubernetes-embedded-resource'] === true,
-      );
+      walk(child, property, childPath(path, key), found, remove, schemaFacts(property).embedded);
       continue;
     }
     if (embedded && typeMetaFields.has(key)) continue;
-    const mapSchema = mapValueSchema(schema, key);
+    const mapSchema = facts.mapValues ? mapValueSchema(schema, key) : undefined;
     if (mapSchema) {
-      walk(
-        child,
-        mapSchema,
-        keyPath(path, key),
-        found,
-        remove,
-        mapSchema['x-kubernetes-embedded-resource'] === true,
-      );
+      walk(child, mapSchema, keyPath(path, key), found, remove, schemaFacts(mapSchema).embedded);
       continue;
     }
-    if (preserve) continue;
+    if (facts.preservesUnknown) continue;
     found.push(childPath(path, key));
     if (remove) delete value[key];
   }

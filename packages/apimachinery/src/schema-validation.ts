@@ -5,15 +5,13 @@ import {
   compiledPattern,
   indexPath,
   isJsonObject,
-  isNullable,
-  itemsOf,
   jsonTypeOf,
   keyPath,
   mapValueSchema,
-  ownPropertiesOf,
   typesOf,
   type JsonSchema,
 } from './json-schema.js';
+import { schemaFacts, type SchemaFacts } from './schema-facts.js';
 
 function invalid(field: string, value: unknown, detail: string): FieldError {
   return { field, type: 'FieldValueInvalid', value, detail };
@@ -54,24 +52,21 @@ function enumValues(schema: JsonSchema): unknown[] | undefined {
 
 const branchKeywords = ['anyOf', 'oneOf'] as const;
 
-/** What validateNode reads of a schema besides its own keywords, found once per schema object. */
-interface SchemaBranches {
+/** The values a schema allows, found once per schema object (schemas are not changed once validation uses them). */
+interface SchemaEnum {
   enumValues: unknown[] | undefined;
-  /** It has allOf, anyOf or oneOf. */
-  branches: boolean;
+  /** `const`. */
+  constant: unknown;
 }
 
-const schemaBranches = new WeakMap<JsonSchema, SchemaBranches>();
+const schemaEnums = new WeakMap<JsonSchema, SchemaEnum>();
 
-/** The enum and branches of a schema (schemas are not changed once validation uses them). */
-function enumAndBranchesOf(schema: JsonSchema): SchemaBranches {
-  let found = schemaBranches.get(schema);
+/** The enum and const of a schema. */
+function enumOf(schema: JsonSchema): SchemaEnum {
+  let found = schemaEnums.get(schema);
   if (found === undefined) {
-    found = {
-      enumValues: enumValues(schema),
-      branches: schema['allOf'] !== undefined || schema['anyOf'] !== undefined || schema['oneOf'] !== undefined,
-    };
-    schemaBranches.set(schema, found);
+    found = { enumValues: enumValues(schema), constant: schema['const'] };
+    schemaEnums.set(schema, found);
   }
   return found;
 }
@@ -92,8 +87,9 @@ export function validateAgainstSchema(value: unknown, schema: JsonSchema, path =
 
 function validateNode(value: unknown, schema: JsonSchema, path: string, errors: FieldError[]): void {
   const label = path === '' ? '<root>' : path;
-  if (value === null && isNullable(schema)) return;
-  if (schema['x-kubernetes-int-or-string'] === true) {
+  const facts = schemaFacts(schema);
+  if (value === null && facts.nullable) return;
+  if (facts.intOrString) {
     if (typeof value !== 'string' && !Number.isInteger(value)) {
       errors.push(
         invalid(
@@ -105,7 +101,7 @@ function validateNode(value: unknown, schema: JsonSchema, path: string, errors: 
       return;
     }
   } else {
-    if (!matchesDeclaredType(schema, value)) {
+    if (!typeAllows(facts.type, value)) {
       const types = typesOf(schema);
       const actual = jsonTypeOf(value);
       errors.push(
@@ -114,22 +110,23 @@ function validateNode(value: unknown, schema: JsonSchema, path: string, errors: 
       return;
     }
   }
-  const { enumValues: options, branches } = enumAndBranchesOf(schema);
+  const { enumValues: options, constant } = enumOf(schema);
   if (options !== undefined) {
     if (!options.some((option) => sameJson(option, value))) errors.push(notSupported(path, value, options));
-  } else if (schema['const'] !== undefined && !sameJson(schema['const'], value)) {
-    errors.push(notSupported(path, value, [schema['const']]));
+  } else if (constant !== undefined && !sameJson(constant, value)) {
+    errors.push(notSupported(path, value, [constant]));
   }
-  if (branches) validateBranches(value, schema, path, errors, options !== undefined);
-  if (typeof value === 'string') validateString(value, schema, path, label, errors);
-  else if (typeof value === 'number') validateNumber(value, schema, path, label, errors);
-  else if (Array.isArray(value)) validateArray(value, schema, path, label, errors);
-  else if (isJsonObject(value)) validateObject(value, schema, path, label, errors);
+  if (facts.hasBranches) validateBranches(value, schema, path, errors, options !== undefined);
+  if (typeof value === 'string') {
+    if (facts.checksStrings) validateString(value, schema, path, label, errors);
+  } else if (typeof value === 'number') {
+    if (facts.checksNumbers) validateNumber(value, schema, path, label, errors);
+  } else if (Array.isArray(value)) validateArray(value, schema, facts, path, label, errors);
+  else if (isJsonObject(value)) validateObject(value, schema, facts, path, label, errors);
 }
 
-/** True when `value` has one of the schema's declared types (or it declares none): `typesOf` without its array. */
-function matchesDeclaredType(schema: JsonSchema, value: unknown): boolean {
-  const type = schema['type'];
+/** True when `value` has one of the declared types `type` (a schema's, as written), or it declares none: `typesOf` without its array. */
+function typeAllows(type: unknown, value: unknown): boolean {
   if (typeof type === 'string') return typeMatches(type, value);
   if (!Array.isArray(type)) return true;
   let declared = false;
@@ -276,10 +273,18 @@ function validateNumber(
 function validateArray(
   value: unknown[],
   schema: JsonSchema,
+  facts: SchemaFacts,
   path: string,
   label: string,
   errors: FieldError[],
 ): void {
+  if (facts.checksLists) validateListKeywords(value, schema, path, label, errors);
+  const items = facts.items;
+  if (items) value.forEach((item, index) => validateNode(item, items, indexPath(path, index), errors));
+}
+
+/** minItems, maxItems and the uniqueness of a set's items or a map-list's keys. */
+function validateListKeywords(value: unknown[], schema: JsonSchema, path: string, label: string, errors: FieldError[]): void {
   const { minItems, maxItems } = schema;
   if (typeof maxItems === 'number' && value.length > maxItems) {
     errors.push({
@@ -319,24 +324,39 @@ function validateArray(
       seen.add(rendered);
     });
   }
-  const items = itemsOf(schema);
-  if (items) value.forEach((item, index) => validateNode(item, items, indexPath(path, index), errors));
 }
 
 function validateObject(
   value: Record<string, unknown>,
   schema: JsonSchema,
+  facts: SchemaFacts,
   path: string,
   label: string,
   errors: FieldError[],
 ): void {
-  const required = schema['required'];
-  if (Array.isArray(required))
+  const required = facts.required;
+  if (required)
     for (const name of required) {
       if (typeof name === 'string' && value[name] === undefined) {
         errors.push({ field: childPath(path, name), type: 'FieldValueRequired', detail: '' });
       }
     }
+  if (facts.countsProperties) validatePropertyCount(value, schema, path, label, errors);
+  const properties = facts.ownProperties;
+  // for-in, not entries or keys: no array per object validated (decoded objects inherit no enumerable keys).
+  for (const key in value) {
+    const child = value[key];
+    if (child === undefined) continue;
+    const property = properties.get(key);
+    if (property) validateNode(child, property, childPath(path, key), errors);
+    else if (facts.ownMapValues) {
+      const mapSchema = mapValueSchema(schema, key, true);
+      if (mapSchema) validateNode(child, mapSchema, keyPath(path, key), errors);
+    }
+  }
+}
+
+function validatePropertyCount(value: Record<string, unknown>, schema: JsonSchema, path: string, label: string, errors: FieldError[]): void {
   const count = Object.keys(value).length;
   const { minProperties, maxProperties } = schema;
   if (typeof maxProperties === 'number' && count > maxProperties) {
@@ -350,18 +370,6 @@ function validateObject(
   if (typeof minProperties === 'number' && count < minProperties) {
     errors.push(invalid(path, count, `${label} in body should have at least ${minProperties} properties`));
   }
-  const properties = ownPropertiesOf(schema);
-  // Keys, not entries: no [key, value] pair per field of every object validated.
-  for (const key of Object.keys(value)) {
-    const child = value[key];
-    if (child === undefined) continue;
-    const property = properties.get(key);
-    if (property) validateNode(child, property, childPath(path, key), errors);
-    else {
-      const mapSchema = mapValueSchema(schema, key, true);
-      if (mapSchema) validateNode(child, mapSchema, keyPath(path, key), errors);
-    }
-  }
 }
 
 /**
@@ -370,29 +378,37 @@ function validateObject(
  * defaulter and validator only run on well-typed objects, as upstream's do on decoded structs.
  */
 export function hasTypeMismatch(value: unknown, schema: JsonSchema): boolean {
-  if (value === null && isNullable(schema)) return false;
-  if (schema['x-kubernetes-int-or-string'] === true) {
+  const facts = schemaFacts(schema);
+  if (value === null && facts.nullable) return false;
+  if (facts.intOrString) {
     if (typeof value !== 'string' && !Number.isInteger(value)) return true;
-  } else if (!matchesDeclaredType(schema, value)) {
+  } else if (!typeAllows(facts.type, value)) {
     return true;
   }
+  if (facts.hasBranches && hasBranchTypeMismatch(value, schema)) return true;
+  if (Array.isArray(value)) {
+    const items = facts.items;
+    return items !== undefined && value.some((item) => hasTypeMismatch(item, items));
+  }
+  if (!isJsonObject(value)) return false;
+  const properties = facts.ownProperties;
+  // for-in, not keys: no array per object checked (decoded objects inherit no enumerable keys).
+  for (const key in value) {
+    const child = value[key];
+    if (child === undefined) continue;
+    const childSchema = properties.get(key) ?? (facts.ownMapValues ? mapValueSchema(schema, key, true) : undefined);
+    if (childSchema && hasTypeMismatch(child, childSchema)) return true;
+  }
+  return false;
+}
+
+/** A type mismatch with an allOf branch, or with every anyOf (oneOf) branch. */
+function hasBranchTypeMismatch(value: unknown, schema: JsonSchema): boolean {
   const allOf = schema['allOf'];
   if (Array.isArray(allOf) && allOf.some((branch) => hasTypeMismatchIn(value, branch))) return true;
   for (const keyword of branchKeywords) {
     const list = schema[keyword];
     if (Array.isArray(list) && list.length > 0 && list.every((branch) => hasTypeMismatchIn(value, branch))) return true;
-  }
-  if (Array.isArray(value)) {
-    const items = itemsOf(schema);
-    return items !== undefined && value.some((item) => hasTypeMismatch(item, items));
-  }
-  if (!isJsonObject(value)) return false;
-  const properties = ownPropertiesOf(schema);
-  for (const key of Object.keys(value)) {
-    const child = value[key];
-    if (child === undefined) continue;
-    const childSchema = properties.get(key) ?? mapValueSchema(schema, key, true);
-    if (childSchema && hasTypeMismatch(child, childSchema)) return true;
   }
   return false;
 }
