@@ -74,21 +74,24 @@ export class CacheStore {
     return this.objects.get(key);
   }
 
-  /** Stores the latest state of `key`. */
-  set(key: string, object: KubeObject): void {
+  /** Stores the latest state of `key`; returns the state it replaces, if any. */
+  set(key: string, object: KubeObject): KubeObject | undefined {
     const previous = this.objects.get(key);
     if (previous) this.unindex(key, previous);
     else if (!this.removedKeys.delete(key)) this.addedKeys.add(key);
     this.objects.set(key, object);
     this.index(key, object);
+    return previous;
   }
 
-  delete(key: string): void {
+  /** Forgets `key`; returns the state it held, if any. */
+  delete(key: string): KubeObject | undefined {
     const previous = this.objects.get(key);
-    if (!previous) return;
+    if (!previous) return undefined;
     this.unindex(key, previous);
     this.objects.delete(key);
     if (!this.addedKeys.delete(key)) this.removedKeys.add(key);
+    return previous;
   }
 
   /** Replaces the whole state. */

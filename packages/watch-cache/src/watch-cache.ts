@@ -206,10 +206,9 @@ export class WatchCache {
     revision: number,
     now: number,
   ): WatchCacheEvent {
-    const previous = this.store.get(key) ?? event.previousObject;
-    if (type === 'DELETED') this.store.delete(key);
-    else this.store.set(key, object);
-    return new WatchCacheEvent(type, key, object, previous, revision, now);
+    // One lookup of the key: what the state held comes back from the change.
+    const held = type === 'DELETED' ? this.store.delete(key) : this.store.set(key, object);
+    return new WatchCacheEvent(type, key, object, held ?? event.previousObject, revision, now);
   }
 
   private finishReplay(): void {
