@@ -192,6 +192,12 @@ export interface CreateOptions {
    * than a copy: one copy fewer per create, where a watch event needs its own.
    */
   handOver?: boolean;
+  /**
+   * With {@link handOver}: the caller only reads the object the call returns (e.g. answers a request with
+   * it), so the store may give that very object to its watch events (a watch cache keeps it) instead of a
+   * copy: no copy at all. The object must then be plain JSON data (what a parse of its encoding gives).
+   */
+  shareResult?: boolean;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { KubeObject } from '@kapi/apimachinery';
+import type { HandOver } from './store-codec.js';
 
 /** How many keys {@link RecentWrites} remembers (enough for the writes whose watch events are on their way). */
 const defaultCapacity = 1024;
@@ -26,8 +27,8 @@ interface RecentWrite {
    * {@link RecentWrites.forgetSource}): a watch event arriving meanwhile copies it instead of parsing.
    */
   source?: KubeObject | undefined;
-  /** The writer gave `source` to the store (CreateOptions.handOver): it reads back `source` itself. */
-  handedOver?: boolean;
+  /** The writer gave `source` to the store (see EncodedObject.handedOver). */
+  handedOver?: HandOver | undefined;
   /** The write's watch event has made its own copy (of a handed-over source). */
   eventDecoded?: boolean;
 }
@@ -48,7 +49,7 @@ export class RecentWrites {
    * decode (it keeps no large values longer than their writes are in flight). `source`: the object `data`
    * is the verbatim JSON of, readable until {@link forgetSource}.
    */
-  remember(key: string, stored: Uint8Array, data: Uint8Array, untilShared = false, source?: KubeObject, handedOver = false): void {
+  remember(key: string, stored: Uint8Array, data: Uint8Array, untilShared = false, source?: KubeObject, handedOver?: HandOver): void {
     this.entries.delete(key);
     this.entries.set(key, handedOver ? { stored, data, untilShared, source, handedOver } : { stored, data, untilShared, source });
     if (this.entries.size > this.capacity) {

@@ -336,7 +336,7 @@ describe('StoreCodec: a codec that encodes verbatim (reads back by copying the w
 
     // The event first (SQLite's writer thread): it copies the source during the write.
     const first = fresh();
-    const one = codec.encode(key, first, true);
+    const one = codec.encode(key, first, 'copy');
     codec.written(key, one);
     const event = codec.decodeEvent(eventOf(one, 7));
     codec.writeReturned(key, one);
@@ -349,7 +349,7 @@ describe('StoreCodec: a codec that encodes verbatim (reads back by copying the w
 
     // The writer first (etcd): it keeps a copy for the event, which takes it.
     const second = fresh();
-    const two = codec.encode(key, second, true);
+    const two = codec.encode(key, second, 'copy');
     codec.written(key, two);
     codec.writeReturned(key, two);
     const returned = codec.decodeWritten(key, two, 8);
@@ -357,6 +357,29 @@ describe('StoreCodec: a codec that encodes verbatim (reads back by copying the w
     returned.metadata.labels!.l = 'changed by the caller after the write';
     const late = codec.decodeEvent(eventOf(two, 8));
     expect(late.metadata).toStrictEqual({ name: 'a', labels: { l: 'v' }, resourceVersion: '8' });
+    expect(parses).toHaveLength(0);
+    ended();
+  });
+
+  it('a handed-over create whose result the caller only reads is shared with its watch event, in either order', () => {
+    const parses: Uint8Array[] = [];
+    const codec = new StoreCodec(verbatim(parses), identityTransformer, 1 << 20);
+    const ended = codec.watchStarted();
+    const eventOf = (encoded: { stored: Uint8Array }, revision: number): KVEntry => ({ key, value: Uint8Array.from(encoded.stored), createRevision: revision, modRevision: revision });
+    for (const [revision, eventFirst] of [[7, true], [8, false]] as const) {
+      const written = source();
+      delete written.metadata.resourceVersion;
+      const encoded = codec.encode(key, written, 'share');
+      codec.written(key, encoded);
+      const early = eventFirst ? codec.decodeEvent(eventOf(encoded, revision)) : undefined;
+      codec.writeReturned(key, encoded);
+      const created = codec.decodeWritten(key, encoded, revision);
+      const event = early ?? codec.decodeEvent(eventOf(encoded, revision));
+      expect(created).toBe(written);
+      expect(event).toBe(written);
+      expect(written.metadata.resourceVersion).toBe(String(revision));
+      expect(codec.rememberedWrites).toBe(0);
+    }
     expect(parses).toHaveLength(0);
     ended();
   });

@@ -30,9 +30,15 @@ export interface EncodedObject {
    * object it passed): read only while the write is in flight.
    */
   source?: KubeObject | undefined;
-  /** The caller gave `source` to the store (CreateOptions.handOver): the write's read-back is `source` itself. */
-  handedOver?: boolean;
+  /**
+   * The caller gave `source` to the store (CreateOptions.handOver): the write's read-back is `source`
+   * itself, and its watch event gets a copy, or with `share` (CreateOptions.shareResult) `source` too.
+   */
+  handedOver?: HandOver;
 }
+
+/** How a caller gives its object to the store (see {@link EncodedObject.handedOver}). */
+export type HandOver = 'copy' | 'share';
 
 /** Encoding, decoding and transformation of a store's objects, with storage errors naming the key. */
 export class StoreCodec {
@@ -48,9 +54,9 @@ export class StoreCodec {
 
   /**
    * Encodes `object` without its resourceVersion, transforms it, and enforces the size limit. `handOver`:
-   * the caller gives `object` to the store (see CreateOptions.handOver).
+   * the caller gives `object` to the store (see {@link EncodedObject.handedOver}).
    */
-  encode(key: string, object: KubeObject, handOver = false): EncodedObject {
+  encode(key: string, object: KubeObject, handOver?: HandOver): EncodedObject {
     const plain = withoutResourceVersion(object);
     const data = this.codec.encode(plain);
     const stored = this.transformer.toStorage(data, { key });
@@ -58,7 +64,7 @@ export class StoreCodec {
       throw StorageError.requestTooLarge(key, stored.byteLength, this.maxObjectSize);
     }
     if (this.codec.encodesVerbatim?.(plain) !== true) return { data, stored };
-    return handOver ? { data, stored, source: plain, handedOver: true } : { data, stored, source: plain };
+    return handOver ? { data, stored, source: plain, handedOver: handOver } : { data, stored, source: plain };
   }
 
   /** The codec bytes of `object` with `metadata.resourceVersion` cleared. */
@@ -73,7 +79,7 @@ export class StoreCodec {
    * plain bytes holds whether or not the write succeeds.
    */
   written(key: string, encoded: EncodedObject): void {
-    const handedOver = encoded.handedOver === true;
+    const handedOver = encoded.handedOver;
     if (encoded.stored !== encoded.data || this.codec.recognizesOwnEncodings === true)
       this.recentWrites.remember(key, encoded.stored, encoded.data, false, encoded.source, handedOver);
     else if (this.watches > 0) this.recentWrites.remember(key, encoded.stored, encoded.data, true, encoded.source, handedOver);
@@ -140,10 +146,10 @@ export class StoreCodec {
     if (kept) return kept;
     if (written.decoded?.revision === entry.modRevision) return deepCopy(written.decoded.object);
     if (written.handedOver && written.source) {
-      // The writer reads back its own object: the event's copy is the only one to make.
-      const copy = this.readBack(entry.key, written.data, written.source, entry.modRevision);
+      // The writer reads back its own object: the event's copy is the only one to make, if any.
+      const object = this.handedOverForEvent(entry.key, written.data, written.source, written.handedOver, entry.modRevision);
       this.recentWrites.eventDecoded(entry.key, written);
-      return copy;
+      return object;
     }
     const object = this.readBack(entry.key, written.data, written.source, entry.modRevision);
     this.recentWrites.keepDecoded(entry.key, written.stored, object, entry.modRevision);
@@ -159,10 +165,10 @@ export class StoreCodec {
   decodeWritten(key: string, encoded: EncodedObject, revision: number): KubeObject {
     const source = encoded.source;
     if (encoded.handedOver && source) {
-      // The caller's own object comes back; a watch event still to come gets a copy.
+      // The caller's own object comes back; a watch event still to come gets a copy (or it too).
       source.metadata.resourceVersion = String(revision);
       if (this.watches > 0 && this.recentWrites.awaitsEvent(key, encoded.stored))
-        this.recentWrites.keepForEvent(key, encoded.stored, this.readBack(key, encoded.data, source, revision), revision);
+        this.recentWrites.keepForEvent(key, encoded.stored, this.handedOverForEvent(key, encoded.data, source, encoded.handedOver, revision), revision);
       return source;
     }
     const kept = this.recentWrites.takeDecoded(key, encoded.stored, revision);
@@ -170,6 +176,13 @@ export class StoreCodec {
     const object = this.readBack(key, encoded.data, encoded.source, revision);
     if (this.watches > 0) this.recentWrites.keepForEvent(key, encoded.stored, deepCopy(object), revision);
     return object;
+  }
+
+  /** The watch event's object of a handed-over write: a copy of `source`, or with `share` `source` itself. */
+  private handedOverForEvent(key: string, data: Uint8Array, source: KubeObject, handOver: HandOver, revision: number): KubeObject {
+    if (handOver === 'copy') return this.readBack(key, data, source, revision);
+    source.metadata.resourceVersion = String(revision);
+    return source;
   }
 
   /**

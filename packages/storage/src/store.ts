@@ -71,7 +71,7 @@ export class Store implements Interface, ProgressRequester, RevisionReader, Comp
     }
     // Asked when encoding: the encoding version may change (storage-version voting) while the write waits.
     const verbatim = this.codec.codec.decodesVerbatim?.() ?? false;
-    const encoded = this.codec.encode(key, object, options.handOver === true);
+    const encoded = this.codec.encode(key, object, options.handOver ? (options.shareResult ? 'share' : 'copy') : undefined);
     this.codec.written(key, encoded);
     let result: KVWriteResult;
     try {

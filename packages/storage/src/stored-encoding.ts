@@ -12,8 +12,12 @@ export function rememberStoredEncoding(object: KubeObject, data: Uint8Array): vo
  * The JSON bytes a created or updated object was decoded from (what the store wrote, before any
  * transformer), without `metadata.resourceVersion`, when its codec decodes verbatim; `undefined` for
  * anything else (a no-op update included). Valid only while the object is unmodified: for a create's or
- * an update's response, written right after the write.
+ * an update's response, written right after the write. Read once: the bytes are forgotten as they are
+ * handed out, so an object the store shares with its watch cache (CreateOptions.shareResult) does not
+ * keep them as long as it lives.
  */
 export function storedEncodingOf(object: object): Uint8Array | undefined {
-  return encodings.get(object);
+  const data = encodings.get(object);
+  if (data !== undefined) encodings.delete(object);
+  return data;
 }

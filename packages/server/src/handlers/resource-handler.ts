@@ -313,6 +313,8 @@ async function serveVerb(
       // (warnings were recorded the first time) if it needs a fresh one.
       context.decodeAgain = async () =>
         decodeRequestObject(request, decodeObjectBody(objectMediaType(request), await readBody(request), environment.protobuf), route, 'Ignore');
+      // The created object is only written out below: the watch cache may keep that very object.
+      context.readOnlyResult = true;
       const created = await store.create(namespace, object, version, context);
       // The response reuses the bytes just stored when the store kept them (one encoding per create).
       return respond(request, response, route, 201, created, false, undefined, storedResponseJson(created));

@@ -40,6 +40,11 @@ export interface WriteContext {
    * has to prepare it again (its generated name was taken).
    */
   decodeAgain?: () => KubeObject | Promise<KubeObject>;
+  /**
+   * The caller only reads the object a create returns (it answers the request with it): the store may
+   * return the very object its watch cache keeps (no copy). Never set where the result may be changed.
+   */
+  readOnlyResult?: boolean;
 }
 
 /** Selection and paging of a list, watch or deletecollection. */

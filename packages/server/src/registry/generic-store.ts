@@ -224,7 +224,8 @@ export class GenericStore {
           return this.versioned(hub, version);
         }
         // The hub is this call's own (prepareCreate's): the store may return it rather than a copy.
-        return this.versioned(await this.storage.create(key, hub, { handOver: true }), version);
+        const created = await this.storage.create(key, hub, { handOver: true, shareResult: context.readOnlyResult === true });
+        return this.versioned(created, version);
       } catch (error) {
         if (!context.dryRun) await this.abandon('create', hub, undefined, namespace, name, context);
         if (
