@@ -7,6 +7,7 @@
 import {
   asSchema,
   branchesOf,
+  isNullable,
   isOpaque,
   itemsOf,
   ownPropertiesOf,
@@ -77,7 +78,7 @@ function factsOf(schema: JsonSchema): SchemaFacts {
   const ownMapValues = asSchema(schema['patternProperties']) !== undefined || asSchema(schema['additionalProperties']) !== undefined;
   const required = schema['required'];
   return {
-    nullable: schema['nullable'] === true || type === 'null' || (Array.isArray(type) && type.includes('null')),
+    nullable: isNullable(schema),
     intOrString: schema['x-kubernetes-int-or-string'] === true,
     type,
     hasBranches: branchesOf(schema).length > 0,
