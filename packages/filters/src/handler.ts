@@ -96,6 +96,22 @@ export function pathSegments(path: string): string[] {
   return start === end ? [] : path.slice(start, end).split('/');
 }
 
+/** The segments of recently seen paths: a server is sent the same collection paths again and again. */
+const segmentsOfPath = new Map<string, readonly string[]>();
+/** Paths whose segments are kept; past it the cache starts over (object paths each come once or so). */
+const segmentsCacheSize = 256;
+
+/** {@link pathSegments}, frozen and shared by the requests for the same path. */
+function recentSegments(path: string): readonly string[] {
+  let segments = segmentsOfPath.get(path);
+  if (segments === undefined) {
+    if (segmentsOfPath.size >= segmentsCacheSize) segmentsOfPath.clear();
+    segments = Object.freeze(pathSegments(path));
+    segmentsOfPath.set(path, segments);
+  }
+  return segments;
+}
+
 /** The query of every request target without one: shared, so its mutators refuse (a request's query is read only). */
 class EmptyQuery extends URLSearchParams {
   override append(): never {
@@ -116,7 +132,7 @@ const emptyQuery = new EmptyQuery();
 /** A split request target whose query and segments are made on first use (most GETs have no query). */
 class SplitTarget implements RequestTarget {
   private parsedQuery: URLSearchParams | undefined;
-  private split: string[] | undefined;
+  private split: readonly string[] | undefined;
 
   constructor(
     readonly path: string,
@@ -128,7 +144,7 @@ class SplitTarget implements RequestTarget {
   }
 
   get segments(): readonly string[] {
-    return (this.split ??= pathSegments(this.path));
+    return (this.split ??= recentSegments(this.path));
   }
 }
 

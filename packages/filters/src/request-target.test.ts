@@ -10,6 +10,15 @@ function request(url: string): IncomingMessage {
 }
 
 describe('requestTarget', () => {
+  it('shares one frozen segment array between the requests for the same path', () => {
+    const first = requestTarget(request('/api/v1/namespaces/shared/configmaps?limit=1')).segments;
+    const second = requestTarget(request('/api/v1/namespaces/shared/configmaps')).segments;
+    expect(second).toBe(first);
+    expect(first).toEqual(['api', 'v1', 'namespaces', 'shared', 'configmaps']);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(requestTarget(request('/api/v1/namespaces/other/configmaps')).segments).not.toBe(first);
+  });
+
   it('parses the URL once per request, and again after releaseRequestTarget', () => {
     const watch = request('/api/v1/namespaces/a/configmaps?watch=1&resourceVersion=5');
     const target = requestTarget(watch);

@@ -216,6 +216,7 @@ export class CacheStore {
   }
 
   private index(key: string, object: KubeObject): void {
+    if (this.indexes.size === 0) return;
     for (const { indexFunc, keysByValue } of this.indexes.values()) {
       for (const value of indexFunc(object)) {
         let keys = keysByValue.get(value);
@@ -226,6 +227,7 @@ export class CacheStore {
   }
 
   private unindex(key: string, object: KubeObject): void {
+    if (this.indexes.size === 0) return;
     for (const { indexFunc, keysByValue } of this.indexes.values()) {
       for (const value of indexFunc(object)) {
         const keys = keysByValue.get(value);

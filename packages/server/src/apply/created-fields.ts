@@ -50,11 +50,14 @@ function childrenFields(
   if (shape === 'map') {
     const record = value as JsonRecord;
     for (const name of sortedKeys(record)) {
+      const child = record[name];
+      // A never-owned scalar (metadata.name, uid, creationTimestamp...) has nothing below it to own.
+      if ((typeof child !== 'object' || child === null) && neverOwned?.has(name)) continue;
       const childSchema = fieldSchema(type, name);
       const element = fieldElement(name);
       path.push(element);
       const node = childrenFields(
-        record[name],
+        child,
         schemaType(childSchema === false ? undefined : childSchema),
         path,
         !neverOwned?.has(name),
