@@ -1,5 +1,5 @@
 import { INITIAL_EVENTS_END_ANNOTATION, type KubeObject, type Status } from '@kapi/apimachinery';
-import type { StorageWatchEvent, Watch } from '@kapi/storage';
+import type { ListOptions, StorageWatchEvent, Watch } from '@kapi/storage';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Cacher } from './cacher.js';
 import type { CacherOptions } from './cacher-options.js';
@@ -141,6 +141,54 @@ describe('Cacher watches', () => {
       type: 'BOOKMARK',
       object: { metadata: { resourceVersion: String(cacher.resourceVersion), annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } },
     });
+  });
+});
+
+describe('Cacher watch-list without storage progress requests', () => {
+  /** Storage without progress requests (etcd 3.4.23) whose watch events reach the cache only when released. */
+  class LaggingStorage extends InstrumentedStorage {
+    readonly watchProgressSupported = false;
+    held = true;
+    private release: () => void = () => undefined;
+    private gate = new Promise<void>((resolve) => (this.release = resolve));
+
+    open(): void {
+      this.held = false;
+      this.release();
+    }
+
+    override async watch(key: string, options: ListOptions = {}): Promise<Watch> {
+      const inner = await super.watch(key, options);
+      const gated = async function* (this: LaggingStorage): AsyncGenerator<StorageWatchEvent> {
+        for await (const event of inner) {
+          if (this.held && event.type !== 'BOOKMARK') await this.gate;
+          yield event;
+        }
+      }.bind(this);
+      return { stop: () => inner.stop(), done: inner.done, [Symbol.asyncIterator]: gated };
+    }
+  }
+
+  it('lists the storage at its revision while the cache is behind, then streams the changes after it', async () => {
+    const { store } = newMemoryStore(0);
+    const storage = new LaggingStorage(store);
+    const cacher = new Cacher({ storage, resourcePrefix: prefix, clock: new FakeClock(), random: () => 0, stopCatchUpTimeoutMs: 0 });
+    running.push(cacher);
+    await cacher.start();
+    storage.held = true;
+    const a = await store.create(keyOf('a'), configMap('a'));
+    expect(cacher.resourceVersion).toBeLessThan(revisionOf(a));
+    const watch = collect(
+      await cacher.watch(prefix, { recursive: true, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', predicate: { allowWatchBookmarks: true } }),
+    );
+    await vi.waitFor(() => expect(watch.events).toHaveLength(2));
+    expect(watch.events[0]).toEqual({ type: 'ADDED', object: a });
+    expect(watch.events[1]?.type).toBe('BOOKMARK');
+    expect(revisionOf(watch.events[1]?.object as KubeObject)).toBe(revisionOf(a));
+    storage.open();
+    const b = await cacher.create(keyOf('b'), configMap('b'));
+    await vi.waitFor(() => expect(watch.events).toHaveLength(3));
+    expect(watch.events[2]).toMatchObject({ type: 'ADDED', object: b });
   });
 });
 

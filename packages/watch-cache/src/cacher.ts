@@ -346,6 +346,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
   }
 
   private async watchList(scope: KeyScope, text: string, revision: number, options: CacherWatchOptions): Promise<Watch> {
+    if (text === '' && !this.consistentStorage) return this.watchListFromStorage(scope, options);
     try {
       if (text === '' && this.consistentStorage) await this.waitForConsistency();
       else if (revision > 0) await this.cache.waitUntilFresh(revision, FRESHNESS_TIMEOUT_MS);
@@ -356,6 +357,34 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
     const snapshotRevision = this.cache.resourceVersion;
     const end = options.predicate?.allowWatchBookmarks ? bookmarkEvent(snapshotRevision, true) : undefined;
     return this.register(scope, options, snapshotRevision, { state: this.cache.store.list(scope), end });
+  }
+
+  /**
+   * A watch-list at the latest revision when the cache cannot be brought to it (the backend answers no
+   * progress requests, as etcd 3.4.23 does not: the cache may still be behind writes that already
+   * returned). The initial state is a consistent list from the storage at its revision R, followed by the
+   * cache's history after R when the cache is already past it; live events up to there are skipped.
+   */
+  private async watchListFromStorage(scope: KeyScope, options: CacherWatchOptions): Promise<Watch> {
+    let listed: ListResult;
+    try {
+      listed = await this.storage.getList(scope.key, { recursive: scope.recursive });
+    } catch (error) {
+      return errorWatch(error);
+    }
+    this.ready.check();
+    const listRevision = Number(listed.resourceVersion);
+    let history: WatchCacheEvent[] = [];
+    if (this.cache.resourceVersion > listRevision) {
+      try {
+        history = this.cache.eventsSince(listRevision);
+      } catch (error) {
+        return errorWatch(error);
+      }
+    }
+    const startRevision = Math.max(listRevision, this.cache.resourceVersion);
+    const end = options.predicate?.allowWatchBookmarks ? bookmarkEvent(startRevision, true) : undefined;
+    return this.register(scope, options, startRevision, { state: listed.items, history, end });
   }
 
   /** Creates a watcher whose initial events are given, and subscribes it to live events in the same turn. */
