@@ -360,10 +360,9 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
   }
 
   /**
-   * A watch-list at the latest revision when the cache cannot be brought to it (the backend answers no
-   * progress requests, as etcd 3.4.23 does not: the cache may still be behind writes that already
-   * returned). The initial state is a consistent list from the storage at its revision R, followed by the
-   * cache's history after R when the cache is already past it; live events up to there are skipped.
+   * A watch-list at the latest revision when the backend answers no progress requests (etcd 3.4.23), so
+   * the cache may be behind writes that returned: the state is a storage list at its revision R, then the
+   * cache's history after R if the cache is past it; live events up to there are skipped.
    */
   private async watchListFromStorage(scope: KeyScope, options: CacherWatchOptions): Promise<Watch> {
     let listed: ListResult;
