@@ -348,7 +348,7 @@ export class Cacher implements Interface, ProgressRequester, RevisionReader, Clo
   private async watchList(scope: KeyScope, text: string, revision: number, options: CacherWatchOptions): Promise<Watch> {
     if (text === '' && !this.consistentStorage) return this.watchListFromStorage(scope, options);
     try {
-      if (text === '' && this.consistentStorage) await this.waitForConsistency();
+      if (text === '') await this.waitForConsistency();
       else if (revision > 0) await this.cache.waitUntilFresh(revision, FRESHNESS_TIMEOUT_MS);
     } catch (error) {
       return errorWatch(error);
