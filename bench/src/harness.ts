@@ -35,6 +35,26 @@ export async function measureRate(total: number, concurrency: number, operation:
 }
 
 /**
+ * Runs `operation` with `concurrency` in flight for `seconds` (no new operation starts after that); returns
+ * operations per second. For a control run beside a load measured over the same time, not a fixed count
+ * that a fast backend finishes in a fraction of a second.
+ */
+export async function measureRateFor(seconds: number, concurrency: number, operation: (index: number) => Promise<unknown>): Promise<number> {
+  let next = 0;
+  let completed = 0;
+  const started = process.hrtime.bigint();
+  const deadline = started + BigInt(Math.round(seconds * 1e9));
+  const worker = async () => {
+    while (process.hrtime.bigint() < deadline) {
+      await operation(next++);
+      completed++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return completed / (Number(process.hrtime.bigint() - started) / 1e9);
+}
+
+/**
  * Control and subject measured twice each, alternately (control, subject, control, subject), keeping each
  * one's best (`better` picks it: the higher rate by default): on a shared VM throughput drifts within
  * minutes, and alternating keeps a drift from favouring either side.

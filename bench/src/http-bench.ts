@@ -20,7 +20,7 @@ import { inProcessCpu, type ChainCpu, type Handler } from './chain-cpu.js';
 import { startCpuSplit } from './cpu-split.js';
 import { profiled } from './cpu-profile.js';
 import { getRows } from './get-bench.js';
-import { measureRate, row, sampleObject, type BenchRow } from './harness.js';
+import { measureRate, measureRateFor, row, sampleObject, type BenchRow } from './harness.js';
 
 /** A 2 KB ConfigMap without a namespace (the URL gives it). */
 const httpObject = (name: string) => ({ ...sampleObject(name), metadata: { name } });
@@ -152,7 +152,7 @@ function bareCreateHandler(kv: KVBackend, namespace: string): Handler {
   const store = new Store({ kv });
   const create = async (object: KubeObject): Promise<KubeObject> => {
     for (let attempt = 0; ; attempt++) {
-      const name = generatedNames(1)[0] as string;
+      const name = generatedName();
       try {
         return await store.create(`/registry/configmaps/${namespace}/${name}`, { ...object, metadata: { name, namespace } });
       } catch (error) {
@@ -344,12 +344,16 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
   async function sqliteCreates(server: Awaited<ReturnType<typeof startServer>>, tls: { key: string; cert: string }, spec: Record<string, unknown>): Promise<void> {
     // The same mode as the server's (kube-apiserver-lite commits on a writer thread by default).
     const rawSqlite = await SqliteBackend.open({ path: join(directory, 'raw.db'), writerThread: true });
-    const rawRate = await rawCreateRate(rawSqlite, options.quick ? 2000 : 5000);
     const bareCreate = await bareCreateServer(rawSqlite, 'bare-create', tls);
     const createSpec = { ...spec, connections: 64, method: 'POST', body: createBody, headers: server.headers };
-    const { control: ceiling, subject: created } = await alternately(
-      () => warmedLoad({ ...createSpec, url: bareCreate.url }, (run) => profiled('create-ceiling-sqlite', run)),
-      () => warmedLoad({ ...createSpec, url: `${server.running.url}${path}` }, (run) => profiled('create-sqlite', run)),
+    const {
+      raw: rawRate,
+      result: { control: ceiling, subject: created },
+    } = await rawCreateRateAround(rawSqlite, duration, () =>
+      alternately(
+        () => warmedLoad({ ...createSpec, url: bareCreate.url }, (run) => profiled('create-ceiling-sqlite', run)),
+        () => warmedLoad({ ...createSpec, url: `${server.running.url}${path}` }, (run) => profiled('create-sqlite', run)),
+      ),
     );
     await bareCreate.close();
     const inProcess = await inProcessCreateCpu(server.running.server.handler, rawSqlite, server.headers, createBody);
@@ -402,7 +406,6 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
       // The controls write under a prefix of their own, outside the keys the running server's watch
       // cache follows (it would otherwise ingest their writes in this process, on their CPU).
       const rawEtcd = await Etcd3Backend.connect({ endpoints: [etcd.endpoint], prefix: '/bench-control' });
-      const rawEtcdRate = await rawCreateRate(rawEtcd, options.quick ? 2000 : 5000);
       const tls = { key: readFileSync(join(etcdDir, 'apiserver.key'), 'utf8'), cert: readFileSync(join(etcdDir, 'apiserver.crt'), 'utf8') };
       const bareCreate = await bareCreateServer(rawEtcd, 'bare-create', tls);
       const createSpec = { connections: 64, durationSeconds: duration, ca: etcdServer.ca, method: 'POST', body: createBody, headers: etcdServer.headers };
@@ -416,9 +419,14 @@ export async function httpBench(options: { quick: boolean }): Promise<BenchRow[]
           console.log(`[bench] ${name}: etcd ${Math.round(used / (result.requestsPerSecond * duration))} µs CPU per create`);
           return result;
         });
-      const { control: ceiling, subject: createdEtcd } = await alternately(
-        () => warmedLoad({ ...createSpec, url: bareCreate.url }, etcdCpu('create-ceiling-etcd')),
-        () => warmedLoad({ ...createSpec, url: `${etcdServer.running.url}${path}` }, etcdCpu('create-etcd')),
+      const {
+        raw: rawEtcdRate,
+        result: { control: ceiling, subject: createdEtcd },
+      } = await rawCreateRateAround(rawEtcd, duration, () =>
+        alternately(
+          () => warmedLoad({ ...createSpec, url: bareCreate.url }, etcdCpu('create-ceiling-etcd')),
+          () => warmedLoad({ ...createSpec, url: `${etcdServer.running.url}${path}` }, etcdCpu('create-etcd')),
+        ),
       );
       await bareCreate.close();
       const inProcess = await inProcessCreateCpu(etcdServer.running.server.handler, rawEtcd, etcdServer.headers, createBody);
@@ -453,23 +461,48 @@ const clockTicksPerSecond = 100;
  * characters, as generateName makes them. (Random keys cost SQLite about three times what ascending keys
  * cost: each insert lands on another page of the key indexes.)
  */
-async function rawCreateRate(kv: KVBackend, total: number): Promise<number> {
+async function rawCreateRate(kv: KVBackend, seconds: number, nextName: () => string): Promise<number> {
   const store = new Store({ kv });
-  const names = generatedNames(total + Math.ceil(total / 4));
   // In a namespace of its own: on etcd, the HTTP run's objects share the store.
-  const create = (name: string) => store.create(`/registry/configmaps/raw-control/${name}`, { ...sampleObject(name), metadata: { name, namespace: 'raw-control' } } as KubeObject);
-  await measureRate(Math.ceil(total / 4), 64, (i) => create(names[total + i] as string));
-  return measureRate(total, 64, (i) => create(names[i] as string));
+  const create = () => {
+    const name = nextName();
+    return store.create(`/registry/configmaps/raw-control/${name}`, { ...sampleObject(name), metadata: { name, namespace: 'raw-control' } } as KubeObject);
+  };
+  await measureRateFor(1, 64, create);
+  return measureRateFor(seconds, 64, create);
 }
 
-/** Distinct names as generateName makes them (the apiserver's alphabet, five characters). */
-function generatedNames(count: number): string[] {
+/**
+ * The raw backend's create rate, measured before and after `between` (the HTTP runs) for as long as one of
+ * them, keeping the better: as the HTTP rows alternate, so that a drift of the VM favours neither side.
+ */
+async function rawCreateRateAround<T>(kv: KVBackend, seconds: number, between: () => Promise<T>): Promise<{ raw: number; result: T }> {
+  const nextName = distinctNames();
+  const before = await rawCreateRate(kv, seconds, nextName);
+  const result = await between();
+  const after = await rawCreateRate(kv, seconds, nextName);
+  console.log(`[bench] raw Store.create, 64 in flight: ${Math.round(before)}/s before, ${Math.round(after)}/s after the HTTP runs`);
+  return { raw: Math.max(before, after), result };
+}
+
+/** A name as generateName makes it: `bench-` and five random characters of the apiserver's alphabet. */
+function generatedName(): string {
   const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
-  const names = new Set<string>();
-  while (names.size < count) {
-    let suffix = '';
-    for (let i = 0; i < 5; i++) suffix += alphabet[Math.floor(Math.random() * alphabet.length)];
-    names.add(`bench-${suffix}`);
-  }
-  return [...names];
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += alphabet[Math.floor(Math.random() * alphabet.length)];
+  return `bench-${suffix}`;
+}
+
+/** A source of {@link generatedName}s, none given twice. */
+function distinctNames(): () => string {
+  const given = new Set<string>();
+  return () => {
+    for (;;) {
+      const name = generatedName();
+      if (!given.has(name)) {
+        given.add(name);
+        return name;
+      }
+    }
+  };
 }
