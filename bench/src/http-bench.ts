@@ -20,7 +20,8 @@ import { inProcessCpu, type ChainCpu, type Handler } from './chain-cpu.js';
 import { startCpuSplit } from './cpu-split.js';
 import { profiled } from './cpu-profile.js';
 import { getRows } from './get-bench.js';
-import { measureRate, measureRateFor, row, sampleObject, type BenchRow } from './harness.js';
+import { measureRate, row, sampleObject, type BenchRow } from './harness.js';
+import { generatedName, rawCreateRateAround } from './raw-create.js';
 
 /** A 2 KB ConfigMap without a namespace (the URL gives it). */
 const httpObject = (name: string) => ({ ...sampleObject(name), metadata: { name } });
@@ -455,54 +456,3 @@ function processCpuMicros(pid: number | undefined): number {
 
 /** The kernel's USER_HZ, what /proc reports CPU times in (100 on Linux). */
 const clockTicksPerSecond = 100;
-
-/**
- * Store.create of the objects the HTTP run creates, under keys of the same shape: `bench-` and five random
- * characters, as generateName makes them. (Random keys cost SQLite about three times what ascending keys
- * cost: each insert lands on another page of the key indexes.)
- */
-async function rawCreateRate(kv: KVBackend, seconds: number, nextName: () => string): Promise<number> {
-  const store = new Store({ kv });
-  // In a namespace of its own: on etcd, the HTTP run's objects share the store.
-  const create = () => {
-    const name = nextName();
-    return store.create(`/registry/configmaps/raw-control/${name}`, { ...sampleObject(name), metadata: { name, namespace: 'raw-control' } } as KubeObject);
-  };
-  await measureRateFor(1, 64, create);
-  return measureRateFor(seconds, 64, create);
-}
-
-/**
- * The raw backend's create rate, measured before and after `between` (the HTTP runs) for as long as one of
- * them, keeping the better: as the HTTP rows alternate, so that a drift of the VM favours neither side.
- */
-async function rawCreateRateAround<T>(kv: KVBackend, seconds: number, between: () => Promise<T>): Promise<{ raw: number; result: T }> {
-  const nextName = distinctNames();
-  const before = await rawCreateRate(kv, seconds, nextName);
-  const result = await between();
-  const after = await rawCreateRate(kv, seconds, nextName);
-  console.log(`[bench] raw Store.create, 64 in flight: ${Math.round(before)}/s before, ${Math.round(after)}/s after the HTTP runs`);
-  return { raw: Math.max(before, after), result };
-}
-
-/** A name as generateName makes it: `bench-` and five random characters of the apiserver's alphabet. */
-function generatedName(): string {
-  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
-  let suffix = '';
-  for (let i = 0; i < 5; i++) suffix += alphabet[Math.floor(Math.random() * alphabet.length)];
-  return `bench-${suffix}`;
-}
-
-/** A source of {@link generatedName}s, none given twice. */
-function distinctNames(): () => string {
-  const given = new Set<string>();
-  return () => {
-    for (;;) {
-      const name = generatedName();
-      if (!given.has(name)) {
-        given.add(name);
-        return name;
-      }
-    }
-  };
-}
