@@ -39,14 +39,13 @@ export async function measureRate(total: number, concurrency: number, operation:
  * operations per second. For a control run beside a load measured over the same time, not a fixed count
  * that a fast backend finishes in a fraction of a second.
  */
-export async function measureRateFor(seconds: number, concurrency: number, operation: (index: number) => Promise<unknown>): Promise<number> {
-  let next = 0;
+export async function measureRateFor(seconds: number, concurrency: number, operation: () => Promise<unknown>): Promise<number> {
   let completed = 0;
   const started = process.hrtime.bigint();
   const deadline = started + BigInt(Math.round(seconds * 1e9));
   const worker = async () => {
     while (process.hrtime.bigint() < deadline) {
-      await operation(next++);
+      await operation();
       completed++;
     }
   };
