@@ -111,8 +111,13 @@ export class WatchChannel implements Watch {
     this.waiter = undefined;
     waiter?.({ value: undefined, done: true });
     this.detach(false);
-    this.onStop?.();
+    this.afterStop();
     this.resolveDone?.();
+  }
+
+  /** Runs once when the channel stops: the `onStop` option. A subclass may answer it instead (no callback to keep). */
+  protected afterStop(): void {
+    this.onStop?.();
   }
 
   private next(): Promise<IteratorResult<StorageWatchEvent>> {

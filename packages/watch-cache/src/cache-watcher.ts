@@ -32,6 +32,24 @@ export interface CacheWatcherOptions {
 const noEvents: readonly StorageWatchEvent[] = Object.freeze([]);
 
 /**
+ * A watcher's channel, which tells the cacher when the watcher stops: a subclass rather than an `onStop`
+ * bound to the watcher, a function and its arguments that every idle watcher would hold.
+ */
+class WatcherChannel extends WatchChannel {
+  constructor(
+    capacity: number,
+    private readonly watcher: CacheWatcher,
+    private readonly onWatcherStop: (watcher: CacheWatcher) => void,
+  ) {
+    super({ capacity });
+  }
+
+  protected override afterStop(): void {
+    this.onWatcherStop(this.watcher);
+  }
+}
+
+/**
  * One client watch served from the cache (cache_watcher.go). Initial events are read from a snapshot,
  * then live events from a bounded queue, or, in push mode ({@link deliver}), handed to the consumer as
  * they are dispatched while it keeps up. A consumer that falls `queueCapacity` events behind is closed
@@ -65,9 +83,8 @@ export class CacheWatcher implements Watch {
     this.initialEvents = this.initial(options.initialState ?? [], options.initialHistory ?? [], options.initialEventsEnd);
     const signal = options.signal;
     const onAbort = signal && ((): void => this.stop());
-    // One slot beyond the queue capacity is kept for the final bookmark sent on shutdown. A bound call
-    // rather than a closure: it is what every idle watcher holds.
-    this.channel = new WatchChannel({ capacity: options.queueCapacity + 1, onStop: options.onStop.bind(undefined, this) });
+    // One slot beyond the queue capacity is kept for the final bookmark sent on shutdown.
+    this.channel = new WatcherChannel(options.queueCapacity + 1, this, options.onStop);
     if (!signal || !onAbort) return;
     if (signal.aborted) this.stop();
     else {

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { StatusError } from '@kapi/apimachinery';
 import { WatchChannel, type Interface, type StorageWatchEvent, type Watch } from '@kapi/storage';
 import { startTestServer, widget, widgetsPath, type TestServer } from '../test-support/test-server.js';
 
@@ -166,6 +167,19 @@ describe('watch', () => {
         : JSON.parse(text);
     expect(status).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
     expect(api.storage.activeWatches).toBe(0);
+  });
+
+  it('answers a watch whose storage watch fails after the stream began waiting with that Status', async () => {
+    // As the watch cache does for a resourceVersion it has not reached: it waits, then gives up with 504.
+    const failing = storageWatching(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      throw StatusError.tooLargeResourceVersion(100, 5);
+    });
+    await api.close();
+    api = await startTestServer({ storage: () => failing });
+    const response = await fetch(`${api.url}${widgetsPath()}?watch=1&resourceVersion=100`, { signal: AbortSignal.timeout(5000) });
+    expect(response.status).toBe(504);
+    expect(await response.json()).toMatchObject({ kind: 'Status', code: 504, reason: 'Timeout', message: expect.stringContaining('Too large resource version') });
   });
 
   it('serializes an event object shared by several watchers once per apiVersion', async () => {

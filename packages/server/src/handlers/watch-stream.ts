@@ -77,8 +77,8 @@ export class WatchStream implements Expiring, WatchConsumer {
   private readonly apiVersion: string;
   private readonly counter: EventCounter | undefined;
   private readonly timeoutBucket: number;
-  private resolveDone!: () => void;
-  private rejectDone!: (error: unknown) => void;
+  /** Settles {@link done}; a failure resolves it with a rejected promise, so no `reject` is kept per watch. */
+  private settleDone!: (outcome?: Promise<never>) => void;
   /** Settles when the stream has ended (rejects when writing failed). */
   readonly done: Promise<void>;
 
@@ -86,10 +86,7 @@ export class WatchStream implements Expiring, WatchConsumer {
     private readonly response: StreamResponse,
     private readonly options: WatchStreamOptions,
   ) {
-    this.done = new Promise((resolve, reject) => {
-      this.resolveDone = resolve;
-      this.rejectDone = reject;
-    });
+    this.done = new Promise<void>((resolve) => (this.settleDone = resolve));
     const { route, environment } = options;
     this.apiVersion = groupVersionString({ group: route.definition.group, version: route.version });
     this.counter = eventCounter(route, environment);
@@ -222,9 +219,9 @@ export class WatchStream implements Expiring, WatchConsumer {
     response[streamKey] = undefined;
     this.options.environment.watches.remove(this);
     this.track(-1);
-    if (error !== undefined) return this.rejectDone(error);
+    if (error !== undefined) return this.settleDone(Promise.reject(error));
     if (this.watch && !response.writableEnded) response.end();
-    this.resolveDone();
+    this.settleDone();
   }
 
   /** The registered-watchers and long-running-requests gauges. */
