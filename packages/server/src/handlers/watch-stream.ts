@@ -79,7 +79,7 @@ export class WatchStream implements Expiring, WatchConsumer {
   private readonly timeoutBucket: number;
   /** Settles {@link done}; a failure resolves it with a rejected promise, so no `reject` is kept per watch. */
   private settleDone!: (outcome?: Promise<never>) => void;
-  /** Settles when the stream has ended (rejects when writing failed). */
+  /** Settles when the stream has ended (rejects when its storage watch or writing failed). */
   readonly done: Promise<void>;
 
   constructor(
