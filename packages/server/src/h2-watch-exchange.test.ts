@@ -159,6 +159,36 @@ describe('a watch over HTTP/2', () => {
     expect(await sawClose).toEqual({ ended: false, destroyed: true, written: false });
   });
 
+  it("calls close and finish listeners once, with the request or response as `this` (as node's emitters do), the request's first; off removes one", async () => {
+    const calls: string[] = [];
+    let closed!: () => void;
+    const sawClose = new Promise<void>((resolve) => (closed = resolve));
+    function shared(this: unknown, ...args: unknown[]): void {
+      calls.push(`${this === seen.request ? 'request' : this === seen.response ? 'response' : 'other'}/${args.length}`);
+    }
+    const removed = () => calls.push('removed');
+    const seen: { request?: unknown; response?: unknown } = {};
+    const session = await serve((request, response) => {
+      seen.request = request;
+      seen.response = response;
+      response.on('finish', shared);
+      response.once('close', removed);
+      response.prependListener('close', shared);
+      response.on('close', closed);
+      request.on('close', shared);
+      response.off('close', removed);
+      expect([request.listenerCount('close'), response.listenerCount('close')]).toEqual([1, 3]);
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      response.write('{}\n');
+    });
+    const stream = session.request({ ':path': '/x?watch=true' });
+    stream.on('error', () => undefined);
+    stream.once('data', () => stream.close());
+    await sawClose;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(calls).toEqual(['request/0', 'response/0', 'response/0']);
+  });
+
   it('answers nothing, and throws nothing, to a client that reset the stream before the headers', async () => {
     let settled!: (outcome: string) => void;
     const outcome = new Promise<string>((resolve) => (settled = resolve));

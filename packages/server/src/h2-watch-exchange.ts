@@ -25,21 +25,41 @@ function ignoreStreamError(): void {}
 
 type Listener = (...args: unknown[]) => void;
 
-/**
- * Listeners of `finish` and `close` on the response go to the stream's `close`, as the compatibility
- * response emits both when its stream closes; other events are the stream's own (`drain`, `error`,
- * and `data` / `end` of a request body).
- */
-function streamEvent(event: string | symbol): string | symbol {
-  return event === 'finish' ? 'close' : event;
+/** The response of the exchange a stream carries, until the stream closes. */
+const exchangeKey = Symbol('kapi.h2-exchange');
+type ExchangeStream = ServerHttp2Stream & { [exchangeKey]?: StreamResponse | undefined };
+
+/** True for the events a facade answers itself: `close`, and `finish` (which the stream's `close` also ends). */
+function isCloseEvent(event: string | symbol): boolean {
+  return event === 'close' || event === 'finish';
 }
 
-/** The EventEmitter methods, forwarded to the stream (no emitter, no listener list of their own). */
+/**
+ * The stream's `close`, told to its request's listeners, then its response's: each with its own object
+ * as `this`, as node's emitters call their listeners (a listener shared by many responses can find
+ * its response that way). Registered once per stream, for both.
+ */
+function emitExchangeClose(this: ExchangeStream): void {
+  const response = this[exchangeKey];
+  this[exchangeKey] = undefined;
+  response?.req.emitClose();
+  response?.emitClose();
+}
+
+/**
+ * The EventEmitter methods. `close` and `finish` listeners are the facade's own (both fire once, when
+ * the stream closes, with the facade as `this`); other events are the stream's own (`drain`, `error`,
+ * and `data` / `end` of a request body), forwarded to it (no emitter of their own).
+ */
 abstract class OnStream {
+  /** The `close` and `finish` listeners: one held as is (an idle watch has one), more in an array. */
+  private closeListeners: Listener | Listener[] | undefined;
+
   constructor(readonly stream: ServerHttp2Stream) {}
 
   on(event: string | symbol, listener: Listener): this {
-    this.stream.on(streamEvent(event), listener);
+    if (isCloseEvent(event)) this.addCloseListener(listener, false);
+    else this.stream.on(event, listener);
     return this;
   }
 
@@ -48,22 +68,35 @@ abstract class OnStream {
   }
 
   once(event: string | symbol, listener: Listener): this {
-    this.stream.once(streamEvent(event), listener);
+    // `close` fires once: every listener of it is a once listener.
+    if (isCloseEvent(event)) this.addCloseListener(listener, false);
+    else this.stream.once(event, listener);
     return this;
   }
 
   prependListener(event: string | symbol, listener: Listener): this {
-    this.stream.prependListener(streamEvent(event), listener);
+    if (isCloseEvent(event)) this.addCloseListener(listener, true);
+    else this.stream.prependListener(event, listener);
     return this;
   }
 
   prependOnceListener(event: string | symbol, listener: Listener): this {
-    this.stream.prependOnceListener(streamEvent(event), listener);
+    if (isCloseEvent(event)) this.addCloseListener(listener, true);
+    else this.stream.prependOnceListener(event, listener);
     return this;
   }
 
   off(event: string | symbol, listener: Listener): this {
-    this.stream.off(streamEvent(event), listener);
+    if (!isCloseEvent(event)) {
+      this.stream.off(event, listener);
+      return this;
+    }
+    const listeners = this.closeListeners;
+    if (listeners === listener) this.closeListeners = undefined;
+    else if (Array.isArray(listeners)) {
+      const index = listeners.lastIndexOf(listener);
+      if (index >= 0) listeners.splice(index, 1);
+    }
     return this;
   }
 
@@ -72,11 +105,33 @@ abstract class OnStream {
   }
 
   emit(event: string | symbol, ...args: unknown[]): boolean {
-    return this.stream.emit(streamEvent(event), ...args);
+    if (!isCloseEvent(event)) return this.stream.emit(event, ...args);
+    const listening = this.listenerCount(event) > 0;
+    this.emitClose();
+    return listening;
   }
 
   listenerCount(event: string | symbol): number {
-    return this.stream.listenerCount(streamEvent(event));
+    if (!isCloseEvent(event)) return this.stream.listenerCount(event);
+    const listeners = this.closeListeners;
+    return listeners === undefined ? 0 : Array.isArray(listeners) ? listeners.length : 1;
+  }
+
+  /** Calls the `close` and `finish` listeners once, with this facade as `this`. */
+  emitClose(): void {
+    const listeners = this.closeListeners;
+    this.closeListeners = undefined;
+    if (typeof listeners === 'function') listeners.call(this);
+    else if (listeners) for (const listener of listeners) listener.call(this);
+  }
+
+  private addCloseListener(listener: Listener, first: boolean): void {
+    const listeners = this.closeListeners;
+    if (listeners === undefined) this.closeListeners = listener;
+    else if (Array.isArray(listeners)) {
+      if (first) listeners.unshift(listener);
+      else listeners.push(listener);
+    } else this.closeListeners = first ? [listener, listeners] : [listeners, listener];
   }
 
   setTimeout(milliseconds: number, callback?: () => void): this {
@@ -314,10 +369,13 @@ export class StreamResponse extends OnStream {
 /** A watch stream's request and response: see {@link isWatchStream}. */
 export function streamExchange(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, rawHeaders: string[]): { request: StreamRequest; response: StreamResponse } {
   stream.on('error', ignoreStreamError);
+  stream.on('close', emitExchangeClose);
   // Copied into an ordinary object: node's null-prototype headers object is a dictionary (~350 B), and
   // the request keeps its headers as long as the watch lives.
   const copy: IncomingHttpHeaders = {};
   for (const name in headers) copy[name] = headers[name];
   const request = new StreamRequest(stream, copy, rawHeaders);
-  return { request, response: new StreamResponse(stream, request) };
+  const response = new StreamResponse(stream, request);
+  (stream as ExchangeStream)[exchangeKey] = response;
+  return { request, response };
 }

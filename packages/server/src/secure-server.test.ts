@@ -20,10 +20,11 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.shutdown()));
 });
 
-async function startTLS(options: Partial<GenericAPIServerOptions> = {}): Promise<{ server: GenericAPIServer; url: string }> {
+async function startTLS(options: Partial<GenericAPIServerOptions> = {}): Promise<{ server: GenericAPIServer; url: string; storage: TestStorage }> {
+  const storage = new TestStorage();
   const server = new GenericAPIServerConfig({
     scheme: widgetScheme(),
-    storage: new TestStorage().factory,
+    storage: storage.factory,
     metrics: new ServerMetrics({ defaultMetrics: false }),
     ...options,
   })
@@ -32,7 +33,7 @@ async function startTLS(options: Partial<GenericAPIServerOptions> = {}): Promise
   server.installResource(widgetDefinition());
   servers.push(server);
   const { url } = await server.listen({ tls: { key: serving.privateKeyPem, cert: serving.certificatePem } });
-  return { server, url };
+  return { server, url, storage };
 }
 
 async function h2Session(url: string): Promise<ClientHttp2Session> {
@@ -168,6 +169,46 @@ describe('the secure port over HTTP/2', () => {
     await sawStart;
     stream.close();
     await sawAbort;
+  });
+
+  it('ends a watch when its HTTP/2 client cancels the stream or goes away: its storage watch stops and the watchers gauge falls back', async () => {
+    const { url, storage } = await startTLS();
+    const session = await h2Session(url);
+    const registered = async () => {
+      const metrics = (await h2Call(session, 'GET', '/metrics')).body;
+      return Number(/apiserver_registered_watchers\{group="example.com",version="v1",kind="Widget"\} (\d+)/.exec(metrics)?.[1] ?? 0);
+    };
+    const until = async (done: () => Promise<boolean> | boolean) => {
+      for (let attempt = 0; attempt < 100 && !(await done()); attempt++) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    const openWatch = async (on: ClientHttp2Session) => {
+      const stream = on.request({ ':method': 'GET', ':path': `${widgetsPath()}?watch=true` });
+      stream.on('error', () => undefined);
+      stream.resume();
+      const status = await new Promise((resolve) => stream.once('response', (headers) => resolve(headers[':status'])));
+      expect(status).toBe(200);
+      return stream;
+    };
+    const watches = [await openWatch(session), await openWatch(session)];
+    await until(() => storage.activeWatches === 2);
+    expect(storage.activeWatches).toBe(2);
+    expect(await registered()).toBe(2);
+
+    // RST_STREAM: the client cancels one watch; the other stays open.
+    watches[0]!.close();
+    await until(() => storage.activeWatches === 1);
+    expect(storage.activeWatches).toBe(1);
+    expect(await registered()).toBe(1);
+
+    // The client's connection goes away with its last watch.
+    const other = await h2Session(url);
+    await openWatch(other);
+    await until(() => storage.activeWatches === 2);
+    other.destroy();
+    watches[1]!.close();
+    await until(async () => storage.activeWatches === 0 && (await registered()) === 0);
+    expect(storage.activeWatches).toBe(0);
+    expect(await registered()).toBe(0);
   });
 });
 
