@@ -22,6 +22,12 @@ async function kubectlH2(server: TestServer, args: string[], debug = 1): Promise
   return { stdout, log: stderr };
 }
 
+/** The server's `apiserver_registered_watchers` gauge for ConfigMaps, from /metrics. */
+async function configMapWatchers(server: TestServer): Promise<number> {
+  const metrics = (await server.client().raw({ method: 'GET', path: '/metrics' })).body.toString('utf8');
+  return Number(/^apiserver_registered_watchers\{group="",version="v1",kind="ConfigMap"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+}
+
 const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { a: '1' } });
 
 describe('HTTP/2 on the secure port (ALPN h2 and http/1.1)', () => {
@@ -54,7 +60,7 @@ describe('HTTP/2 on the secure port (ALPN h2 and http/1.1)', () => {
     expect(apply.log).toMatch(/http2: Transport received HEADERS flags=END_HEADERS stream=\d+/);
   });
 
-  it('kubectl get --watch streams events over an h2 stream', async () => {
+  it('kubectl get --watch streams events over an h2 stream; killing kubectl ends the watch on the server', async () => {
     const child = spawn(kubectlCommand, ['--kubeconfig', server.kubeconfig, 'get', 'configmaps', '-n', namespace, '--watch-only', '--output-watch-events'], {
       env: { ...process.env, GODEBUG: 'http2debug=1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -77,10 +83,18 @@ describe('HTTP/2 on the secure port (ALPN h2 and http/1.1)', () => {
       }
       expect(stdout).toMatch(/ADDED\s+watched/);
       expect(log).toMatch(/http2: Transport received DATA stream=\d+ len=\d+ data="\{\\"type\\":\\"ADDED\\"/);
+      expect(await configMapWatchers(server)).toBe(1);
     } finally {
       child.kill('SIGKILL');
       await exited;
     }
+    // The connection went with kubectl: the server ends that watch at once, not at its timeout.
+    let watchers = await configMapWatchers(server);
+    for (let attempt = 0; attempt < 100 && watchers !== 0; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      watchers = await configMapWatchers(server);
+    }
+    expect(watchers).toBe(0);
   });
 
   it('multiplexes watches up to the advertised limit on one session; the next stream waits for a free slot', async () => {
