@@ -59,6 +59,28 @@ async function openStreams(spec: { origin: string; watchPath: string; ca: string
 }
 
 /**
+ * Opens and closes a tenth of `spec.watchers` streams (at least 100) before a measured round, so that what
+ * a server builds once (compiled code, object shapes, per-route counters) is not charged to the streams
+ * measured; `settled` resolves once the server has let them go (the measured round's baseline must not
+ * hold streams that are freed during it).
+ */
+async function warmUp(spec: { origin: string; watchPath: string; ca: string; watchers: number; streamsPerSession: number }, settled: () => Promise<void>): Promise<void> {
+  const { clients } = await openStreams({ ...spec, watchers: Math.max(100, Math.ceil(spec.watchers / 10)) }, 120_000);
+  await clients.close();
+  await settled();
+}
+
+/** Resolves once the server's ConfigMap watchers gauge is 0 (the warm-up's watches ended); fails after 30 s. */
+async function noConfigMapWatchers(client: { raw(request: { method: string; path: string }): Promise<{ body: Buffer }> }): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    const metrics = (await client.raw({ method: 'GET', path: '/metrics' })).body.toString('utf8');
+    if (Number(/^apiserver_registered_watchers\{group="",version="v1",kind="ConfigMap"\} (\d+)$/m.exec(metrics)?.[1] ?? 0) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the warm-up watches were still open 30 s after their client left');
+}
+
+/**
  * Heap + external per stream (after forced GC, in this process) of `watchers` streams to `origin +
  * watchPath` opened by a child process, `streamsPerSession` to a TLS connection; the streams are closed
  * once measured.
@@ -96,7 +118,8 @@ async function fanOutOnce(clients: Clients, watchers: number, send: () => Promis
  * process, on an in-process kube-apiserver-lite (memory storage, watch cache); beside a bare node:http2
  * server holding as many streams with their response headers sent. Rows: heap + external per watch after
  * forced GC (control measured first, each on fresh connections), and the fan-out of one 2 KB event to
- * every stream, beside the bare server writing the same line to each.
+ * every stream, beside the bare server writing the same line to each. Each server serves a warm-up round
+ * first (see {@link warmUp}).
  */
 export async function watchHeapH2Rows(options: { watchers: number; streamsPerSession: number }): Promise<BenchRow[]> {
   const { watchers, streamsPerSession } = options;
@@ -112,6 +135,8 @@ export async function watchHeapH2Rows(options: { watchers: number; streamsPerSes
     let control: number;
     let controlRate: number;
     try {
+      // The bare server keeps every stream it answered, closed ones too: nothing of the warm-up is freed later.
+      await warmUp({ ...layout, origin: raw.url, watchPath: path }, async () => undefined);
       const before = await usedMemory();
       const { clients } = await openStreams({ ...layout, origin: raw.url, watchPath: path }, timeoutMs);
       try {
@@ -126,6 +151,7 @@ export async function watchHeapH2Rows(options: { watchers: number; streamsPerSes
     }
 
     const watchPath = `${path}?watch=true&allowWatchBookmarks=true&resourceVersion=${created.metadata.resourceVersion}`;
+    await warmUp({ ...layout, origin: server.running.url, watchPath }, () => noConfigMapWatchers(server.client));
     const before = await usedMemory();
     const { clients, sessions } = await openStreams({ ...layout, origin: server.running.url, watchPath }, timeoutMs);
     let subject: number;
