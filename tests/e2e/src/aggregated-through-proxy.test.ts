@@ -50,6 +50,17 @@ async function waitForAvailable(status: 'True' | 'False'): Promise<Condition> {
   }
 }
 
+/**
+ * The aggregated server's `apiserver_registered_watchers` gauge for Flunders, read from its own /metrics
+ * with the main server's admin credentials (it authenticates them through the main server).
+ */
+async function flunderWatchers(): Promise<number> {
+  const { cert, key, token } = loadKubeconfig(main.kubeconfig);
+  const answer = await httpsCall(wardle.url, 'GET', '/metrics', { ca: wardle.ca, ...(cert && key ? { cert, key } : {}), ...(token ? { token } : {}) });
+  expect(answer.code).toBe(200);
+  return Number(/^apiserver_registered_watchers\{group="wardle\.example\.com",version="v1beta1",kind="Flunder"\} (\d+)$/m.exec(answer.text)?.[1] ?? 0);
+}
+
 /** A request to the main server with a bearer token (the caller is who the token names). */
 function asUser(token: string, method: string, path: string, body?: unknown) {
   const { ca } = loadKubeconfig(main.kubeconfig);
@@ -142,9 +153,12 @@ describe('an aggregated server behind kube-apiserver-lite', () => {
       await kubectl(main, ['create', '-f', '-'], flunderYaml('three', 'third'));
       await Promise.race([sawThree, new Promise((_, reject) => setTimeout(() => reject(new Error(`watch saw: ${seen} ${errors} ${watcher.exitCode}`)), 20_000))]);
       expect(watcher.exitCode).toBeNull();
+      expect(await flunderWatchers()).toBe(1);
     } finally {
       watcher.kill();
     }
+    // kubectl gone, the proxy cancels its request to the aggregated server, which ends the watch.
+    await expect.poll(flunderWatchers, { timeout: 10_000 }).toBe(0);
     await kubectl(main, ['delete', 'flunder', 'three']);
     expect(await kubectl(main, ['get', 'flunders', '-o', 'name'])).not.toContain('three');
   }, 60_000);
