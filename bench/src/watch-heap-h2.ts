@@ -71,7 +71,7 @@ async function warmUp(spec: { origin: string; watchPath: string; ca: string; wat
 }
 
 /** Resolves once the server's ConfigMap watchers gauge is 0 (the warm-up's watches ended); fails after 30 s. */
-async function noConfigMapWatchers(client: { raw(request: { method: string; path: string }): Promise<{ body: Buffer }> }): Promise<void> {
+export async function noConfigMapWatchers(client: { raw(request: { method: string; path: string }): Promise<{ body: Buffer }> }): Promise<void> {
   for (let attempt = 0; attempt < 300; attempt++) {
     const metrics = (await client.raw({ method: 'GET', path: '/metrics' })).body.toString('utf8');
     if (Number(/^apiserver_registered_watchers\{group="",version="v1",kind="ConfigMap"\} (\d+)$/m.exec(metrics)?.[1] ?? 0) === 0) return;

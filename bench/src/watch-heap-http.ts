@@ -4,13 +4,15 @@ import { join } from 'node:path';
 import { row, usedMemory, type BenchRow } from './harness.js';
 import { benchToken, startServer } from './http-bench.js';
 import { WatcherProcess, rawWatchServer } from './watch-fanout.js';
+import { noConfigMapWatchers } from './watch-heap-h2.js';
 
 /**
  * Heap per idle HTTPS watch (issue 17): `watchers` idle watches (bookmarks allowed, one TLS connection
  * each, opened by a child process) on an in-process kube-apiserver-lite (memory storage, watch cache),
  * beside a bare node:https server holding as many idle chunked responses: the control pays the TLS socket,
  * HTTP parser and ServerResponse, so subject - control is what the apiserver's watch holds. heapUsed +
- * external after forced GCs, control measured first, each on a fresh set of connections.
+ * external after forced GCs, control measured first, each on a fresh set of connections, each after a
+ * warm-up round (a tenth of the watches, opened and closed) as the HTTP/2 rows.
  */
 export async function watchHeapHttpRows(options: { watchers: number }): Promise<BenchRow[]> {
   const { watchers } = options;
@@ -22,7 +24,21 @@ export async function watchHeapHttpRows(options: { watchers: number }): Promise<
     const tls = { key: readFileSync(join(directory, 'apiserver.key'), 'utf8'), cert: readFileSync(join(directory, 'apiserver.crt'), 'utf8') };
     const timeoutMs = 120_000 + 30 * watchers;
 
+    /** Opens and closes a tenth of the watches (at least 100) on `url`; `settled` waits until the server let them go. */
+    const warmUp = async (url: string, headers: Record<string, string>, settled: () => Promise<void>) => {
+      const count = Math.max(100, Math.ceil(watchers / 10));
+      const warm = new WatcherProcess({ url, ca: server.ca, headers, watchers: count });
+      try {
+        await warm.ready(timeoutMs, count);
+      } finally {
+        await warm.close();
+      }
+      await settled();
+    };
+
     const raw = await rawWatchServer(tls);
+    // The bare server keeps every response it answered, closed ones too: nothing of the warm-up is freed later.
+    await warmUp(raw.url, {}, async () => undefined);
     const rawClients = new WatcherProcess({ url: raw.url, ca: server.ca, headers: {}, watchers });
     let control: number;
     try {
@@ -35,7 +51,9 @@ export async function watchHeapHttpRows(options: { watchers: number }): Promise<
     }
 
     const url = `${server.running.url}${path}?watch=true&allowWatchBookmarks=true`;
-    const clients = new WatcherProcess({ url, ca: server.ca, headers: { authorization: `Bearer ${benchToken}` }, watchers });
+    const headers = { authorization: `Bearer ${benchToken}` };
+    await warmUp(url, headers, () => noConfigMapWatchers(server.client));
+    const clients = new WatcherProcess({ url, ca: server.ca, headers, watchers });
     let subject: number;
     try {
       const before = await usedMemory();
