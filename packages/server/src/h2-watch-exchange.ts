@@ -8,7 +8,8 @@ import type { Socket } from 'node:net';
  * dictionary and about ten listeners on the stream. That is about 2.5 KB per stream, twice the stream itself,
  * held for an idle watch's whole life. The two classes here answer the part of node:http's request and
  * response that the handler chain uses, straight on the stream, and keep nothing of their own but the
- * stream, the request headers, the status and (until they are sent) the response headers.
+ * stream, the request headers, the status, (until they are sent) the response headers and their `close`
+ * listeners.
  */
 
 /** The query of a watch (`watch=true` / `watch=1`), or the legacy `/watch/` path prefix. */
