@@ -44,6 +44,22 @@ export class BookmarkSchedule<T> {
     return expired;
   }
 
+  /** Drops the items `keep` refuses, in every bucket (emptied buckets go too). */
+  prune(keep: (item: T) => boolean): void {
+    for (const [bucket, items] of this.buckets) {
+      const kept = items.filter(keep);
+      if (kept.length === 0) this.buckets.delete(bucket);
+      else if (kept.length < items.length) this.buckets.set(bucket, kept);
+    }
+  }
+
+  /** How many items are scheduled. */
+  get size(): number {
+    let size = 0;
+    for (const items of this.buckets.values()) size += items.length;
+    return size;
+  }
+
   clear(): void {
     this.buckets.clear();
   }

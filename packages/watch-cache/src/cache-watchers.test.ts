@@ -62,4 +62,29 @@ describe('CacheWatchers', () => {
     watchers.dispatch(change('a', 'o8', 8));
     expect(later.names).toEqual(['o8']);
   });
+
+  it('prunes stopped watchers from the bookmark schedule once they outnumber the live ones (and 1000); live ones keep their bookmarks', async () => {
+    const clock = new FakeClock();
+    const watchers = new CacheWatchers({ clock, bookmarkRevision: () => 50, random: () => 0 });
+    watchers.start();
+    const scope = { key: '/registry/configmaps/', recursive: true };
+    const all = Array.from({ length: 1500 }, () => watchers.add({ scope, startRevision: 1, allowBookmarks: true, queueCapacity: 10 }));
+    expect(watchers.scheduledBookmarks).toBe(1500);
+    for (const watcher of all.slice(0, 1000)) watcher.stop();
+    // 1000 stopped, 500 live: not yet more stopped than max(1000, live).
+    expect([watchers.size, watchers.scheduledBookmarks]).toEqual([500, 1500]);
+    all[1000]!.stop();
+    expect([watchers.size, watchers.scheduledBookmarks]).toEqual([499, 499]);
+    for (const watcher of all.slice(1001, 1200)) watcher.stop();
+    expect([watchers.size, watchers.scheduledBookmarks]).toEqual([300, 499]);
+
+    const live = all[1499]!;
+    const received: StorageWatchEvent[] = [];
+    void live.deliver((event) => (received.push(event), true));
+    await clock.advance(61_000);
+    expect(received.map((event) => [event.type, (event.object as KubeObject).metadata.resourceVersion])).toEqual([['BOOKMARK', '50']]);
+    // The bookmark tick dropped the stopped ones and rescheduled the live ones.
+    expect(watchers.scheduledBookmarks).toBe(300);
+    watchers.stop();
+  });
 });

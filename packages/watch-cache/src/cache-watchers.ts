@@ -13,6 +13,9 @@ export function bookmarkEvent(revision: number, initialEventsEnd = false): Stora
   return { type: 'BOOKMARK', object: { metadata } };
 }
 
+/** Stopped watchers the bookmark schedule may hold before a prune, whatever the number of live ones. */
+const pruneAfterStopped = 1000;
+
 /** Options of {@link CacheWatchers}. */
 export interface CacheWatchersOptions {
   clock: Clock;
@@ -38,6 +41,8 @@ export class CacheWatchers {
   private readonly bookmarks = new BookmarkSchedule<CacheWatcher>();
   private readonly ticker: JitteredTicker;
   private lastBookmark: number | undefined;
+  /** Bookmark watchers stopped since the last prune (some may have left the schedule at their time since). */
+  private stoppedScheduled = 0;
   /** Every watcher's `onStop`: one function for all of them. */
   private readonly removeWatcher = (watcher: CacheWatcher): void => this.remove(watcher);
 
@@ -47,6 +52,11 @@ export class CacheWatchers {
 
   get size(): number {
     return this.watchers.size;
+  }
+
+  /** How many watchers the bookmark schedule holds, stopped ones included. */
+  get scheduledBookmarks(): number {
+    return this.bookmarks.size;
   }
 
   /** When a bookmark or progress notification was last offered to a watcher (clock ms); undefined before the first. */
@@ -160,6 +170,14 @@ export class CacheWatchers {
 
   private remove(watcher: CacheWatcher): void {
     if (!this.watchers.delete(watcher)) return;
+    // A stopped watcher waits in the bookmark schedule for its time (up to a minute, as upstream's). Once
+    // more have stopped since the last prune than there are live watchers (and at least pruneAfterStopped),
+    // the schedule drops them: after a mass disconnect at most that many stay held, and each prune costs
+    // no more than the stops that led to it.
+    if (watcher.allowBookmarks && ++this.stoppedScheduled > Math.max(pruneAfterStopped, this.watchers.size)) {
+      this.bookmarks.prune((scheduled) => this.watchers.has(scheduled));
+      this.stoppedScheduled = 0;
+    }
     const scope = scopeName(watcher.scope);
     const group = this.scopes.get(scope);
     if (!group) return;
@@ -168,6 +186,7 @@ export class CacheWatchers {
   }
 
   private clear(): void {
+    this.stoppedScheduled = 0;
     this.watchers.clear();
     this.scopes.clear();
     this.bookmarks.clear();
